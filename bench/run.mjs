@@ -1,0 +1,447 @@
+// Token endpoint benchmark: our server vs panva's oidc-provider vs a bare
+// node:http server, one at a time, client credentials grant, JWT access tokens.
+// Usage: npm run bench   (see bench/README.md for the knobs)
+import { spawn } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.dirname(BENCH_DIR);
+const RESULTS_DIR = path.join(BENCH_DIR, 'results');
+
+const config = {
+  duration: Number(process.env.BENCH_DURATION ?? 10),
+  warmup: Number(process.env.BENCH_WARMUP ?? 3),
+  connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
+  algs: (process.env.BENCH_ALGS ?? 'RS256,ES256').split(',').map((s) => s.trim()).filter(Boolean),
+  // Not in the brief's list of knobs: lets the peers be run without our server.
+  servers: (process.env.BENCH_SERVERS ?? 'ours,oidc-provider,bare').split(',').map((s) => s.trim()),
+};
+
+const CLIENT_ID = 'bench-client';
+const TOKEN_PATH = '/oauth2/token';
+const DISCOVERY_PATH = '/.well-known/oauth-authorization-server';
+const REQUEST_BODY = 'grant_type=client_credentials&scope=read';
+// Used for the bare peer when our server was not run in the same alg round.
+const DEFAULT_BODY_BYTES = 900;
+
+// ---------------------------------------------------------------------------
+// Child processes and temp dirs, all tracked so that every exit path cleans up.
+
+const live = new Set(); // { name, child, exited: Promise<{code, signal}> }
+const tempDirs = new Set();
+const notes = []; // odd things seen along the way, printed at the end
+
+// A server that did not come up: `detail` holds the tail of its output.
+class StartError extends Error {
+  constructor(message, detail = '') {
+    super(message);
+    this.detail = detail;
+  }
+}
+
+// Each child gets its own process group (detached) so that whatever it spawns
+// (the embedded PostgreSQL) can be reaped with it, and Ctrl-C reaches only us.
+function startChild(name, args, env, logFile) {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const proc = { name, child, tail: [], stdout: '', logFile };
+  proc.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  proc.exited.then(() => live.delete(proc));
+  child.once('error', (err) => proc.tail.push(`spawn error: ${err.message}`));
+  captureOutput(proc);
+  live.add(proc);
+  return proc;
+}
+
+// Keeps a full log on disk (bench/results/*.log), the stdout text in memory
+// (the CLI prints its JSON there) and the last lines for error messages.
+function captureOutput(proc) {
+  const log = createWriteStream(proc.logFile);
+  const onData = (stream) => (chunk) => {
+    const text = chunk.toString();
+    log.write(text);
+    if (stream === 'stdout') proc.stdout += text;
+    proc.tail.push(...text.split('\n').filter(Boolean));
+    proc.tail.splice(0, Math.max(0, proc.tail.length - 15));
+  };
+  proc.child.stdout.on('data', onData('stdout'));
+  proc.child.stderr.on('data', onData('stderr'));
+  proc.exited.then(() => log.end());
+}
+
+function groupAlive(pid) {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function killGroup(pid, signal) {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+// Polite stop: SIGTERM to the main process only (it must stop its own
+// database), then SIGKILL to the whole group if it hangs or leaves anything.
+async function stopChild(proc, timeoutMs = 20_000) {
+  const { pid } = proc.child;
+  if (live.has(proc)) {
+    proc.child.kill('SIGTERM');
+    const done = await Promise.race([proc.exited, sleep(timeoutMs).then(() => null)]);
+    if (!done) notes.push(`${proc.name}: did not exit within ${timeoutMs / 1000} s of SIGTERM, killed`);
+  }
+  await reapGroup(proc.name, pid);
+}
+
+async function reapGroup(name, pid) {
+  for (let i = 0; i < 20 && groupAlive(pid); i++) await sleep(100);
+  if (!groupAlive(pid)) return;
+  notes.push(`${name}: processes of its group still running after it exited (killed)`);
+  killGroup(pid, 'SIGKILL');
+}
+
+let cleaningUp = null;
+function cleanup() {
+  cleaningUp ??= (async () => {
+    await Promise.all([...live].map((proc) => stopChild(proc, 5_000)));
+    for (const dir of tempDirs) removeDataDir(dir);
+  })();
+  return cleaningUp;
+}
+
+// A PostgreSQL whose server died without stopping it would keep its data dir
+// busy: find its postmaster.pid and stop it before removing the directory.
+function removeDataDir(dir) {
+  for (const pidFile of findFiles(dir, 'postmaster.pid', 4)) {
+    const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+    if (pid > 0 && processAlive(pid)) {
+      notes.push(`PostgreSQL (pid ${pid}) still running in ${dir} after the server stopped (killed)`);
+      process.kill(pid, 'SIGKILL');
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+  tempDirs.delete(dir);
+}
+
+function findFiles(dir, name, depth) {
+  if (depth < 0 || !existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return findFiles(full, name, depth - 1);
+    return entry.name === name ? [full] : [];
+  });
+}
+
+function processAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// Last resort if we exit without awaiting cleanup(): synchronous, no waiting.
+process.on('exit', () => {
+  for (const proc of live) killGroup(proc.child.pid, 'SIGKILL');
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, async () => {
+    console.error(`\nbench: ${signal} received, stopping child processes`);
+    await cleanup();
+    process.exit(130);
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Small helpers.
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+// The embedded PostgreSQL runs as user postgres: its dir must be reachable.
+function makeDataDir() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'oauth-bench-'));
+  chmodSync(dir, 0o755);
+  tempDirs.add(dir);
+  return dir;
+}
+
+function logPath(name, alg) {
+  return path.join(RESULTS_DIR, `${name}-${alg}.log`);
+}
+
+function failStart(proc, reason) {
+  const tail = proc.tail.map((line) => `  | ${line}`).join('\n');
+  const log = path.relative(ROOT, proc.logFile);
+  return new StartError(`${proc.name} did not start: ${reason} (full output in ${log})`, `last output of ${proc.name}:\n${tail}`);
+}
+
+// Poll until the server answers `ok(status)`; fail early if it exits.
+async function waitReady(proc, url, timeoutMs, ok = (status) => status === 200) {
+  const deadline = Date.now() + timeoutMs;
+  let exit = null;
+  proc.exited.then((e) => { exit = e; });
+  while (Date.now() < deadline) {
+    if (exit) throw failStart(proc, `exited early (code ${exit.code}, signal ${exit.signal})`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      if (ok(res.status)) return;
+    } catch {
+      // Not listening yet.
+    }
+    await sleep(200);
+  }
+  throw failStart(proc, `no ready answer from ${url} within ${timeoutMs / 1000} s`);
+}
+
+function basicAuth(id, secret) {
+  return `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+}
+
+function tokenRequestHeaders(auth) {
+  return { 'content-type': 'application/x-www-form-urlencoded', authorization: auth };
+}
+
+// One real request before the load: a benchmark of error responses is worthless.
+async function verifyToken(name, baseUrl, auth, alg) {
+  const res = await fetch(baseUrl + TOKEN_PATH, { method: 'POST', headers: tokenRequestHeaders(auth), body: REQUEST_BODY });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${name}: token request returned HTTP ${res.status}: ${text.slice(0, 300)}`);
+  const parts = String(JSON.parse(text).access_token).split('.');
+  if (parts.length !== 3) throw new Error(`${name}: access_token is not a JWS compact JWT: ${text.slice(0, 120)}`);
+  const header = JSON.parse(Buffer.from(parts[0], 'base64url').toString());
+  if (header.alg !== alg) throw new Error(`${name}: JWT header alg is ${header.alg}, expected ${alg}`);
+  if (!/no-store/.test(res.headers.get('cache-control') ?? '')) notes.push(`${name} (${alg}): token response lacks Cache-Control: no-store`);
+  return { bodyBytes: Buffer.byteLength(text), header };
+}
+
+// ---------------------------------------------------------------------------
+// Load generation.
+
+function fire(url, auth, duration) {
+  return autocannon({
+    url,
+    method: 'POST',
+    connections: config.connections,
+    duration,
+    headers: tokenRequestHeaders(auth),
+    body: REQUEST_BODY,
+  });
+}
+
+// Warm-up (JIT, key caches, connection pools) is run and thrown away.
+async function measure(name, alg, url, auth) {
+  if (config.warmup > 0) await fire(url, auth, config.warmup);
+  const r = await fire(url, auth, config.duration);
+  if (r.non2xx > 0) console.warn(`WARNING ${alg} ${name}: ${r.non2xx} non-2xx responses in the measured run (${JSON.stringify(r.statusCodeStats)})`);
+  if (r.errors > 0 || r.timeouts > 0) console.warn(`WARNING ${alg} ${name}: ${r.errors} errors, ${r.timeouts} timeouts in the measured run`);
+  return summarize(r);
+}
+
+// requests.average counts every response per second; scale it to 2xx only.
+function summarize(r) {
+  const completed = r['2xx'] + r.non2xx;
+  const share2xx = completed > 0 ? r['2xx'] / completed : 0;
+  return {
+    perSecond: r.requests.average * share2xx,
+    latencyMs: { p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max, mean: r.latency.average },
+    responses2xx: r['2xx'],
+    non2xx: r.non2xx,
+    statusCodes: r.statusCodeStats,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    throughputBytesPerSecond: r.throughput.average,
+    durationSeconds: r.duration,
+  };
+}
+
+// ---------------------------------------------------------------------------
+// The three servers.
+
+async function runOurs(alg) {
+  const [port, adminPort] = [await freePort(), await freePort()];
+  const dataDir = makeDataDir();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const env = { PORT: String(port), ADMIN_PORT: String(adminPort), DATA_DIR: dataDir, TOKEN_SIGNING_ALG: alg, ISSUER: baseUrl };
+  try {
+    const secret = await createClient(alg, env);
+    const server = startChild('our server', ['dist/src/main.js'], env, logPath('ours', alg));
+    try {
+      await waitReady(server, baseUrl + DISCOVERY_PATH, 120_000);
+      return await benchServer('ours', alg, baseUrl, basicAuth(CLIENT_ID, secret));
+    } finally {
+      await stopChild(server);
+      scanServerLog(server, alg);
+    }
+  } finally {
+    removeDataDir(dataDir);
+  }
+}
+
+async function createClient(alg, env) {
+  const args = ['dist/src/cli.js', 'client', 'create', '--client-id', CLIENT_ID, '--name', 'Bench', '--scopes', 'uma_protection read', '--json'];
+  const cli = startChild('our CLI (client create)', args, env, logPath('ours-cli', alg));
+  const exit = await Promise.race([cli.exited, sleep(120_000).then(() => null)]);
+  if (!exit) throw failStart(cli, 'client create did not finish within 120 s');
+  // The CLI may leave its database running; anything left in its group goes.
+  await reapGroup(cli.name, cli.child.pid);
+  if (exit.code !== 0) throw failStart(cli, `client create exited with code ${exit.code}`);
+  const line = cli.stdout.split('\n').reverse().find((l) => l.trim().startsWith('{') && l.includes('client_secret'));
+  if (!line) throw failStart(cli, 'client create printed no {"client_id", "client_secret"} JSON line');
+  return JSON.parse(line).client_secret;
+}
+
+// Lines of our server's output that look like trouble go into the notes.
+function scanServerLog(proc, alg) {
+  const text = existsSync(proc.logFile) ? readFileSync(proc.logFile, 'utf8') : '';
+  const bad = text.split('\n').filter((l) => /error|exception|warn|unhandled/i.test(l));
+  if (bad.length > 0) notes.push(`our server (${alg}): ${bad.length} error/warning lines in its output, first: ${bad[0].trim().slice(0, 200)}`);
+}
+
+async function runOidcProvider(alg) {
+  const port = await freePort();
+  const secret = 'bench-secret-' + Math.random().toString(36).slice(2);
+  const env = { PORT: String(port), TOKEN_SIGNING_ALG: alg, CLIENT_ID, CLIENT_SECRET: secret };
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const server = startChild('oidc-provider', ['bench/oidc-provider-peer.mjs'], env, logPath('oidc-provider', alg));
+  try {
+    await waitReady(server, baseUrl + DISCOVERY_PATH, 30_000);
+    return await benchServer('oidc-provider', alg, baseUrl, basicAuth(CLIENT_ID, secret));
+  } finally {
+    await stopChild(server);
+  }
+}
+
+async function runBare(alg, bodyBytes) {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const env = { PORT: String(port), BODY_BYTES: String(bodyBytes) };
+  const server = startChild('bare node:http', ['bench/bare-http-peer.mjs'], env, logPath('bare-http', alg));
+  try {
+    // The bare peer only answers POST; any HTTP answer means it is up.
+    await waitReady(server, baseUrl + TOKEN_PATH, 30_000, () => true);
+    const auth = basicAuth(CLIENT_ID, 'unused');
+    console.log(`${alg}  measuring bare node:http (${bodyBytes} byte body) ...`);
+    return { bodyBytes, ...(await measure('bare node:http', alg, baseUrl + TOKEN_PATH, auth)) };
+  } finally {
+    await stopChild(server);
+  }
+}
+
+async function benchServer(name, alg, baseUrl, auth) {
+  const { bodyBytes } = await verifyToken(name, baseUrl, auth, alg);
+  console.log(`${alg}  measuring ${name} (token response ${bodyBytes} bytes) ...`);
+  return { bodyBytes, ...(await measure(name, alg, baseUrl + TOKEN_PATH, auth)) };
+}
+
+// ---------------------------------------------------------------------------
+// Report.
+
+const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
+const fmtMs = (n) => (n < 10 ? n.toFixed(1) : String(Math.round(n)));
+const fmtRatio = (a, b) => (a && b ? `${(a.perSecond / b.perSecond).toFixed(2)}x` : 'n/a');
+
+function describe(label, unit, r) {
+  if (!r) return `${label} (not run)`;
+  return `${label} ${fmtInt(r.perSecond)} ${unit} p50 ${fmtMs(r.latencyMs.p50)} ms p99 ${fmtMs(r.latencyMs.p99)} ms`;
+}
+
+function printReport(results) {
+  console.log('');
+  for (const [alg, r] of Object.entries(results)) {
+    console.log(`${alg}  server           per second   p50 ms   p99 ms   non-2xx  body bytes`);
+    for (const [label, x] of [['ours', r.ours], ['oidc-provider', r.oidcProvider], ['bare node:http', r.bare]]) {
+      if (!x) continue;
+      const cols = [fmtInt(x.perSecond).padStart(10), fmtMs(x.latencyMs.p50).padStart(8), fmtMs(x.latencyMs.p99).padStart(8), String(x.non2xx).padStart(9), String(x.bodyBytes).padStart(11)];
+      console.log(`${alg}  ${label.padEnd(15)}${cols.join(' ')}`);
+    }
+    console.log('');
+  }
+  for (const [alg, r] of Object.entries(results)) {
+    console.log(`${alg}  ${describe('ours', 'tok/s', r.ours)} | ${describe('oidc-provider', 'tok/s', r.oidcProvider)} | ${describe('bare node:http', 'req/s', r.bare)}`);
+    console.log(`${alg}  ours/oidc-provider ${fmtRatio(r.ours, r.oidcProvider)}   ours/bare ${fmtRatio(r.ours, r.bare)}`);
+  }
+  if (notes.length > 0) console.log(`\nNotes:\n${notes.map((n) => `  - ${n}`).join('\n')}`);
+}
+
+function writeJson(results) {
+  const out = {
+    date: new Date().toISOString(),
+    machine: { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model },
+    config: { duration: config.duration, warmup: config.warmup, connections: config.connections, algs: config.algs },
+    results,
+    ratios: Object.fromEntries(Object.entries(results).map(([alg, r]) => [alg, {
+      oursOverOidcProvider: r.ours && r.oidcProvider ? r.ours.perSecond / r.oidcProvider.perSecond : null,
+      oursOverBare: r.ours && r.bare ? r.ours.perSecond / r.bare.perSecond : null,
+    }])),
+    notes,
+  };
+  const file = path.join(RESULTS_DIR, 'latest.json');
+  writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
+  console.log(`\nResults written to ${path.relative(ROOT, file)}`);
+}
+
+// ---------------------------------------------------------------------------
+
+async function runAlg(alg) {
+  const want = (name) => config.servers.includes(name);
+  const r = {};
+  if (want('ours')) r.ours = await runOurs(alg);
+  if (want('oidc-provider')) r.oidcProvider = await runOidcProvider(alg);
+  // Same body size as our real token response for this alg, so bytes on the wire match.
+  if (want('bare')) r.bare = await runBare(alg, r.ours?.bodyBytes ?? DEFAULT_BODY_BYTES);
+  return r;
+}
+
+function checkBuilt() {
+  for (const file of ['dist/src/main.js', 'dist/src/cli.js']) {
+    if (!existsSync(path.join(ROOT, file))) throw new StartError(`our server is not built: ${file} is missing (run npm run build)`);
+  }
+}
+
+async function main() {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  if (config.servers.includes('ours')) checkBuilt();
+  console.log(`bench: ${config.connections} connections, ${config.warmup} s warm-up + ${config.duration} s measured, algs ${config.algs.join(', ')}, ${os.cpus().length} CPUs, Node ${process.version}`);
+  const results = {};
+  for (const alg of config.algs) results[alg] = await runAlg(alg);
+  printReport(results);
+  writeJson(results);
+}
+
+try {
+  await main();
+  await cleanup();
+} catch (err) {
+  await cleanup();
+  // Context first, then the one line that says what went wrong, last.
+  if (err.detail) console.error(err.detail);
+  else if (!(err instanceof StartError)) console.error(err.stack);
+  console.error(`bench: FAILED: ${err.message}`);
+  process.exit(1);
+}

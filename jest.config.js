@@ -1,0 +1,26 @@
+// Jest 30 in ESM mode (run with --experimental-vm-modules, see package.json).
+const tsJest = [
+  'ts-jest',
+  { useESM: true, tsconfig: 'tsconfig.json', diagnostics: false },
+];
+const common = {
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: { '^.+\\.ts$': tsJest },
+  testEnvironment: 'node',
+};
+
+export default {
+  projects: [
+    { ...common, displayName: 'unit', rootDir: 'src', testMatch: ['**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'e2e',
+      rootDir: '.',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/global-setup.ts',
+      globalTeardown: '<rootDir>/test/global-teardown.ts',
+      testTimeout: 60000,
+    },
+  ],
+};

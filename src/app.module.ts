@@ -1,0 +1,16 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { AppConfig } from './config/app-config.js';
+import { ClientsModule } from './clients/clients.module.js';
+import { DatabaseModule } from './database/database.module.js';
+import { TokensModule } from './tokens/tokens.module.js';
+
+/** The public application: token endpoint, JWKS and metadata. */
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [DatabaseModule.forRoot(config), ClientsModule, TokensModule],
+    };
+  }
+}

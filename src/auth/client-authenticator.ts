@@ -1,0 +1,85 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import type { ClientAuthenticationType } from '../clients/client-metadata.entity.js';
+import { ClientDirectory } from '../clients/client-directory.js';
+import type { ClientRecord } from '../clients/client-record.js';
+import { decoySecretHash, verifyClientSecret } from '../clients/client-secrets.js';
+import { OAuthError } from '../tokens/oauth-error.js';
+import { AuthThrottle } from './auth-throttle.js';
+
+export type AuthenticationAttempt = {
+  clientId: string;
+  clientSecret: string;
+  method: ClientAuthenticationType;
+  sourceAddress: string;
+};
+
+type Verified = { secretHash: string; digest: Buffer };
+
+const MAX_VERIFIED = 100_000;
+
+/**
+ * Authenticates clients. A secret that passed the slow hash is remembered as a keyed digest,
+ * tied to the stored hash it matched: later requests pay one HMAC, and a rotated secret
+ * (a new stored hash) no longer matches. Failures are throttled before the slow hash runs.
+ */
+@Injectable()
+export class ClientAuthenticator {
+  // Per-process key: the digests are useless outside this process's memory.
+  private readonly digestKey = randomBytes(32);
+  private readonly verified = new Map<string, Verified>();
+  private readonly inFlight = new Map<string, Promise<boolean>>();
+
+  constructor(
+    private readonly clients: ClientDirectory,
+    private readonly throttle: AuthThrottle,
+  ) {}
+
+  async authenticate(attempt: AuthenticationAttempt): Promise<ClientRecord> {
+    const basicTried = attempt.method === 'client_secret_basic';
+    const client = await this.clients.find(attempt.clientId);
+    const digest = this.digest(attempt.clientSecret);
+    if (client && client.authenticationType === attempt.method && this.recentlyVerified(client, digest)) {
+      return client;
+    }
+    const wait = await this.throttle.blockedFor(attempt.clientId, attempt.sourceAddress);
+    if (wait !== undefined) throw OAuthError.tooManyRequests(wait);
+
+    const secretMatches = await this.verifyOnce(attempt, client, digest);
+    if (!client || !secretMatches || client.authenticationType !== attempt.method) {
+      await this.throttle.recordFailure(attempt.clientId, attempt.sourceAddress);
+      throw OAuthError.invalidClient('client authentication failed', basicTried);
+    }
+    this.remember(client, digest);
+    return client;
+  }
+
+  /**
+   * One slow hash per distinct (client, stored hash, secret) at a time: a burst of requests
+   * from a freshly started client waits for one scrypt instead of queueing fifty.
+   */
+  private verifyOnce(attempt: AuthenticationAttempt, client: ClientRecord | null, digest: Buffer): Promise<boolean> {
+    const key = `${attempt.clientId}\u0000${client?.secretHash ?? ''}\u0000${digest.toString('base64')}`;
+    let pending = this.inFlight.get(key);
+    if (!pending) {
+      pending = (async () => verifyClientSecret(attempt.clientSecret, client?.secretHash ?? (await decoySecretHash())))();
+      this.inFlight.set(key, pending);
+      void pending.finally(() => this.inFlight.delete(key)).catch(() => undefined);
+    }
+    return pending;
+  }
+
+  private digest(secret: string): Buffer {
+    return createHmac('sha256', this.digestKey).update(secret).digest();
+  }
+
+  private recentlyVerified(client: ClientRecord, digest: Buffer): boolean {
+    const entry = this.verified.get(client.clientId);
+    return entry !== undefined && entry.secretHash === client.secretHash && timingSafeEqual(entry.digest, digest);
+  }
+
+  private remember(client: ClientRecord, digest: Buffer): void {
+    if (this.verified.size >= MAX_VERIFIED) this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(client.clientId, { secretHash: client.secretHash, digest });
+  }
+}

@@ -1,0 +1,47 @@
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { AuthGuard } from '@nestjs/passport';
+import type { Request } from 'express';
+import { ClientAuthenticator } from '../client-authenticator.js';
+import { CLIENT_BASIC } from '../strategies/client-basic.strategy.js';
+import { OAuthError } from '../../tokens/oauth-error.js';
+import type { TokenParameters } from '../../tokens/token-request.js';
+
+const BasicGuard = AuthGuard(CLIENT_BASIC);
+
+/**
+ * Client authentication for /oauth2/*: exactly one method per request (RFC 6749 §2.3),
+ * `client_secret_basic` through the passport strategy or `client_secret_post` from the body.
+ * Sets `request.user` to the authenticated ClientRecord.
+ */
+@Injectable()
+export class ClientAuthGuard implements CanActivate {
+  private readonly basic = new BasicGuard();
+
+  constructor(private readonly authenticator: ClientAuthenticator) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<Request>();
+    const body = request.body as TokenParameters;
+    const headerTried = request.headers.authorization !== undefined;
+    if (headerTried && body.client_secret !== undefined) {
+      throw new OAuthError('invalid_request', 'use one client authentication method, not both the Authorization header and client_secret');
+    }
+    if (headerTried) return (await this.basic.canActivate(context)) as boolean;
+    if (body.client_secret !== undefined && body.client_id === undefined) {
+      throw new OAuthError('invalid_request', 'client_secret is given without client_id');
+    }
+    if (body.client_id === undefined) {
+      throw OAuthError.invalidClient('client authentication is required (HTTP Basic or client_secret_post)', true);
+    }
+    if (body.client_secret === undefined) {
+      throw OAuthError.invalidClient('client authentication failed: confidential clients must send their secret', false);
+    }
+    request.user = await this.authenticator.authenticate({
+      clientId: body.client_id,
+      clientSecret: body.client_secret,
+      method: 'client_secret_post',
+      sourceAddress: request.ip ?? 'unknown',
+    });
+    return true;
+  }
+}

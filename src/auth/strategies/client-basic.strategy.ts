@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import type { Request } from 'express';
+import { BasicStrategy } from 'passport-http';
+import { ClientAuthenticator } from '../client-authenticator.js';
+import { parseBasicAuthorization } from '../basic-credentials.js';
+import type { ClientRecord } from '../../clients/client-record.js';
+import { OAuthError } from '../../tokens/oauth-error.js';
+import type { TokenParameters } from '../../tokens/token-request.js';
+
+export const CLIENT_BASIC = 'client-basic';
+
+type PassportActions = {
+  error(error: unknown): void;
+  success(user: ClientRecord): void;
+  fail(status: number): void;
+  _verify(
+    request: Request,
+    clientId: string,
+    clientSecret: string,
+    done: (error: unknown, client?: ClientRecord) => void,
+  ): void;
+};
+
+/**
+ * `client_secret_basic` through passport-http. passport-http's own header parsing keeps only
+ * the text up to a second colon, accepts any base64 and does not form-urldecode (RFC 6749
+ * §2.3.1 requires it), so `authenticate` parses strictly and hands the result to `validate`.
+ */
+@Injectable()
+export class ClientBasicStrategy extends PassportStrategy(BasicStrategy, CLIENT_BASIC) {
+  constructor(private readonly authenticator: ClientAuthenticator) {
+    super({ passReqToCallback: true, realm: 'oauth2' });
+  }
+
+  override authenticate(request: Request): void {
+    // passport adds these actions to the strategy instance per request.
+    const actions = this as unknown as PassportActions;
+    const credentials = parseBasicAuthorization(request.headers.authorization ?? '');
+    if (!credentials) {
+      return actions.error(OAuthError.invalidClient('the Authorization header is not valid HTTP Basic client authentication', true));
+    }
+    actions._verify(request, credentials.clientId, credentials.clientSecret, (error, client) =>
+      error ? actions.error(error) : client ? actions.success(client) : actions.fail(401),
+    );
+  }
+
+  async validate(request: Request, clientId: string, clientSecret: string): Promise<ClientRecord> {
+    const body = request.body as TokenParameters;
+    if (body.client_id !== undefined && body.client_id !== clientId) {
+      throw new OAuthError('invalid_request', 'client_id in the body differs from the authenticated client');
+    }
+    return this.authenticator.authenticate({
+      clientId,
+      clientSecret,
+      method: 'client_secret_basic',
+      sourceAddress: request.ip ?? 'unknown',
+    });
+  }
+}

@@ -1,0 +1,130 @@
+#!/usr/bin/env node
+import 'reflect-metadata';
+import { parseArgs } from 'node:util';
+import { NestFactory } from '@nestjs/core';
+import { Module, type DynamicModule, type INestApplicationContext } from '@nestjs/common';
+import type { AppConfig } from './config/app-config.js';
+import { ConfigurationError, loadConfig } from './config/env.validation.js';
+import { ClientsModule } from './clients/clients.module.js';
+import { ClientsService, type IssuedCredentials } from './clients/clients.service.js';
+import { RegistrationError } from './clients/client-registration.js';
+import { DatabaseModule } from './database/database.module.js';
+import { openDatabase } from './database/database-runtime.js';
+import { SigningKeysService } from './tokens/signing-keys.service.js';
+
+const USAGE = `usage:
+  cli client create --client-id ID --name NAME --scopes "a b" [--auth-method client_secret_basic|client_secret_post]
+                    [--grant-types "client_credentials refresh_token"] [--redirect-uri URI]... [--secret S] [--json]
+  cli client rotate-secret ID [--json]
+  cli keys rotate`;
+
+/** A mistake in the command line: exit code 2 and the usage. */
+class UsageError extends Error {}
+
+/** The operator's modules without HTTP: the same services and database the server uses. */
+@Module({})
+class CliModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [DatabaseModule.forRoot(config), ClientsModule],
+      providers: [SigningKeysService],
+    };
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      'client-id': { type: 'string' },
+      name: { type: 'string' },
+      scopes: { type: 'string' },
+      'auth-method': { type: 'string' },
+      'grant-types': { type: 'string' },
+      'redirect-uri': { type: 'string', multiple: true },
+      secret: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(USAGE + '\n');
+    return;
+  }
+  const command = positionals.slice(0, 2).join(' ');
+  const config = loadConfig(process.env);
+  const run = async (work: (app: INestApplicationContext) => Promise<void>) => {
+    const database = await openDatabase(config);
+    const app = await NestFactory.createApplicationContext(CliModule.forRoot({ ...config, databaseUrl: database.url }), { logger: false });
+    try {
+      await work(app);
+    } finally {
+      await app.close();
+      await database.stop();
+    }
+  };
+  switch (command) {
+    case 'client create': {
+      if (positionals.length !== 2) throw new UsageError('client create takes no positional arguments');
+      const clientId = required(values['client-id'], '--client-id');
+      const clientName = required(values.name, '--name');
+      const allowedScopes = required(values.scopes, '--scopes');
+      return run(async (app) => {
+        const issued = await app.get(ClientsService).create({
+          clientId,
+          clientName,
+          allowedScopes,
+          authenticationType: values['auth-method'],
+          grantTypes: values['grant-types'],
+          redirectUris: values['redirect-uri'],
+          clientSecret: values.secret,
+        });
+        printCredentials(issued, values.json);
+      });
+    }
+    case 'client rotate-secret': {
+      if (positionals.length !== 3) throw new UsageError('client rotate-secret takes exactly one client id');
+      return run(async (app) => printCredentials(await app.get(ClientsService).rotateSecret(positionals[2]!), values.json));
+    }
+    case 'keys rotate': {
+      if (positionals.length !== 2) throw new UsageError('keys rotate takes no arguments');
+      return run(async (app) => {
+        const kid = await app.get(SigningKeysService).rotate();
+        process.stdout.write(values.json ? JSON.stringify({ kid, alg: config.tokenSigningAlg }) + '\n' : `new ${config.tokenSigningAlg} signing key: ${kid}\n`);
+      });
+    }
+    default:
+      throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
+  }
+}
+
+function required(value: string | undefined, flag: string): string {
+  if (value === undefined || value === '') throw new UsageError(`${flag} is required`);
+  return value;
+}
+
+function printCredentials(issued: IssuedCredentials, json: boolean): void {
+  if (json) {
+    process.stdout.write(JSON.stringify({ client_id: issued.clientId, client_secret: issued.clientSecret }) + '\n');
+    return;
+  }
+  process.stdout.write(
+    `client_id:     ${issued.clientId}\nclient_secret: ${issued.clientSecret}\n` +
+      'The secret is shown only this once and stored only as a hash: keep it now.\n',
+  );
+}
+
+main(process.argv.slice(2)).then(
+  () => process.exit(0),
+  (error: unknown) => {
+    const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    const known = error instanceof UsageError || error instanceof RegistrationError || error instanceof ConfigurationError;
+    const argumentError = (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    process.stderr.write(`error: ${known || argumentError ? message : `cannot complete the command: ${message}`}\n`);
+    if (error instanceof UsageError || argumentError) process.stderr.write(USAGE + '\n');
+    process.exit(error instanceof UsageError || argumentError ? 2 : 1);
+  },
+);

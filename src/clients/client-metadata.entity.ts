@@ -1,0 +1,42 @@
+import { Column, Entity } from 'typeorm';
+import { RecordEntity } from '../database/record.entity.js';
+
+export type ClientAuthenticationType = 'client_secret_basic' | 'client_secret_post';
+export const CLIENT_AUTHENTICATION_TYPES: readonly ClientAuthenticationType[] = [
+  'client_secret_basic',
+  'client_secret_post',
+];
+export const GRANT_TYPES = ['client_credentials', 'refresh_token'] as const;
+
+@Entity({ name: 'client_metadata' })
+export class ClientMetadata extends RecordEntity {
+  @Column({ name: 'issuer_uri', type: 'varchar', length: 2048, nullable: true })
+  issuerUri!: string | null;
+
+  @Column({ name: 'client_authentication_type', type: 'varchar', length: 32 })
+  clientAuthenticationType!: ClientAuthenticationType;
+
+  @Column({ name: 'client_type', type: 'varchar', length: 32, default: 'CONFIDENTIAL' })
+  clientType!: string;
+
+  /** Space-separated, as stored by the original service. */
+  @Column({ name: 'grant_types', type: 'varchar', length: 255 })
+  grantTypes!: string;
+
+  @Column({ name: 'jwks_raw', type: 'text', nullable: true })
+  jwksRaw!: string | null;
+
+  @Column({ name: 'jwks_uri', type: 'varchar', length: 2048, nullable: true })
+  jwksUri!: string | null;
+
+  @Column({ name: 'meta_data_raw', type: 'text', nullable: true })
+  metaDataRaw!: string | null;
+
+  /** Space-separated scope names. */
+  @Column({ name: 'allowed_scopes', type: 'text' })
+  allowedScopes!: string;
+
+  /** A scrypt hash (see client-secrets.ts); never the secret, never serialised. */
+  @Column({ name: 'client_secret_hash', type: 'varchar', length: 255, select: false })
+  clientSecretHash!: string;
+}

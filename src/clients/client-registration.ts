@@ -1,0 +1,107 @@
+import {
+  CLIENT_AUTHENTICATION_TYPES,
+  GRANT_TYPES,
+  type ClientAuthenticationType,
+} from './client-metadata.entity.js';
+
+/** What an operator gives to register a client (CLI now, admin interface later). */
+export type ClientRegistration = {
+  clientId: string;
+  clientName: string;
+  allowedScopes: string;
+  authenticationType?: string;
+  grantTypes?: string;
+  redirectUris?: string[];
+  clientSecret?: string;
+};
+
+export type ValidRegistration = Required<Omit<ClientRegistration, 'clientSecret'>> & {
+  authenticationType: ClientAuthenticationType;
+  clientSecret?: string;
+};
+
+/** A refused registration; `field` names the offending input. */
+export class RegistrationError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+// RFC 6749 appendix A: client_id and client_secret are VSCHAR, scope tokens NQCHAR.
+const VSCHAR = /^[\x20-\x7e]+$/;
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+const MAX_LENGTH = 255;
+
+export function validateRegistration(input: ClientRegistration): ValidRegistration {
+  checkVschar('clientId', input.clientId);
+  checkText('clientName', input.clientName);
+  const scopes = normaliseSpaced('allowedScopes', input.allowedScopes, SCOPE_TOKEN);
+  const authenticationType = input.authenticationType ?? 'client_secret_basic';
+  if (!(CLIENT_AUTHENTICATION_TYPES as readonly string[]).includes(authenticationType)) {
+    throw new RegistrationError('authenticationType', `authentication method must be one of ${CLIENT_AUTHENTICATION_TYPES.join(', ')}`);
+  }
+  const grantTypes = normaliseSpaced('grantTypes', input.grantTypes ?? 'client_credentials', /^\S+$/);
+  for (const grant of grantTypes.split(' ')) {
+    if (!(GRANT_TYPES as readonly string[]).includes(grant)) {
+      throw new RegistrationError('grantTypes', `grant type "${grant}" is not supported (use ${GRANT_TYPES.join(', ')})`);
+    }
+  }
+  if (!grantTypes.split(' ').includes('client_credentials')) {
+    throw new RegistrationError('grantTypes', 'grant types must include client_credentials');
+  }
+  const redirectUris = (input.redirectUris ?? []).map(checkRedirectUri);
+  if (input.clientSecret !== undefined) checkSecret(input.clientSecret);
+  return {
+    clientId: input.clientId,
+    clientName: input.clientName,
+    allowedScopes: scopes,
+    authenticationType: authenticationType as ClientAuthenticationType,
+    grantTypes,
+    redirectUris,
+    clientSecret: input.clientSecret,
+  };
+}
+
+function checkVschar(field: string, value: string): void {
+  if (typeof value !== 'string' || !VSCHAR.test(value) || value.length > MAX_LENGTH) {
+    throw new RegistrationError(field, `${field} must be 1 to ${MAX_LENGTH} printable ASCII characters`);
+  }
+}
+
+function checkText(field: string, value: string): void {
+  // eslint-disable-next-line no-control-regex
+  if (typeof value !== 'string' || value.trim() === '' || value.length > MAX_LENGTH || /[\x00-\x1f\x7f]/.test(value)) {
+    throw new RegistrationError(field, `${field} must be 1 to ${MAX_LENGTH} characters without control characters`);
+  }
+}
+
+export function checkSecret(secret: string): void {
+  if (typeof secret !== 'string' || !VSCHAR.test(secret) || secret.length < 16 || secret.length > MAX_LENGTH) {
+    throw new RegistrationError('clientSecret', `client secret must be 16 to ${MAX_LENGTH} printable ASCII characters`);
+  }
+}
+
+/** Collapses runs of white space to one space and checks each name. */
+function normaliseSpaced(field: string, value: string, token: RegExp): string {
+  const names = typeof value === 'string' ? value.trim().split(/\s+/).filter(Boolean) : [];
+  if (names.length === 0 || names.some((name) => !token.test(name)) || value.length > 4096) {
+    throw new RegistrationError(field, `${field} must be one or more space-separated names of printable characters`);
+  }
+  return [...new Set(names)].join(' ');
+}
+
+function checkRedirectUri(uri: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(uri);
+  } catch {
+    throw new RegistrationError('redirectUris', `redirect URI ${JSON.stringify(uri)} is not an absolute URI`);
+  }
+  if (parsed.hash || uri.length > 2048) {
+    throw new RegistrationError('redirectUris', `redirect URI ${JSON.stringify(uri)} must have no fragment and at most 2048 characters`);
+  }
+  return uri;
+}

@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { Client } from './client.entity.js';
+import { ClientMetadata } from './client-metadata.entity.js';
+import { RedirectUri } from './redirect-uri.entity.js';
+import { generateClientSecret, hashClientSecret } from './client-secrets.js';
+import { RegistrationError, validateRegistration, type ClientRegistration } from './client-registration.js';
+
+export type IssuedCredentials = { clientId: string; clientSecret: string };
+
+@Injectable()
+export class ClientsService {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Registers a confidential client; the secret (given or generated) is returned once, stored hashed. */
+  async create(input: ClientRegistration): Promise<IssuedCredentials> {
+    const registration = validateRegistration(input);
+    const clientSecret = registration.clientSecret ?? generateClientSecret();
+    const clientSecretHash = await hashClientSecret(clientSecret);
+    await this.dataSource.transaction(async (manager) => {
+      if (await manager.existsBy(Client, { clientId: registration.clientId })) {
+        throw new RegistrationError('clientId', `a client with id "${registration.clientId}" already exists`);
+      }
+      const metadata = manager.create(ClientMetadata, {
+        clientAuthenticationType: registration.authenticationType,
+        clientType: 'CONFIDENTIAL',
+        grantTypes: registration.grantTypes,
+        allowedScopes: registration.allowedScopes,
+        clientSecretHash,
+        issuerUri: null,
+        jwksRaw: null,
+        jwksUri: null,
+        metaDataRaw: null,
+      });
+      const client = manager.create(Client, {
+        clientId: registration.clientId,
+        clientName: registration.clientName,
+        metadata,
+        redirectUris: registration.redirectUris.map((uri) => manager.create(RedirectUri, { uri })),
+      });
+      await manager.save(client);
+    }).catch((error: unknown) => {
+      // Two registrations racing for one id: the unique constraint decides.
+      if ((error as { code?: string }).code === '23505') {
+        throw new RegistrationError('clientId', `a client with id "${registration.clientId}" already exists`);
+      }
+      throw error;
+    });
+    return { clientId: registration.clientId, clientSecret };
+  }
+
+  /** A new secret; the old one stops working on every instance within a second (change feed). */
+  async rotateSecret(clientId: string): Promise<IssuedCredentials> {
+    const clientSecret = generateClientSecret();
+    const clientSecretHash = await hashClientSecret(clientSecret);
+    const result: unknown[] = await this.dataSource.query(
+      `UPDATE client_metadata m
+          SET client_secret_hash = $2, version = m.version + 1, last_updated = now()
+         FROM client c
+        WHERE c.metadata_id = m.id AND c.client_id = $1
+       RETURNING m.id`,
+      [clientId, clientSecretHash],
+    );
+    if ((result[0] as unknown[]).length === 0) {
+      throw new RegistrationError('clientId', `no client with id "${clientId}"`);
+    }
+    return { clientId, clientSecret };
+  }
+}

@@ -1,0 +1,41 @@
+import { ArgumentsHost, Catch, HttpException, Logger, type ExceptionFilter } from '@nestjs/common';
+import type { Response } from 'express';
+import { OAuthError } from '../../tokens/oauth-error.js';
+import { isDatabaseUnavailable } from '../database-errors.js';
+
+/**
+ * Answers every error of an /oauth2/* route as RFC 6749 §5.2 `{error, error_description}` with
+ * the no-store headers. Unknown failures are logged (message only) and answered with a fixed
+ * text; a lost database is 503 temporarily_unavailable.
+ */
+@Catch()
+export class OAuthExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('OAuth');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<Response>();
+    const error = this.toOAuthError(exception);
+    response.status(error.status);
+    response.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache', ...error.headers });
+    response.json({ error: error.code, error_description: error.description });
+  }
+
+  private toOAuthError(exception: unknown): OAuthError {
+    if (exception instanceof OAuthError) return exception;
+    if (isDatabaseUnavailable(exception)) {
+      this.logger.warn(`database unavailable: ${describe(exception)}`);
+      return new OAuthError('temporarily_unavailable', 'the authorization server cannot reach its database; retry shortly');
+    }
+    if (exception instanceof HttpException && exception.getStatus() < 500) {
+      const status = exception.getStatus();
+      const code = status === 401 ? 'invalid_client' : 'invalid_request';
+      return new OAuthError(code, exception.message).withStatus(status);
+    }
+    this.logger.error(`unexpected failure: ${describe(exception)}`);
+    return new OAuthError('server_error', 'the authorization server met an unexpected condition');
+  }
+}
+
+function describe(exception: unknown): string {
+  return exception instanceof Error ? `${exception.name}: ${exception.message}` : String(exception);
+}

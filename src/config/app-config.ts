@@ -1,0 +1,22 @@
+export type SigningAlgorithm = 'RS256' | 'ES256';
+
+/** Express's `trust proxy` setting: off, a hop count, or the proxies whose X-Forwarded-For is believed. */
+export type TrustProxy = false | number | string[];
+
+/** The validated configuration every module reads (API.md §2). */
+export type AppConfig = {
+  port: number;
+  adminPort: number;
+  /** Unset: an embedded PostgreSQL under `dataDir`. */
+  databaseUrl?: string;
+  dataDir: string;
+  issuer: string;
+  audience: string;
+  adminToken?: string;
+  adminTokenFile?: string;
+  accessTokenTtl: number;
+  tokenSigningAlg: SigningAlgorithm;
+  trustProxy: TrustProxy;
+};
+
+export const APP_CONFIG = Symbol('APP_CONFIG');

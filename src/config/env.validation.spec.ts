@@ -1,0 +1,57 @@
+import { ConfigurationError, loadConfig } from './env.validation.js';
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      adminPort: 3001,
+      issuer: 'http://localhost:3000',
+      audience: 'http://localhost:3000',
+      accessTokenTtl: 3600,
+      tokenSigningAlg: 'RS256',
+      trustProxy: false,
+    });
+    expect(config.databaseUrl).toBeUndefined();
+  });
+
+  it('derives the default issuer from PORT and strips a trailing slash from ISSUER', () => {
+    expect(loadConfig({ PORT: '8080' }).issuer).toBe('http://localhost:8080');
+    expect(loadConfig({ ISSUER: 'https://as.example/tenant/' }).issuer).toBe('https://as.example/tenant');
+  });
+
+  it.each([
+    ['TOKEN_SIGNING_ALG', { TOKEN_SIGNING_ALG: 'HS256' }],
+    ['ACCESS_TOKEN_TTL', { ACCESS_TOKEN_TTL: 'soon' }],
+    ['ACCESS_TOKEN_TTL', { ACCESS_TOKEN_TTL: '0' }],
+    ['PORT', { PORT: 'not-a-port' }],
+    ['PORT', { PORT: '70000' }],
+    ['ADMIN_PORT', { ADMIN_PORT: '-1' }],
+    ['ISSUER', { ISSUER: 'not a url' }],
+    ['ISSUER', { ISSUER: 'https://as.example/?tenant=1' }],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }],
+    ['TRUST_PROXY', { TRUST_PROXY: 'everyone' }],
+    ['ADMIN_PORT', { PORT: '4000', ADMIN_PORT: '4000' }],
+  ])('refuses a bad %s with one line naming it', (variable, environment) => {
+    let error: unknown;
+    try {
+      loadConfig(environment);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as Error).message).toContain(variable);
+    expect((error as Error).message).not.toContain('\n');
+  });
+
+  it('never echoes the value of DATABASE_URL', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://user:hunter2@db' })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('hunter2') }),
+    );
+  });
+
+  it('reads TRUST_PROXY as a hop count or a list', () => {
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toEqual(['loopback', '10.0.0.0/8']);
+  });
+});

@@ -1,0 +1,111 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import pg from 'pg';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+
+type Listener = (table: string | undefined) => void;
+
+const CHANNEL = 'cache_invalidation';
+const PING_INTERVAL_MS = 500;
+const RECONNECT_DELAY_MS = 250;
+
+/**
+ * Hears of every change to cached tables through PostgreSQL LISTEN/NOTIFY. While the listening
+ * connection is down, `live` is false and caches must not be trusted; on (re)connection every
+ * subscriber is told to drop everything (`table` undefined), since notifications may have
+ * been missed meanwhile.
+ */
+@Injectable()
+export class ChangeFeed implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(ChangeFeed.name);
+  private readonly listeners = new Set<Listener>();
+  private client?: pg.Client;
+  private pingTimer?: NodeJS.Timeout;
+  private reconnectTimer?: NodeJS.Timeout;
+  private stopped = false;
+  private connectedOnce = false;
+  private isLive = false;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  get live(): boolean {
+    return this.isLive;
+  }
+
+  subscribe(listener: Listener): void {
+    this.listeners.add(listener);
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.connect();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.pingTimer);
+    clearTimeout(this.reconnectTimer);
+    await this.client?.end().catch(() => undefined);
+  }
+
+  private async connect(): Promise<void> {
+    if (this.stopped) return;
+    const client = new pg.Client({
+      connectionString: this.config.databaseUrl,
+      keepAlive: true,
+      application_name: 'authorization-server-listener',
+      connectionTimeoutMillis: 2_000,
+    });
+    client.on('error', () => this.lost(client));
+    client.on('end', () => this.lost(client));
+    client.on('notification', (message) => this.emit(message.payload));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+    } catch {
+      client.end().catch(() => undefined);
+      this.scheduleReconnect();
+      return;
+    }
+    this.client = client;
+    this.isLive = true;
+    this.emit(undefined);
+    if (this.connectedOnce) this.logger.log('change notifications restored');
+    this.connectedOnce = true;
+    this.pingTimer = setInterval(() => this.ping(client), PING_INTERVAL_MS);
+    this.pingTimer.unref();
+  }
+
+  // A half-open connection delivers nothing and reports nothing: probe it.
+  private ping(client: pg.Client): void {
+    const timeout = setTimeout(() => this.lost(client), PING_INTERVAL_MS * 2);
+    client.query('SELECT 1').then(
+      () => clearTimeout(timeout),
+      () => {
+        clearTimeout(timeout);
+        this.lost(client);
+      },
+    );
+  }
+
+  private lost(client: pg.Client): void {
+    if (client !== this.client) return;
+    this.client = undefined;
+    this.isLive = false;
+    clearInterval(this.pingTimer);
+    this.emit(undefined);
+    client.end().catch(() => undefined);
+    if (!this.stopped) {
+      this.logger.warn('change notifications lost; caches bypassed until reconnected');
+      this.scheduleReconnect();
+    }
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped) return;
+    this.reconnectTimer = setTimeout(() => void this.connect(), RECONNECT_DELAY_MS);
+    this.reconnectTimer.unref();
+  }
+
+  private emit(table: string | undefined): void {
+    for (const listener of this.listeners) listener(table);
+  }
+}

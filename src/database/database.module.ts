@@ -1,0 +1,32 @@
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { ChangeFeed } from './change-feed.js';
+import { runMigrations } from './database-runtime.js';
+import { buildDataSourceOptions } from './typeorm-options.js';
+
+/** The configuration, the TypeORM data source (migrated at start) and the change feed. */
+@Global()
+@Module({})
+export class DatabaseModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    if (!config.databaseUrl) throw new Error('DatabaseModule needs a database URL');
+    const configProvider = { provide: APP_CONFIG, useValue: config };
+    return {
+      module: DatabaseModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => buildDataSourceOptions(config.databaseUrl!),
+          dataSourceFactory: async (options) => {
+            const dataSource = await new DataSource(options!).initialize();
+            await runMigrations(dataSource);
+            return dataSource;
+          },
+        }),
+      ],
+      providers: [configProvider, ChangeFeed],
+      exports: [configProvider, ChangeFeed],
+    };
+  }
+}

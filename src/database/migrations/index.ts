@@ -1,0 +1,4 @@
+import { Initial1763800000000 } from './1763800000000-Initial.js';
+
+/** Listed as classes, not globs, so the same list works in Jest, in dist/ and from the CLI. */
+export const MIGRATIONS = [Initial1763800000000];

@@ -1,0 +1,36 @@
+import { Controller, Get, Header, Inject } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { SigningKeysService } from './signing-keys.service.js';
+import type { PublicJwk } from './token-signer.js';
+
+@Controller()
+export class DiscoveryController {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly keys: SigningKeysService,
+  ) {}
+
+  /** RFC 8414 authorization server metadata. */
+  @Get('.well-known/oauth-authorization-server')
+  @Header('Cache-Control', 'public, max-age=300')
+  metadata(): Record<string, unknown> {
+    const issuer = this.config.issuer;
+    return {
+      issuer,
+      token_endpoint: `${issuer}/oauth2/token`,
+      jwks_uri: `${issuer}/oauth2/jwks`,
+      grant_types_supported: ['client_credentials'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      response_types_supported: [],
+      // Not registered in RFC 8414, but what resource servers look for (as Keycloak and Hydra publish).
+      access_token_signing_alg_values_supported: [this.config.tokenSigningAlg],
+    };
+  }
+
+  /** Every key that can still verify a live token; a rotation shows here within a second. */
+  @Get('oauth2/jwks')
+  @Header('Cache-Control', 'no-cache')
+  async jwks(): Promise<{ keys: PublicJwk[] }> {
+    return { keys: await this.keys.publicKeys() };
+  }
+}

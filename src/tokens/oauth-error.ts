@@ -1,0 +1,58 @@
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'invalid_scope'
+  | 'temporarily_unavailable'
+  | 'too_many_requests'
+  | 'server_error';
+
+const STATUS: Record<OAuthErrorCode, number> = {
+  invalid_request: 400,
+  invalid_client: 401,
+  invalid_grant: 400,
+  unauthorized_client: 400,
+  unsupported_grant_type: 400,
+  invalid_scope: 400,
+  temporarily_unavailable: 503,
+  too_many_requests: 429,
+  server_error: 500,
+};
+
+/** An RFC 6749 §5.2 error, turned into `{error, error_description}` by OAuthExceptionFilter. */
+export class OAuthError extends Error {
+  status: number;
+  /** Extra response headers: WWW-Authenticate, Retry-After. */
+  headers: Record<string, string> = {};
+
+  constructor(
+    readonly code: OAuthErrorCode,
+    readonly description: string,
+  ) {
+    super(`${code}: ${description}`);
+    this.status = STATUS[code];
+  }
+
+  withStatus(status: number): this {
+    this.status = status;
+    return this;
+  }
+
+  /** RFC 6749 §5.2: a client that tried HTTP authentication is told which scheme to use. */
+  static invalidClient(description: string, basicTried: boolean): OAuthError {
+    const error = new OAuthError('invalid_client', description);
+    if (basicTried) error.headers['WWW-Authenticate'] = 'Basic realm="oauth2", charset="UTF-8"';
+    return error;
+  }
+
+  static tooManyRequests(retryAfterSeconds: number): OAuthError {
+    const error = new OAuthError(
+      'too_many_requests',
+      'too many failed client authentications; retry later',
+    );
+    error.headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfterSeconds)));
+    return error;
+  }
+}

@@ -1,0 +1,47 @@
+import { createServer } from 'node:net';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { createPublicApp } from '../../src/app-factory.js';
+import type { AppConfig } from '../../src/config/app-config.js';
+import { loadConfig } from '../../src/config/env.validation.js';
+
+export type TestApp = {
+  app: NestExpressApplication;
+  /** Base URL of the real HTTP listener, also the issuer. */
+  url: string;
+  config: AppConfig;
+  dataSource: DataSource;
+  close(): Promise<void>;
+};
+
+export function testDatabaseUrl(): string {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('TEST_DATABASE_URL is not set: the e2e global setup did not run');
+  return url;
+}
+
+/** The real application on the test database, listening on a free port of 127.0.0.1. */
+export async function startTestApp(environment: NodeJS.ProcessEnv = {}): Promise<TestApp> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const config = {
+    ...loadConfig({ PORT: String(port), ADMIN_PORT: String(port + 1), ISSUER: url, ...environment }),
+    databaseUrl: testDatabaseUrl(),
+  };
+  const app = await createPublicApp(config, false);
+  await app.listen(port, '127.0.0.1');
+  const dataSource = app.get<DataSource>(getDataSourceToken());
+  return { app, url, config, dataSource, close: () => app.close() };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
