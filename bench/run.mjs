@@ -319,7 +319,9 @@ async function createClient(alg, env) {
 // Lines of our server's output that look like trouble go into the notes.
 function scanServerLog(proc, alg) {
   const text = existsSync(proc.logFile) ? readFileSync(proc.logFile, 'utf8') : '';
-  const bad = text.split('\n').filter((l) => /error|exception|warn|unhandled/i.test(l));
+  // Strip colour codes (Nest colours its logs even into a pipe).
+  const lines = text.replace(/\x1b\[[0-9;]*m/g, '').split('\n');
+  const bad = lines.filter((l) => /error|exception|warn|unhandled/i.test(l));
   if (bad.length > 0) notes.push(`our server (${alg}): ${bad.length} error/warning lines in its output, first: ${bad[0].trim().slice(0, 200)}`);
 }
 

@@ -123,8 +123,9 @@ main(process.argv.slice(2)).then(
     const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
     const known = error instanceof UsageError || error instanceof RegistrationError || error instanceof ConfigurationError;
     const argumentError = (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    process.stderr.write(`error: ${known || argumentError ? message : `cannot complete the command: ${message}`}\n`);
-    if (error instanceof UsageError || argumentError) process.stderr.write(USAGE + '\n');
-    process.exit(error instanceof UsageError || argumentError ? 2 : 1);
+    const usage = error instanceof UsageError || argumentError;
+    const text = known || argumentError ? message : `cannot complete the command: ${message}`;
+    process.stderr.write(`error: ${text}${usage ? ' (see --help)' : ''}\n`);
+    process.exit(usage ? 2 : 1);
   },
 );

@@ -27,7 +27,7 @@ export async function startTestApp(environment: NodeJS.ProcessEnv = {}): Promise
   const url = `http://127.0.0.1:${port}`;
   const config = {
     ...loadConfig({ PORT: String(port), ADMIN_PORT: String(port + 1), ISSUER: url, ...environment }),
-    databaseUrl: testDatabaseUrl(),
+    databaseUrl: environment.DATABASE_URL ?? testDatabaseUrl(),
   };
   const app = await createPublicApp(config, false);
   await app.listen(port, '127.0.0.1');

@@ -1,0 +1,39 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+export type Finished = { code: number | null; stdout: string; stderr: string };
+
+/** Only what the child needs: no DATABASE_URL or tokens leaking in from the test's environment. */
+export function cleanEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...extra };
+}
+
+/** Runs the compiled CLI (`npm test` builds first) to completion. */
+export function runCli(args: string[], environment: Record<string, string>): Promise<Finished> {
+  return finished(spawn(process.execPath, [resolve(ROOT, 'dist/src/cli.js'), ...args], { env: cleanEnvironment(environment), cwd: ROOT }));
+}
+
+export function startServerProcess(environment: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [resolve(ROOT, 'dist/src/main.js')], { env: cleanEnvironment(environment), cwd: ROOT });
+}
+
+export function finished(child: ChildProcess): Promise<Finished> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk) => (stdout += chunk));
+  child.stderr?.on('data', (chunk) => (stderr += chunk));
+  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
+}
+
+/** Polls until `check` holds or the time is up. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 5_000, intervalMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const result = await check().catch(() => undefined);
+    if (result !== undefined) return result;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
