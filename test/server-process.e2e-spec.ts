@@ -1,0 +1,69 @@
+import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { basic } from './support/factories.js';
+import { eventually, finished, runCli, startServerProcess } from './support/processes.js';
+import { freePort } from './support/test-app.js';
+
+describe('server start-up configuration', () => {
+  it.each([
+    ['TOKEN_SIGNING_ALG', { TOKEN_SIGNING_ALG: 'HS256' }],
+    ['ACCESS_TOKEN_TTL', { ACCESS_TOKEN_TTL: 'soon' }],
+    ['PORT', { PORT: 'not-a-port' }],
+    ['ISSUER', { ISSUER: 'not a url' }],
+    ['ADMIN_TOKEN', { DATABASE_URL: 'postgres://user:pw@127.0.0.1:1/db' }],
+  ])('stops with one line naming %s and a non-zero exit', async (variable, environment) => {
+    const result = await finished(startServerProcess(environment));
+    expect(result.code).not.toBe(0);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(variable);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.stderr).not.toContain('pw@');
+  });
+});
+
+describe('server on the embedded PostgreSQL (no DATABASE_URL)', () => {
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'authorization-server-run-'));
+    await chmod(dataDir, 0o755);
+  });
+
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+  it('starts, serves tokens, keeps its data across a restart and exits 0 on SIGTERM', async () => {
+    const port = await freePort();
+    const environment = { DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(await freePort()) };
+    const url = `http://127.0.0.1:${port}`;
+    const run = async (work: () => Promise<void>) => {
+      const child = startServerProcess(environment);
+      const exit = finished(child);
+      await eventually(async () => ((await request(url).get('/.well-known/oauth-authorization-server')).status === 200 ? true : undefined), 60_000, 200);
+      await work();
+      child.kill('SIGTERM');
+      const result = await exit;
+      expect(result.code).toBe(0);
+      return result;
+    };
+
+    let secret = '';
+    const first = await run(async () => {
+      const created = await runCli(['client', 'create', '--client-id', 'kept', '--name', 'Kept', '--scopes', 'read', '--json'], environment);
+      expect(created.code).toBe(0);
+      secret = JSON.parse(created.stdout).client_secret;
+      const response = await request(url).post('/oauth2/token').set('Authorization', basic('kept', secret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
+      expect(response.status).toBe(200);
+    });
+    expect(first.stdout).toContain(join(dataDir, 'admin-token'));
+    expect(first.stdout + first.stderr).not.toContain(secret);
+    expect((await stat(join(dataDir, 'admin-token'))).mode & 0o777).toBe(0o600);
+
+    await run(async () => {
+      const response = await request(url).post('/oauth2/token').set('Authorization', basic('kept', secret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
+      expect(response.status).toBe(200);
+    });
+  }, 180_000);
+});
