@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
+import { freePort } from '../common/free-port.js';
 
 export type RunningDatabase = {
   url: string;
@@ -107,17 +107,6 @@ function portOfRunningCluster(clusterDir: string): number | undefined {
   } catch {
     return undefined; // stale file after a crash: PostgreSQL removes it itself at start
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /**

@@ -11,6 +11,8 @@ import { publicJwkOf, type PublicJwk, type SigningMaterial } from './token-signe
 const VERIFY_GRACE_SECONDS = 60;
 const KEY_LOCK = 7_203_115;
 
+type PublishedKey = { jwk: PublicJwk; verifyUntil: number | null };
+
 type KeyRow = { kid: string; alg: SigningAlgorithm; private_key: string };
 
 /**
@@ -21,7 +23,7 @@ type KeyRow = { kid: string; alg: SigningAlgorithm; private_key: string };
 export class SigningKeysService implements OnModuleInit {
   private readonly imported = new Map<string, KeyObject>();
   private current?: Promise<SigningMaterial>;
-  private jwks?: Promise<PublicJwk[]>;
+  private jwks?: Promise<PublishedKey[]>;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -48,13 +50,18 @@ export class SigningKeysService implements OnModuleInit {
   }
 
   /** Every key that can still verify a live token. */
-  publicKeys(): Promise<PublicJwk[]> {
-    if (!this.changes.live) return this.loadPublicKeys();
-    if (!this.jwks) {
-      this.jwks = this.loadPublicKeys();
-      this.jwks.catch(() => this.forget());
+  async publicKeys(): Promise<PublicJwk[]> {
+    let published = this.changes.live ? this.jwks : undefined;
+    if (!published) {
+      published = this.loadPublicKeys();
+      if (this.changes.live) {
+        this.jwks = published;
+        published.catch(() => this.forget());
+      }
     }
-    return this.jwks;
+    // A cached list outlives keys whose last tokens expire meanwhile: filter on every read.
+    const now = Date.now();
+    return (await published).filter((key) => key.verifyUntil === null || key.verifyUntil > now).map((key) => key.jwk);
   }
 
   /** Creates a key for `alg` if none signs yet (first start, or a changed TOKEN_SIGNING_ALG). */
@@ -125,12 +132,12 @@ export class SigningKeysService implements OnModuleInit {
     return { kid: row.kid, alg: row.alg, privateKey };
   }
 
-  private async loadPublicKeys(): Promise<PublicJwk[]> {
-    const rows: { public_jwk: PublicJwk }[] = await this.dataSource.query(
-      `SELECT public_jwk FROM signing_key
+  private async loadPublicKeys(): Promise<PublishedKey[]> {
+    const rows: { public_jwk: PublicJwk; verify_until: Date | null }[] = await this.dataSource.query(
+      `SELECT public_jwk, verify_until FROM signing_key
         WHERE verify_until IS NULL OR verify_until > now() ORDER BY id DESC`,
     );
-    return rows.map((row) => row.public_jwk);
+    return rows.map((row) => ({ jwk: row.public_jwk, verifyUntil: row.verify_until?.getTime() ?? null }));
   }
 }
 

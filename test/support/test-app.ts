@@ -1,10 +1,12 @@
-import { createServer } from 'node:net';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { createPublicApp } from '../../src/app-factory.js';
 import type { AppConfig } from '../../src/config/app-config.js';
 import { loadConfig } from '../../src/config/env.validation.js';
+import { freePort } from '../../src/common/free-port.js';
+
+export { freePort };
 
 export type TestApp = {
   app: NestExpressApplication;
@@ -35,13 +37,3 @@ export async function startTestApp(environment: NodeJS.ProcessEnv = {}): Promise
   return { app, url, config, dataSource, close: () => app.close() };
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
