@@ -373,8 +373,11 @@ function describe(label, unit, r) {
   return `${label} ${fmtInt(r.perSecond)} ${unit} p50 ${fmtMs(r.latencyMs.p50)} ms p99 ${fmtMs(r.latencyMs.p99)} ms`;
 }
 
+// Other work on this 2-core box skews every number: show how busy it was.
+const loadAvg = () => os.loadavg().map((n) => n.toFixed(2)).join(' ');
+
 function printReport(results) {
-  console.log('');
+  console.log(`\nload average at the end ${loadAvg()} (1, 5, 15 min; the bench itself adds ~2)\n`);
   for (const [alg, r] of Object.entries(results)) {
     console.log(`${alg}  server           per second   p50 ms   p99 ms   non-2xx  body bytes`);
     for (const [label, x] of [['ours', r.ours], ['oidc-provider', r.oidcProvider], ['bare node:http', r.bare]]) {
@@ -394,7 +397,7 @@ function printReport(results) {
 function writeJson(results) {
   const out = {
     date: new Date().toISOString(),
-    machine: { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model },
+    machine: { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, loadAverageAtEnd: os.loadavg() },
     config: { duration: config.duration, warmup: config.warmup, connections: config.connections, algs: config.algs },
     results,
     ratios: Object.fromEntries(Object.entries(results).map(([alg, r]) => [alg, {
@@ -429,7 +432,7 @@ function checkBuilt() {
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
   if (config.servers.includes('ours')) checkBuilt();
-  console.log(`bench: ${config.connections} connections, ${config.warmup} s warm-up + ${config.duration} s measured, algs ${config.algs.join(', ')}, ${os.cpus().length} CPUs, Node ${process.version}`);
+  console.log(`bench: ${config.connections} connections, ${config.warmup} s warm-up + ${config.duration} s measured, algs ${config.algs.join(', ')}, ${os.cpus().length} CPUs, Node ${process.version}, load average ${loadAvg()}`);
   const results = {};
   for (const alg of config.algs) results[alg] = await runAlg(alg);
   printReport(results);

@@ -1,5 +1,4 @@
 import { createPublicKey, sign as signAsync, type KeyObject } from 'node:crypto';
-import jwt from 'jsonwebtoken';
 import type { SigningAlgorithm } from '../config/app-config.js';
 
 export type SigningMaterial = {
@@ -12,23 +11,19 @@ export type SigningMaterial = {
 export type PublicJwk = Record<string, string>;
 
 /**
- * Signs RFC 9068 access tokens (`typ: at+jwt`). ES256 goes through jsonwebtoken (33,000/s on
- * the event loop). RS256 is ten times dearer, so its PKCS#1 v1.5 signature is computed by
- * node:crypto on libuv's thread pool; RS256 signatures are deterministic, and a unit test
- * holds this output byte-identical to jsonwebtoken's.
+ * Signs RFC 9068 access tokens (`typ: at+jwt`) as compact JWS. The signature is computed by
+ * node:crypto on libuv's thread pool, off the event loop: jsonwebtoken signs synchronously, and
+ * its RSA signature (or even ECDSA with its stream-based jws layer) would cost the event loop
+ * more than the rest of a token request. jsonwebtoken remains the reference: unit tests hold
+ * RS256 output byte-identical to `jsonwebtoken.sign` and verify ES256 output with it.
  */
 export async function signAccessToken(claims: object, key: SigningMaterial): Promise<string> {
-  if (key.alg === 'ES256') {
-    return jwt.sign(claims, key.privateKey, {
-      algorithm: 'ES256',
-      keyid: key.kid,
-      header: { alg: 'ES256', typ: 'at+jwt', kid: key.kid },
-    });
-  }
   const header = { alg: key.alg, typ: 'at+jwt', kid: key.kid };
   const input = `${base64url(header)}.${base64url(claims)}`;
+  // JWS ES256 wants the raw r||s form (RFC 7518 §3.4), not DER.
+  const options = key.alg === 'ES256' ? { key: key.privateKey, dsaEncoding: 'ieee-p1363' as const } : key.privateKey;
   const signature = await new Promise<Buffer>((resolve, reject) =>
-    signAsync('sha256', Buffer.from(input), key.privateKey, (error, result) =>
+    signAsync('sha256', Buffer.from(input), options, (error, result) =>
       error ? reject(error) : resolve(result),
     ),
   );
