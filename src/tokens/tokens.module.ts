@@ -1,4 +1,4 @@
-import { Module, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
 import { AuthThrottle } from '../auth/auth-throttle.js';
 import { ClientAuthenticator } from '../auth/client-authenticator.js';
@@ -6,7 +6,6 @@ import { ClientAuthGuard } from '../auth/guards/client-auth.guard.js';
 import { ClientBasicStrategy } from '../auth/strategies/client-basic.strategy.js';
 import { ClientsModule } from '../clients/clients.module.js';
 import { DiscoveryController } from './discovery.controller.js';
-import { OAuthBodyMiddleware } from './oauth-body.middleware.js';
 import { SigningKeysService } from './signing-keys.service.js';
 import { TokensController } from './tokens.controller.js';
 import { TokensService } from './tokens.service.js';
@@ -24,8 +23,4 @@ import { TokensService } from './tokens.service.js';
   ],
   exports: [SigningKeysService],
 })
-export class TokensModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(OAuthBodyMiddleware).forRoutes(TokensController);
-  }
-}
+export class TokensModule {}

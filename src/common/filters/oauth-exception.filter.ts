@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, HttpException, Logger, type ExceptionFilter } fro
 import type { Response } from 'express';
 import { OAuthError } from '../../tokens/oauth-error.js';
 import { isDatabaseUnavailable } from '../database-errors.js';
+import { sendNoStoreJson } from '../send-json.js';
 
 /**
  * Answers every error of an /oauth2/* route as RFC 6749 §5.2 `{error, error_description}` with
@@ -15,9 +16,7 @@ export class OAuthExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     const error = this.toOAuthError(exception);
-    response.status(error.status);
-    response.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache', ...error.headers });
-    response.json({ error: error.code, error_description: error.description });
+    sendNoStoreJson(response, error.status, { error: error.code, error_description: error.description }, error.headers);
   }
 
   private toOAuthError(exception: unknown): OAuthError {
