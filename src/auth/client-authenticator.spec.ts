@@ -1,0 +1,102 @@
+import { jest } from '@jest/globals';
+import type { ClientRecord } from '../clients/client-record.js';
+
+// The slow hash is replaced by a counting fake: these tests are about when it runs.
+const verifyClientSecret = jest.fn(async (secret: string, hash: string) => hash === `hash-of:${secret}`);
+jest.unstable_mockModule('../clients/client-secrets.js', () => ({
+  verifyClientSecret,
+  decoySecretHash: async () => 'decoy-hash',
+}));
+const { ClientAuthenticator } = await import('./client-authenticator.js');
+
+function record(secretHash: string): ClientRecord {
+  return {
+    id: 1,
+    clientId: 'reader',
+    clientName: 'Reader',
+    authenticationType: 'client_secret_basic',
+    clientType: 'CONFIDENTIAL',
+    grantTypes: new Set(['client_credentials']),
+    allowedScopes: new Set(['read']),
+    secretHash,
+  };
+}
+
+function setup(stored: ClientRecord | null, blockedFor?: number) {
+  const directory = { current: stored, find: jest.fn(async () => directory.current) };
+  const throttle = {
+    blockedFor: jest.fn(async () => blockedFor),
+    recordFailure: jest.fn(async () => undefined),
+  };
+  const authenticator = new ClientAuthenticator(directory as never, throttle as never);
+  const attempt = (clientSecret: string, method: ClientRecord['authenticationType'] = 'client_secret_basic') =>
+    authenticator.authenticate({ clientId: 'reader', clientSecret, method, sourceAddress: '192.0.2.1' });
+  return { directory, throttle, attempt };
+}
+
+beforeEach(() => verifyClientSecret.mockClear());
+
+describe('ClientAuthenticator', () => {
+  it('runs the slow hash once, then recognises the secret cheaply without touching the throttle', async () => {
+    const { throttle, attempt } = setup(record('hash-of:s3cret'));
+    await attempt('s3cret');
+    await attempt('s3cret');
+    await attempt('s3cret');
+    expect(verifyClientSecret).toHaveBeenCalledTimes(1);
+    expect(throttle.blockedFor).toHaveBeenCalledTimes(1);
+    expect(throttle.recordFailure).not.toHaveBeenCalled();
+  });
+
+  it('shares one slow hash among concurrent first requests', async () => {
+    const { attempt } = setup(record('hash-of:s3cret'));
+    await Promise.all(Array.from({ length: 20 }, () => attempt('s3cret')));
+    expect(verifyClientSecret).toHaveBeenCalledTimes(1);
+  });
+
+  it('answers 429 without running the slow hash when the limits are used up', async () => {
+    const { attempt } = setup(record('hash-of:s3cret'), 42.2);
+    await expect(attempt('s3cret')).rejects.toMatchObject({ code: 'too_many_requests', status: 429, headers: { 'Retry-After': '43' } });
+    expect(verifyClientSecret).not.toHaveBeenCalled();
+  });
+
+  it('lets a recently verified secret through a lock-out', async () => {
+    const { throttle, attempt } = setup(record('hash-of:s3cret'));
+    await attempt('s3cret');
+    throttle.blockedFor.mockResolvedValue(30);
+    await expect(attempt('s3cret')).resolves.toMatchObject({ clientId: 'reader' });
+    await expect(attempt('guess')).rejects.toMatchObject({ code: 'too_many_requests' });
+  });
+
+  it('records a failure and answers invalid_client for a wrong secret', async () => {
+    const { throttle, attempt } = setup(record('hash-of:s3cret'));
+    await expect(attempt('guess')).rejects.toMatchObject({ code: 'invalid_client', status: 401 });
+    expect(throttle.recordFailure).toHaveBeenCalledWith('reader', '192.0.2.1');
+  });
+
+  it('stops accepting a cached secret once the stored hash changes (rotation)', async () => {
+    const { directory, attempt } = setup(record('hash-of:old'));
+    await attempt('old');
+    directory.current = record('hash-of:new');
+    await expect(attempt('old')).rejects.toMatchObject({ code: 'invalid_client' });
+    await expect(attempt('new')).resolves.toBeDefined();
+  });
+
+  it('hashes against a decoy for an unknown client, and refuses it', async () => {
+    const { throttle, attempt } = setup(null);
+    await expect(attempt('anything')).rejects.toMatchObject({ code: 'invalid_client' });
+    expect(verifyClientSecret).toHaveBeenCalledWith('anything', 'decoy-hash');
+    expect(throttle.recordFailure).toHaveBeenCalled();
+  });
+
+  it('refuses the right secret sent with the method the client is not registered for', async () => {
+    const { attempt } = setup(record('hash-of:s3cret'));
+    await attempt('s3cret');
+    await expect(attempt('s3cret', 'client_secret_post')).rejects.toMatchObject({ code: 'invalid_client' });
+  });
+
+  it('challenges with WWW-Authenticate only when Basic was tried', async () => {
+    const { attempt } = setup(record('hash-of:s3cret'));
+    await expect(attempt('guess')).rejects.toMatchObject({ headers: { 'WWW-Authenticate': expect.stringMatching(/^Basic /) } });
+    await expect(attempt('guess', 'client_secret_post')).rejects.toMatchObject({ headers: {} });
+  });
+});
