@@ -1,6 +1,8 @@
 import 'reflect-metadata';
+import type { Server } from 'node:http';
 import { Logger } from '@nestjs/common';
-import { createPublicApp } from './app-factory.js';
+import { closeAdmin, listenAdmin } from './admin/admin-listener.js';
+import { createApp } from './app-factory.js';
 import { resolveAdminToken } from './config/admin-token.js';
 import { ConfigurationError, loadConfig } from './config/env.validation.js';
 import { openDatabase } from './database/database-runtime.js';
@@ -14,7 +16,8 @@ async function bootstrap(): Promise<void> {
   if (config.databaseUrl) await resolveAdminToken(config);
   const database = await openDatabase(config, (line) => logger.log(line));
   const adminToken = await resolveAdminToken(config);
-  const app = await createPublicApp({ ...config, databaseUrl: database.url });
+  const app = await createApp({ ...config, databaseUrl: database.url, adminToken: adminToken.token });
+  let adminServer: Server | undefined;
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -22,7 +25,7 @@ async function bootstrap(): Promise<void> {
     stopping = true;
     logger.log(`${signal} received: draining requests, then stopping`);
     setTimeout(() => process.exit(1), SHUTDOWN_DEADLINE_MS).unref();
-    await app.close();
+    await Promise.all([app.close(), adminServer ? closeAdmin(adminServer) : undefined]);
     await database.stop();
     process.exit(0);
   };
@@ -30,7 +33,9 @@ async function bootstrap(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen(config.port);
+  adminServer = await listenAdmin(app, config.adminPort);
   logger.log(`listening on port ${config.port}; issuer ${config.issuer}`);
+  logger.log(`admin interface on port ${config.adminPort} at /admin`);
   logger.log(`database: ${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL in ${config.dataDir}`}`);
   logger.log(`admin token: ${adminToken.source === 'ADMIN_TOKEN' ? 'from ADMIN_TOKEN' : `kept in ${adminToken.source}`}`);
 }

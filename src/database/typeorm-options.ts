@@ -3,9 +3,21 @@ import { Client } from '../clients/client.entity.js';
 import { ClientMetadata } from '../clients/client-metadata.entity.js';
 import { RedirectUri } from '../clients/redirect-uri.entity.js';
 import { SigningKey } from '../tokens/signing-key.entity.js';
+import { AuditEvent } from '../tickets/audit-event.entity.js';
+import { CapabilityTicket } from '../tickets/capability-ticket.entity.js';
+import { Purpose } from '../tickets/purpose.entity.js';
+import { RequestedResource } from '../tickets/requested-resource.entity.js';
+import { RequestedResourceScopes } from '../tickets/requested-resource-scopes.entity.js';
+import { RequestedResourcesCapabilityTickets } from '../tickets/requested-resources-capability-tickets.entity.js';
+import { ResourceDefinition } from '../tickets/resource-definition.entity.js';
+import { Scope } from '../tickets/scope.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 
-export const ENTITIES = [Client, ClientMetadata, RedirectUri, SigningKey];
+export const ENTITIES = [
+  Client, ClientMetadata, RedirectUri, SigningKey,
+  ResourceDefinition, Scope, Purpose, CapabilityTicket, RequestedResource, RequestedResourceScopes,
+  RequestedResourcesCapabilityTickets, AuditEvent,
+];
 
 /** The one options builder for the server, the tests and the TypeORM CLI (ormconfig.ts). */
 export function buildDataSourceOptions(url: string): DataSourceOptions {

@@ -1,5 +1,6 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
+import { readLimitedBody } from '../common/read-body.js';
 import { OAuthError } from './oauth-error.js';
 import { MAX_BODY_BYTES, parseTokenRequestBody } from './token-request.js';
 
@@ -12,24 +13,10 @@ import { MAX_BODY_BYTES, parseTokenRequestBody } from './token-request.js';
 export class OAuthBodyGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<Request>();
-    const body = await readBody(request);
+    const body = await readLimitedBody(request, MAX_BODY_BYTES, tooLarge, () => new OAuthError('invalid_request', 'the request body could not be read'));
     request.body = parseTokenRequestBody(request.headers['content-type'], body);
     return true;
   }
-}
-
-function readBody(request: Request): Promise<Buffer> {
-  if (Number(request.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return Promise.reject(tooLarge());
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    });
-    request.on('end', () => (size > MAX_BODY_BYTES ? reject(tooLarge()) : resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))));
-    request.on('error', () => reject(new OAuthError('invalid_request', 'the request body could not be read')));
-  });
 }
 
 function tooLarge(): OAuthError {

@@ -1,7 +1,8 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { createPublicApp } from '../../src/app-factory.js';
+import { closeAdmin, listenAdmin } from '../../src/admin/admin-listener.js';
+import { createApp } from '../../src/app-factory.js';
 import type { AppConfig } from '../../src/config/app-config.js';
 import { loadConfig } from '../../src/config/env.validation.js';
 import { freePort } from '../../src/common/free-port.js';
@@ -10,8 +11,11 @@ export { freePort };
 
 export type TestApp = {
   app: NestExpressApplication;
-  /** Base URL of the real HTTP listener, also the issuer. */
+  /** Base URL of the public listener, also the issuer. */
   url: string;
+  /** Base URL of the admin listener (`{admin_url}` is `${adminUrl}/admin`). */
+  adminUrl: string;
+  adminToken: string;
   config: AppConfig;
   dataSource: DataSource;
   close(): Promise<void>;
@@ -25,15 +29,20 @@ export function testDatabaseUrl(): string {
 
 /** The real application on the test database, listening on a free port of 127.0.0.1. */
 export async function startTestApp(environment: NodeJS.ProcessEnv = {}): Promise<TestApp> {
-  const port = await freePort();
+  const [port, adminPort] = [await freePort(), await freePort()];
   const url = `http://127.0.0.1:${port}`;
+  const adminToken = environment.ADMIN_TOKEN ?? 'test-admin-token-0123456789';
   const config = {
-    ...loadConfig({ PORT: String(port), ADMIN_PORT: String(port + 1), ISSUER: url, ...environment }),
+    ...loadConfig({ PORT: String(port), ADMIN_PORT: String(adminPort), ISSUER: url, ADMIN_TOKEN: adminToken, ...environment }),
     databaseUrl: environment.DATABASE_URL ?? testDatabaseUrl(),
   };
-  const app = await createPublicApp(config, false);
+  const app = await createApp(config, false);
   await app.listen(port, '127.0.0.1');
+  const adminServer = await listenAdmin(app, adminPort, '127.0.0.1');
   const dataSource = app.get<DataSource>(getDataSourceToken());
-  return { app, url, config, dataSource, close: () => app.close() };
+  const close = async () => {
+    await Promise.all([closeAdmin(adminServer), app.close()]);
+  };
+  return { app, url, adminUrl: `http://127.0.0.1:${adminPort}`, adminToken, config, dataSource, close };
 }
 

@@ -1,4 +1,5 @@
 import { Initial1763800000000 } from './1763800000000-Initial.js';
+import { Tickets1763900000000 } from './1763900000000-Tickets.js';
 
 /** Listed as classes, not globs, so the same list works in Jest, in dist/ and from the CLI. */
-export const MIGRATIONS = [Initial1763800000000];
+export const MIGRATIONS = [Initial1763800000000, Tickets1763900000000];

@@ -1,0 +1,241 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { TICKET_RECORD_HANDLERS } from '../tickets/ticket-records.js';
+import { AdminError, conflict, malformed, notFound, type ErrorObject } from './json-api/admin-error.js';
+import { parseId, parseResourceInput, type ResourceObject } from './json-api/resource-object.js';
+import { AuditEventHandler } from './records/audit-event-handler.js';
+import { ClientRecordHandler } from './records/client-record-handler.js';
+import type { RecordHandler, Written } from './records/record-handler.js';
+
+export const MAX_OPERATIONS = 1000;
+
+/** One JSON Patch operation of the jsonpatch extension, checked for shape. */
+type Operation =
+  | { op: 'add'; type: string; value: unknown }
+  | { op: 'replace'; type: string; id: number; value: unknown }
+  | { op: 'remove'; type: string; id: number };
+
+/** What one applied operation answers: `{data}` (and a generated secret, once). */
+export type OperationResult = { data: ResourceObject | null; meta?: Record<string, unknown> };
+
+export type PatchOutcome =
+  | { ok: true; results: OperationResult[] }
+  | { ok: false; status: number; errors: { errors: ErrorObject[] }[] };
+
+export type Page = { number: number; size: number };
+
+/**
+ * The admin interface's records: applies JSON Patch documents (one transaction per request,
+ * an audit event per change) and answers JSON:API reads.
+ */
+@Injectable()
+export class AdminRecordsService {
+  private readonly handlers = new Map<string, RecordHandler>(
+    [...TICKET_RECORD_HANDLERS, new ClientRecordHandler(), new AuditEventHandler()].map((handler) => [handler.type, handler]),
+  );
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  get types(): string[] {
+    return [...this.handlers.keys()];
+  }
+
+  /** The handler of a type named in a URL: an unknown type is a 404 there. */
+  handlerForUrl(type: string): RecordHandler {
+    const handler = this.handlers.get(type);
+    if (!handler) throw notFound(`unknown type "${type}"`);
+    return handler;
+  }
+
+  async applyPatch(document: unknown, actor: string): Promise<PatchOutcome> {
+    const values = this.checkDocument(document);
+    let failedAt = -1;
+    try {
+      const operations = values.map((value, index) => {
+        failedAt = index;
+        return this.parseOperation(value, '');
+      });
+      const results = await this.dataSource.transaction(async (manager) => {
+        const done: OperationResult[] = [];
+        for (const [index, operation] of operations.entries()) {
+          failedAt = index;
+          done.push(await this.apply(manager, operation, actor));
+        }
+        return done;
+      });
+      return { ok: true, results };
+    } catch (error) {
+      if (!(error instanceof AdminError)) throw error;
+      return {
+        ok: false,
+        status: error.status,
+        errors: values.map((_, index) => ({
+          errors: [index === failedAt ? error.toObject(`/${index}`) : notApplied(index, failedAt)],
+        })),
+      };
+    }
+  }
+
+  /** POST /admin/<type>: one add, in its own transaction. */
+  async create(type: string, document: unknown, actor: string): Promise<OperationResult> {
+    this.handlerForUrl(type);
+    return this.dataSource.transaction((manager) => this.apply(manager, { op: 'add', type, value: dataOf(document) }, actor));
+  }
+
+  /** PATCH /admin/<type>/<id>: one replace. */
+  async update(type: string, id: number, document: unknown, actor: string): Promise<OperationResult> {
+    this.handlerForUrl(type);
+    return this.dataSource.transaction((manager) => this.apply(manager, { op: 'replace', type, id, value: dataOf(document) }, actor));
+  }
+
+  /** DELETE /admin/<type>/<id>. */
+  async remove(type: string, id: number, actor: string): Promise<void> {
+    this.handlerForUrl(type);
+    await this.dataSource.transaction((manager) => this.apply(manager, { op: 'remove', type, id }, actor));
+  }
+
+  async read(type: string, id: number, include: string[]): Promise<{ data: ResourceObject; included?: ResourceObject[] }> {
+    const handler = this.handlerForUrl(type);
+    this.checkIncludes(handler, include);
+    const [record] = await handler.find(this.dataSource.manager, [id]);
+    if (!record) throw notFound(`no ${type} with id ${id}`);
+    return { data: record, ...(await this.included([record], include)) };
+  }
+
+  async list(type: string, page: Page, include: string[]) {
+    const handler = this.handlerForUrl(type);
+    this.checkIncludes(handler, include);
+    const { records, total } = await handler.list(this.dataSource.manager, (page.number - 1) * page.size, page.size);
+    return { data: records, ...(await this.included(records, include)), meta: { total, page }, lastPage: Math.max(1, Math.ceil(total / page.size)) };
+  }
+
+  private async apply(manager: EntityManager, operation: Operation, actor: string): Promise<OperationResult> {
+    const handler = this.handlers.get(operation.type)!;
+    if (operation.op === 'remove') {
+      const before = await handler.snapshot(manager, operation.id);
+      await handler.remove(manager, operation.id);
+      await audit(manager, actor, operation.op, handler.type, operation.id, before, null);
+      return { data: null };
+    }
+    const input = parseResourceInput(operation.value, '/value');
+    if (input.type !== handler.type) {
+      throw conflict(`the resource object's type "${input.type}" does not match the path's type "${handler.type}"`, '/value/type');
+    }
+    let written: Written;
+    let before = null;
+    if (operation.op === 'add') {
+      written = await handler.create(manager, input);
+    } else {
+      if (input.id !== undefined && input.id !== operation.id) {
+        throw conflict(`the resource object's id ${input.id} does not match the path's id ${operation.id}`, '/value/id');
+      }
+      before = await handler.snapshot(manager, operation.id);
+      written = await handler.update(manager, operation.id, input);
+    }
+    await audit(manager, actor, operation.op, handler.type, written.id, before, await handler.snapshot(manager, written.id));
+    const [data] = await handler.find(manager, [written.id]);
+    if (!written.meta) return { data: data! };
+    return { data: { ...data!, meta: { ...data!.meta, ...written.meta } }, meta: written.meta };
+  }
+
+  /** Document-level checks; their errors are a plain errors document, not per operation. */
+  private checkDocument(document: unknown): unknown[] {
+    if (!Array.isArray(document)) throw malformed('a JSON Patch document is an array of operations', '');
+    if (document.length > MAX_OPERATIONS) throw new AdminError(413, 'too_many_operations', `at most ${MAX_OPERATIONS} operations per request`);
+    if (document.length === 0) throw malformed('the JSON Patch document has no operations', '');
+    return document;
+  }
+
+  private parseOperation(value: unknown, pointer: string): Operation {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw malformed('an operation must be an object', pointer);
+    const { op, path } = value as Record<string, unknown>;
+    const members = Object.keys(value);
+    const unknown = members.find((member) => !['op', 'path', 'value'].includes(member));
+    if (unknown !== undefined) throw malformed(`unknown member "${unknown}" in the operation`, `${pointer}/${unknown}`);
+    if (op !== 'add' && op !== 'replace' && op !== 'remove') throw malformed('op must be add, replace or remove', `${pointer}/op`);
+    if (typeof path !== 'string') throw malformed('path must be a string', `${pointer}/path`);
+    const match = /^\/([a-z-]+)(?:\/([^/]+))?$/.exec(path);
+    if (!match || !this.handlers.has(match[1]!)) throw malformed(`path "${path.slice(0, 100)}" names no known type`, `${pointer}/path`);
+    const type = match[1]!;
+    if (op === 'add') {
+      if (match[2] !== undefined) throw malformed('add takes the path /<type>; put the id in the value', `${pointer}/path`);
+      if (!('value' in value)) throw malformed('add needs a value', pointer);
+      return { op, type, value: (value as { value: unknown }).value };
+    }
+    if (match[2] === undefined) throw malformed(`${op} takes the path /<type>/<id>`, `${pointer}/path`);
+    const id = parseId(match[2], `${pointer}/path`);
+    if (op === 'remove') return { op, type, id };
+    if (!('value' in value)) throw malformed('replace needs a value', pointer);
+    return { op, type, id, value: (value as { value: unknown }).value };
+  }
+
+  private checkIncludes(handler: RecordHandler, include: string[]): void {
+    for (const path of include) {
+      let current = handler;
+      for (const name of path.split('.')) {
+        const next = current.relationships[name];
+        if (!next) throw malformed(`unknown include "${path}"`);
+        current = this.handlers.get(next)!;
+      }
+    }
+  }
+
+  /** Related records named by `include` paths, each once, without the primary records. */
+  private async included(primary: ResourceObject[], include: string[]): Promise<{ included?: ResourceObject[] }> {
+    if (include.length === 0) return {};
+    const seen = new Map<string, ResourceObject>(primary.map((record) => [`${record.type}:${record.id}`, record]));
+    const found = new Map<string, ResourceObject>();
+    for (const path of include) {
+      let level = primary;
+      for (const name of path.split('.')) {
+        const wanted = new Map<string, number[]>();
+        for (const record of level) {
+          const target = record.relationships?.[name]?.data;
+          if (target) wanted.set(target.type, [...(wanted.get(target.type) ?? []), Number(target.id)]);
+        }
+        level = [];
+        for (const [type, ids] of wanted) {
+          for (const record of await this.handlers.get(type)!.find(this.dataSource.manager, [...new Set(ids)])) {
+            const key = `${record.type}:${record.id}`;
+            if (!seen.has(key)) found.set(key, record);
+            level.push(record);
+          }
+        }
+      }
+    }
+    return { included: [...found.values()] };
+  }
+}
+
+function dataOf(document: unknown): unknown {
+  if (typeof document !== 'object' || document === null || !('data' in document)) {
+    throw malformed('a JSON:API document needs a "data" member', '');
+  }
+  return (document as { data: unknown }).data;
+}
+
+function notApplied(index: number, failedAt: number): ErrorObject {
+  return {
+    status: '424',
+    code: 'not_applied',
+    title: 'Failed Dependency',
+    detail: `operation ${index} was not applied because operation ${failedAt} failed`,
+    source: { pointer: `/${index}` },
+  };
+}
+
+async function audit(
+  manager: EntityManager,
+  actor: string,
+  operation: string,
+  recordType: string,
+  recordId: number,
+  before: object | null,
+  after: object | null,
+): Promise<void> {
+  await manager.query(
+    'INSERT INTO audit_event (actor, operation, record_type, record_id, before, after) VALUES ($1, $2, $3, $4, $5, $6)',
+    [actor, operation, recordType, recordId, before === null ? null : JSON.stringify(before), after === null ? null : JSON.stringify(after)],
+  );
+}

@@ -1,0 +1,85 @@
+import { Controller, Delete, Get, Param, Patch, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { AdminExceptionFilter } from './admin-exception.filter.js';
+import { AdminRecordsService, type Page } from './admin-records.service.js';
+import { AdminTokenGuard } from './admin-token.guard.js';
+import { malformed } from './json-api/admin-error.js';
+import { JSON_API, readJsonApiBody } from './json-api/request-body.js';
+import { parseId } from './json-api/resource-object.js';
+import { sendJsonApi } from './json-api/send-json-api.js';
+
+const JSON_PATCH = `${JSON_API}; ext=jsonpatch`;
+const MAX_PAGE_SIZE = 100;
+
+/** `{admin_url}`: JSON Patch over every type, and plain JSON:API per type (API.md §6). */
+@Controller('admin')
+@UseGuards(AdminTokenGuard)
+@UseFilters(AdminExceptionFilter)
+export class AdminController {
+  constructor(private readonly records: AdminRecordsService) {}
+
+  @Patch()
+  async patch(@Req() request: Request, @Res() response: Response): Promise<void> {
+    const outcome = await this.records.applyPatch(await readJsonApiBody(request, true), actorOf(request));
+    if (outcome.ok) sendJsonApi(response, 200, outcome.results, JSON_PATCH);
+    else sendJsonApi(response, outcome.status, outcome.errors, JSON_PATCH);
+  }
+
+  @Get(':type')
+  async list(@Param('type') type: string, @Req() request: Request, @Res() response: Response): Promise<void> {
+    const page = pageOf(request);
+    const { lastPage, ...document } = await this.records.list(type, page, includeOf(request));
+    const link = (number: number) => `/admin/${type}?page[number]=${number}&page[size]=${page.size}`;
+    const links = { self: link(page.number), first: link(1), last: link(lastPage), ...(page.number < lastPage ? { next: link(page.number + 1) } : {}), ...(page.number > 1 ? { prev: link(page.number - 1) } : {}) };
+    sendJsonApi(response, 200, { ...document, links });
+  }
+
+  @Get(':type/:id')
+  async read(@Param('type') type: string, @Param('id') id: string, @Req() request: Request, @Res() response: Response): Promise<void> {
+    sendJsonApi(response, 200, await this.records.read(type, parseId(id, '/id'), includeOf(request)));
+  }
+
+  @Post(':type')
+  async create(@Param('type') type: string, @Req() request: Request, @Res() response: Response): Promise<void> {
+    this.records.handlerForUrl(type);
+    const result = await this.records.create(type, await readJsonApiBody(request, false), actorOf(request));
+    sendJsonApi(response, 201, result, JSON_API, { Location: `/admin/${type}/${result.data!.id}` });
+  }
+
+  @Patch(':type/:id')
+  async update(@Param('type') type: string, @Param('id') id: string, @Req() request: Request, @Res() response: Response): Promise<void> {
+    const recordId = parseId(id, '/id');
+    this.records.handlerForUrl(type);
+    sendJsonApi(response, 200, await this.records.update(type, recordId, await readJsonApiBody(request, false), actorOf(request)));
+  }
+
+  @Delete(':type/:id')
+  async remove(@Param('type') type: string, @Param('id') id: string, @Req() request: Request, @Res() response: Response): Promise<void> {
+    await this.records.remove(type, parseId(id, '/id'), actorOf(request));
+    sendJsonApi(response, 204, undefined);
+  }
+}
+
+/** Who, for the audit trail: the one administrative credential, from this address. */
+function actorOf(request: Request): string {
+  return `admin-token@${request.ip ?? 'unknown'}`;
+}
+
+function includeOf(request: Request): string[] {
+  const include = request.query.include;
+  if (include === undefined) return [];
+  if (typeof include !== 'string' || include === '') throw malformed('include must be one comma-separated list');
+  return include.split(',');
+}
+
+function pageOf(request: Request): Page {
+  const read = (name: string, fallback: number, max: number) => {
+    const value = request.query[`page[${name}]`];
+    if (value === undefined) return fallback;
+    if (typeof value !== 'string' || !/^[1-9]\d{0,5}$/.test(value) || Number(value) > max) {
+      throw malformed(`page[${name}] must be a whole number from 1 to ${max}`);
+    }
+    return Number(value);
+  };
+  return { number: read('number', 1, 999_999), size: read('size', 20, MAX_PAGE_SIZE) };
+}

@@ -1,0 +1,68 @@
+import { malformed, ruleBroken } from '../json-api/admin-error.js';
+import { escape } from '../json-api/resource-object.js';
+
+export type AttributeKind = 'string' | 'text' | 'positive-integer' | 'string-array';
+
+/** How an attribute is read from JSON and stored in a column. */
+export type AttributeSpec = {
+  name: string;
+  column: string;
+  kind: AttributeKind;
+  required: boolean;
+  nullable?: boolean;
+  maxLength?: number;
+};
+
+const MAX_INT = 2_147_483_647;
+
+/**
+ * Validates one attribute value before it reaches the database: a wrong JSON type, a NUL or
+ * control character or an over-long string is a 400 naming the member.
+ */
+export function checkAttribute(spec: AttributeSpec, value: unknown): unknown {
+  const pointer = `/value/attributes/${escape(spec.name)}`;
+  if (value === null) {
+    if (spec.nullable) return null;
+    throw malformed(`attribute "${spec.name}" must not be null`, pointer);
+  }
+  switch (spec.kind) {
+    case 'positive-integer':
+      if (typeof value !== 'number' || !Number.isInteger(value)) {
+        throw malformed(`attribute "${spec.name}" must be an integer`, pointer);
+      }
+      if (value < 1 || value > MAX_INT) throw ruleBroken(`attribute "${spec.name}" must be from 1 to ${MAX_INT}`, pointer);
+      return value;
+    case 'string-array':
+      if (!Array.isArray(value) || value.length > 100) throw malformed(`attribute "${spec.name}" must be an array of at most 100 strings`, pointer);
+      return value.map((item) => checkString(spec, item, pointer));
+    default:
+      return checkString(spec, value, pointer);
+  }
+}
+
+function checkString(spec: AttributeSpec, value: unknown, pointer: string): string {
+  if (typeof value !== 'string') throw malformed(`attribute "${spec.name}" must be a string`, pointer);
+  const maxLength = spec.maxLength ?? 255;
+  if (value.length > maxLength) throw malformed(`attribute "${spec.name}" is longer than ${maxLength} characters`, pointer);
+  // Text may carry line breaks; nothing may carry NUL or other control characters.
+  const forbidden = spec.kind === 'text' ? /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/ : /[\x00-\x1f\x7f]/;
+  if (forbidden.test(value)) throw malformed(`attribute "${spec.name}" contains a control character`, pointer);
+  if (spec.required && value.trim() === '') throw malformed(`attribute "${spec.name}" must not be empty`, pointer);
+  return value;
+}
+
+/** Every attribute named in the input is known, and (for a create) every required one is there. */
+export function readAttributes(specs: AttributeSpec[], attributes: Map<string, unknown>, creating: boolean): Map<AttributeSpec, unknown> {
+  const values = new Map<AttributeSpec, unknown>();
+  for (const [name, value] of attributes) {
+    const spec = specs.find((candidate) => candidate.name === name);
+    if (!spec) throw malformed(`unknown attribute "${name}"`, `/value/attributes/${escape(name)}`);
+    values.set(spec, checkAttribute(spec, value));
+  }
+  if (creating) {
+    for (const spec of specs) {
+      if (spec.required && !values.has(spec)) throw malformed(`attribute "${spec.name}" is required`, '/value/attributes');
+    }
+  }
+  return values;
+}

@@ -1,0 +1,197 @@
+import type { EntityManager } from 'typeorm';
+import { generateClientSecret, hashClientSecret } from '../../clients/client-secrets.js';
+import { RegistrationError, validateRegistration, type ClientRegistration } from '../../clients/client-registration.js';
+import { conflict, malformed, notFound, ruleBroken } from '../json-api/admin-error.js';
+import { escape, type ResourceInput, type ResourceObject } from '../json-api/resource-object.js';
+import { readAttributes, type AttributeSpec } from './attribute-rules.js';
+import { allocateId, keepIdsAhead } from './record-ids.js';
+import type { RecordHandler, Snapshot, Written } from './record-handler.js';
+
+// API.md §3: the client registration, its metadata row and its redirect URIs, as one type.
+const ATTRIBUTES: AttributeSpec[] = [
+  { name: 'clientId', column: 'client_id', kind: 'string', required: true },
+  { name: 'clientName', column: 'client_name', kind: 'string', required: true },
+  { name: 'clientType', column: 'client_type', kind: 'string', required: false },
+  { name: 'clientAuthenticationType', column: 'client_authentication_type', kind: 'string', required: false },
+  { name: 'grantTypes', column: 'grant_types', kind: 'string', required: false },
+  { name: 'allowedScopes', column: 'allowed_scopes', kind: 'string', required: true, maxLength: 4096 },
+  { name: 'redirectUris', column: 'redirect_uris', kind: 'string-array', required: false, maxLength: 2048 },
+  { name: 'issuerUri', column: 'issuer_uri', kind: 'string', required: false, nullable: true, maxLength: 2048 },
+  { name: 'jwksUri', column: 'jwks_uri', kind: 'string', required: false, nullable: true, maxLength: 2048 },
+  { name: 'jwksRaw', column: 'jwks_raw', kind: 'text', required: false, nullable: true, maxLength: 65536 },
+  { name: 'metaDataRaw', column: 'meta_data_raw', kind: 'text', required: false, nullable: true, maxLength: 65536 },
+  // Write-only: hashed at once, never read back.
+  { name: 'clientSecret', column: 'client_secret', kind: 'string', required: false },
+];
+
+// Registration field names (clients module) → JSON:API attribute names.
+const FIELD_TO_ATTRIBUTE: Record<string, string> = { authenticationType: 'clientAuthenticationType' };
+
+type Row = {
+  id: number; version: number; date_created: Date; last_updated: Date; client_id: string; client_name: string;
+  metadata_id: number; client_type: string; client_authentication_type: string; grant_types: string; allowed_scopes: string;
+  issuer_uri: string | null; jwks_uri: string | null; jwks_raw: string | null; meta_data_raw: string | null; redirect_uris: string[];
+};
+
+const SELECT = `SELECT c.id, c.version, c.date_created, c.last_updated, c.client_id, c.client_name, c.metadata_id,
+    m.client_type, m.client_authentication_type, m.grant_types, m.allowed_scopes, m.issuer_uri, m.jwks_uri, m.jwks_raw, m.meta_data_raw,
+    COALESCE((SELECT array_agg(r.uri ORDER BY r.id) FROM redirect_uri r WHERE r.client_id = c.id), '{}') AS redirect_uris
+  FROM client c JOIN client_metadata m ON m.id = c.metadata_id`;
+
+/** `uma-client`: maps onto the clients module's registration; secrets go in, never out. */
+export class ClientRecordHandler implements RecordHandler {
+  readonly type = 'uma-client';
+  readonly relationships = {};
+
+  async create(manager: EntityManager, input: ResourceInput): Promise<Written> {
+    const values = this.read(input, true);
+    const registration = this.validate({ ...(values as ClientRegistration) });
+    const generated = registration.clientSecret === undefined;
+    const secret = registration.clientSecret ?? generateClientSecret();
+    const id = input.id ?? (await allocateId(manager, 'client'));
+    if (input.id !== undefined && (await manager.query('SELECT 1 FROM client WHERE id = $1', [id])).length > 0) {
+      throw conflict(`uma-client ${id} already exists`, '/value/id');
+    }
+    const [{ id: metadataId }] = await manager.query(
+      `INSERT INTO client_metadata (client_type, client_authentication_type, grant_types, allowed_scopes, client_secret_hash, issuer_uri, jwks_uri, jwks_raw, meta_data_raw)
+       VALUES ('CONFIDENTIAL', $1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+      [registration.authenticationType, registration.grantTypes, registration.allowedScopes, await hashClientSecret(secret),
+        values.issuerUri ?? null, values.jwksUri ?? null, values.jwksRaw ?? null, values.metaDataRaw ?? null],
+    );
+    await manager.query('INSERT INTO client (id, client_id, client_name, metadata_id) VALUES ($1, $2, $3, $4)', [id, registration.clientId, registration.clientName, metadataId])
+      .catch((error: unknown) => {
+        if ((error as { code?: string }).code !== '23505') throw error;
+        const onId = (error as { constraint?: string }).constraint?.startsWith('PK_');
+        throw onId ? conflict(`uma-client ${id} already exists`, '/value/id') : conflict(`another uma-client already has clientId "${registration.clientId}"`, '/value/attributes/clientId');
+      });
+    if (input.id !== undefined) await keepIdsAhead(manager, 'client', id);
+    await this.writeRedirectUris(manager, id, registration.redirectUris);
+    return { id, meta: generated ? { clientSecret: secret } : undefined };
+  }
+
+  async update(manager: EntityManager, id: number, input: ResourceInput): Promise<Written> {
+    const values = this.read(input, false);
+    const [current] = await this.rows(manager, 'WHERE c.id = $1 FOR UPDATE OF c', [id]);
+    if (!current) throw notFound(`no uma-client with id ${id}`, '/path');
+    const merged = { ...this.registrationOf(current), ...values } as ClientRegistration & Record<string, unknown>;
+    const registration = this.validate(merged);
+    await manager.query('UPDATE client SET client_id = $2, client_name = $3, version = version + 1, last_updated = now() WHERE id = $1', [id, registration.clientId, registration.clientName])
+      .catch((error: unknown) => {
+        if ((error as { code?: string }).code === '23505') throw conflict(`another uma-client already has clientId "${registration.clientId}"`, '/value/attributes/clientId');
+        throw error;
+      });
+    const secretHash = registration.clientSecret === undefined ? null : await hashClientSecret(registration.clientSecret);
+    await manager.query(
+      `UPDATE client_metadata SET client_authentication_type = $2, grant_types = $3, allowed_scopes = $4,
+          issuer_uri = $5, jwks_uri = $6, jwks_raw = $7, meta_data_raw = $8,
+          client_secret_hash = COALESCE($9, client_secret_hash), version = version + 1, last_updated = now()
+        WHERE id = $1`,
+      [current.metadata_id, registration.authenticationType, registration.grantTypes, registration.allowedScopes,
+        merged.issuerUri ?? null, merged.jwksUri ?? null, merged.jwksRaw ?? null, merged.metaDataRaw ?? null, secretHash],
+    );
+    if (values.redirectUris !== undefined) {
+      await manager.query('DELETE FROM redirect_uri WHERE client_id = $1', [id]);
+      await this.writeRedirectUris(manager, id, registration.redirectUris);
+    }
+    return { id };
+  }
+
+  async remove(manager: EntityManager, id: number): Promise<void> {
+    const [current] = await this.rows(manager, 'WHERE c.id = $1', [id]);
+    if (!current) throw notFound(`no uma-client with id ${id}`, '/path');
+    await manager.query('DELETE FROM redirect_uri WHERE client_id = $1', [id]);
+    await manager.query('DELETE FROM client WHERE id = $1', [id]).catch((error: unknown) => {
+      if ((error as { code?: string }).code === '23503') throw conflict(`uma-client ${id} is still referenced by tickets or requested resources`, '/path');
+      throw error;
+    });
+    await manager.query('DELETE FROM client_metadata WHERE id = $1', [current.metadata_id]);
+  }
+
+  async find(manager: EntityManager, ids: number[]): Promise<ResourceObject[]> {
+    if (ids.length === 0) return [];
+    return (await this.rows(manager, 'WHERE c.id = ANY($1)', [ids])).map((row) => this.serialise(row));
+  }
+
+  async list(manager: EntityManager, offset: number, limit: number): Promise<{ records: ResourceObject[]; total: number }> {
+    const rows = await this.rows(manager, 'ORDER BY c.id LIMIT $1 OFFSET $2', [limit, offset]);
+    const [{ count }] = await manager.query('SELECT count(*)::int AS count FROM client');
+    return { records: rows.map((row) => this.serialise(row)), total: count };
+  }
+
+  async snapshot(manager: EntityManager, id: number): Promise<Snapshot | null> {
+    const [record] = await this.find(manager, [id]);
+    return record ? { ...record.attributes } : null;
+  }
+
+  private rows(manager: EntityManager, tail: string, parameters: unknown[]): Promise<Row[]> {
+    return manager.query(`${SELECT} ${tail}`, parameters);
+  }
+
+  private serialise(row: Row): ResourceObject {
+    const registration = this.registrationOf(row);
+    return {
+      type: this.type,
+      id: String(row.id),
+      attributes: {
+        clientId: registration.clientId,
+        clientName: registration.clientName,
+        clientType: row.client_type,
+        clientAuthenticationType: registration.authenticationType,
+        grantTypes: registration.grantTypes,
+        allowedScopes: registration.allowedScopes,
+        redirectUris: registration.redirectUris,
+        issuerUri: row.issuer_uri,
+        jwksUri: row.jwks_uri,
+        jwksRaw: row.jwks_raw,
+        metaDataRaw: row.meta_data_raw,
+      },
+      meta: { version: row.version, dateCreated: row.date_created, lastUpdated: row.last_updated },
+    };
+  }
+
+  private registrationOf(row: Row): ClientRegistration & Record<string, unknown> {
+    return {
+      clientId: row.client_id,
+      clientName: row.client_name,
+      authenticationType: row.client_authentication_type,
+      grantTypes: row.grant_types,
+      allowedScopes: row.allowed_scopes,
+      redirectUris: row.redirect_uris,
+      issuerUri: row.issuer_uri,
+      jwksUri: row.jwks_uri,
+      jwksRaw: row.jwks_raw,
+      metaDataRaw: row.meta_data_raw,
+    };
+  }
+
+  /** Input attributes by JSON:API name, with clientAuthenticationType under the registration's name. */
+  private read(input: ResourceInput, creating: boolean): Record<string, unknown> {
+    if (input.relationships.size > 0) {
+      const [name] = input.relationships.keys();
+      throw malformed(`uma-client has no relationship "${name}"`, `/value/relationships/${escape(name!)}`);
+    }
+    const values: Record<string, unknown> = {};
+    for (const [spec, value] of readAttributes(ATTRIBUTES, input.attributes, creating)) {
+      values[spec.name === 'clientAuthenticationType' ? 'authenticationType' : spec.name] = value;
+    }
+    if (values.clientType !== undefined && values.clientType !== 'CONFIDENTIAL') {
+      throw ruleBroken('only CONFIDENTIAL clients are supported', '/value/attributes/clientType');
+    }
+    delete values.clientType;
+    return values;
+  }
+
+  private validate(registration: ClientRegistration) {
+    try {
+      return validateRegistration(registration);
+    } catch (error) {
+      if (!(error instanceof RegistrationError)) throw error;
+      const attribute = FIELD_TO_ATTRIBUTE[error.field] ?? error.field;
+      throw ruleBroken(error.message, `/value/attributes/${attribute}`);
+    }
+  }
+
+  private async writeRedirectUris(manager: EntityManager, clientId: number, uris: string[]): Promise<void> {
+    for (const uri of uris) await manager.query('INSERT INTO redirect_uri (client_id, uri) VALUES ($1, $2)', [clientId, uri]);
+  }
+}

@@ -1,0 +1,25 @@
+import type { EntityManager } from 'typeorm';
+import type { ResourceInput, ResourceObject } from '../json-api/resource-object.js';
+
+/** What a write returns: the record's id, and meta shown once (a generated client secret). */
+export type Written = { id: number; meta?: Record<string, unknown> };
+
+/** Attribute values as stored for the audit trail: never a secret. */
+export type Snapshot = Record<string, unknown>;
+
+/**
+ * One JSON:API type of the admin interface. Every method runs inside the request's transaction
+ * and throws AdminError (with a pointer relative to the operation's `value`) for a refusal.
+ */
+export interface RecordHandler {
+  readonly type: string;
+  /** Relationship name → related type, for `include`. */
+  readonly relationships: Readonly<Record<string, string>>;
+  create(manager: EntityManager, input: ResourceInput): Promise<Written>;
+  update(manager: EntityManager, id: number, input: ResourceInput): Promise<Written>;
+  remove(manager: EntityManager, id: number): Promise<void>;
+  /** The records with these ids, in no particular order; missing ones are left out. */
+  find(manager: EntityManager, ids: number[]): Promise<ResourceObject[]>;
+  list(manager: EntityManager, offset: number, limit: number): Promise<{ records: ResourceObject[]; total: number }>;
+  snapshot(manager: EntityManager, id: number): Promise<Snapshot | null>;
+}

@@ -1,0 +1,149 @@
+import type { EntityManager } from 'typeorm';
+import { conflict, malformed, notFound } from '../json-api/admin-error.js';
+import { escape, type ResourceInput, type ResourceObject } from '../json-api/resource-object.js';
+import { readAttributes, type AttributeSpec } from './attribute-rules.js';
+import { allocateId, keepIdsAhead } from './record-ids.js';
+import type { RecordHandler, Snapshot, Written } from './record-handler.js';
+
+export type RelationshipSpec = { name: string; type: string; table: string; column: string };
+
+/** A consistency rule of API.md §3, run after a write of this type. */
+export type Rule = (manager: EntityManager, id: number) => Promise<void>;
+
+export type TableSpec = {
+  type: string;
+  table: string;
+  attributes: AttributeSpec[];
+  relationships: RelationshipSpec[];
+  rules?: Rule[];
+  /** Unique constraint name → the attribute it concerns, to answer 409 naming it. */
+  uniques?: Record<string, string>;
+};
+
+type Row = Record<string, unknown> & { id: number; version: number; date_created: Date; last_updated: Date };
+
+/** A JSON:API type stored in one table: plain columns and to-one foreign keys. */
+export class TableRecordHandler implements RecordHandler {
+  readonly type: string;
+  readonly relationships: Record<string, string>;
+
+  constructor(private readonly spec: TableSpec) {
+    this.type = spec.type;
+    this.relationships = Object.fromEntries(spec.relationships.map((relationship) => [relationship.name, relationship.type]));
+  }
+
+  async create(manager: EntityManager, input: ResourceInput): Promise<Written> {
+    const columns = await this.columnsOf(manager, input, true);
+    const id = input.id ?? (await allocateId(manager, this.spec.table));
+    if (input.id !== undefined) await this.assertFree(manager, input.id);
+    columns.set('id', id);
+    const names = [...columns.keys()];
+    await this.write(manager, `INSERT INTO "${this.spec.table}" (${names.map((name) => `"${name}"`).join(', ')})
+      VALUES (${names.map((_, index) => `$${index + 1}`).join(', ')})`, [...columns.values()]);
+    if (input.id !== undefined) await keepIdsAhead(manager, this.spec.table, input.id);
+    await this.checkRules(manager, id);
+    return { id };
+  }
+
+  async update(manager: EntityManager, id: number, input: ResourceInput): Promise<Written> {
+    const columns = await this.columnsOf(manager, input, false);
+    const assignments = [...columns.keys()].map((name, index) => `"${name}" = $${index + 2}`);
+    const rows: unknown[] = await this.write(manager, `UPDATE "${this.spec.table}"
+      SET ${[...assignments, 'version = version + 1', 'last_updated = now()'].join(', ')}
+      WHERE id = $1 RETURNING id`, [id, ...columns.values()]);
+    if (affected(rows) === 0) throw notFound(`no ${this.type} with id ${id}`, '/path');
+    await this.checkRules(manager, id);
+    return { id };
+  }
+
+  async remove(manager: EntityManager, id: number): Promise<void> {
+    const rows: unknown[] = await manager.query(`DELETE FROM "${this.spec.table}" WHERE id = $1 RETURNING id`, [id]).catch((error: unknown) => {
+      if ((error as { code?: string }).code === '23503') throw conflict(`${this.type} ${id} is still referenced by other records`, '/path');
+      throw error;
+    });
+    if (affected(rows) === 0) throw notFound(`no ${this.type} with id ${id}`, '/path');
+  }
+
+  async find(manager: EntityManager, ids: number[]): Promise<ResourceObject[]> {
+    if (ids.length === 0) return [];
+    const rows: Row[] = await manager.query(`SELECT * FROM "${this.spec.table}" WHERE id = ANY($1)`, [ids]);
+    return rows.map((row) => this.serialise(row));
+  }
+
+  async list(manager: EntityManager, offset: number, limit: number): Promise<{ records: ResourceObject[]; total: number }> {
+    const rows: Row[] = await manager.query(`SELECT * FROM "${this.spec.table}" ORDER BY id LIMIT $1 OFFSET $2`, [limit, offset]);
+    const [{ count }] = await manager.query(`SELECT count(*)::int AS count FROM "${this.spec.table}"`);
+    return { records: rows.map((row) => this.serialise(row)), total: count };
+  }
+
+  async snapshot(manager: EntityManager, id: number): Promise<Snapshot | null> {
+    const [record] = await this.find(manager, [id]);
+    if (!record) return null;
+    const related = Object.fromEntries(Object.entries(record.relationships ?? {}).map(([name, value]) => [name, value.data?.id ?? null]));
+    return { ...record.attributes, ...related };
+  }
+
+  private serialise(row: Row): ResourceObject {
+    return {
+      type: this.type,
+      id: String(row.id),
+      attributes: Object.fromEntries(this.spec.attributes.map((spec) => [spec.name, row[spec.column] ?? null])),
+      relationships: Object.fromEntries(
+        this.spec.relationships.map((relationship) => [
+          relationship.name,
+          { data: row[relationship.column] == null ? null : { type: relationship.type, id: String(row[relationship.column]) } },
+        ]),
+      ),
+      meta: { version: row.version, dateCreated: row.date_created, lastUpdated: row.last_updated },
+    };
+  }
+
+  /** Column values from the input: attributes validated, related records checked to exist. */
+  private async columnsOf(manager: EntityManager, input: ResourceInput, creating: boolean): Promise<Map<string, unknown>> {
+    const columns = new Map<string, unknown>();
+    for (const [spec, value] of readAttributes(this.spec.attributes, input.attributes, creating)) columns.set(spec.column, value);
+    for (const [name, target] of input.relationships) {
+      const spec = this.spec.relationships.find((candidate) => candidate.name === name);
+      const pointer = `/value/relationships/${escape(name)}`;
+      if (!spec) throw malformed(`unknown relationship "${name}"`, pointer);
+      if (target.type !== spec.type) throw conflict(`relationship "${name}" must point to a ${spec.type}, not a ${target.type}`, `${pointer}/data/type`);
+      const found: unknown[] = await manager.query(`SELECT 1 FROM "${spec.table}" WHERE id = $1 FOR KEY SHARE`, [target.id]);
+      if (found.length === 0) throw notFound(`no ${spec.type} with id ${target.id}`, pointer);
+      columns.set(spec.column, target.id);
+    }
+    if (creating) {
+      for (const spec of this.spec.relationships) {
+        if (!input.relationships.has(spec.name)) throw malformed(`relationship "${spec.name}" is required`, '/value/relationships');
+      }
+    }
+    return columns;
+  }
+
+  private async assertFree(manager: EntityManager, id: number): Promise<void> {
+    const taken: unknown[] = await manager.query(`SELECT 1 FROM "${this.spec.table}" WHERE id = $1`, [id]);
+    if (taken.length > 0) throw conflict(`${this.type} ${id} already exists`, '/value/id');
+  }
+
+  private async write(manager: EntityManager, sql: string, parameters: unknown[]): Promise<unknown[]> {
+    return manager.query(sql, parameters).catch((error: unknown) => {
+      const { code, constraint } = error as { code?: string; constraint?: string };
+      if (code === '23505') {
+        // Two requests adding the same id at once: the primary key decides.
+        const attribute = constraint ? this.spec.uniques?.[constraint] : undefined;
+        if (attribute) throw conflict(`another ${this.type} already has this ${attribute}`, `/value/attributes/${attribute}`);
+        throw conflict(`this ${this.type} already exists`, '/value/id');
+      }
+      if (code === '23503') throw notFound('a related record does not exist', '/value/relationships');
+      throw error;
+    });
+  }
+
+  private async checkRules(manager: EntityManager, id: number): Promise<void> {
+    for (const rule of this.spec.rules ?? []) await rule(manager, id);
+  }
+}
+
+/** TypeORM answers `[rows, count]` for UPDATE and DELETE with RETURNING. */
+function affected(result: unknown[]): number {
+  return Array.isArray(result[0]) ? (result[0] as unknown[]).length : result.length;
+}

@@ -1,0 +1,21 @@
+import { Entity, JoinColumn, ManyToOne, type Relation } from 'typeorm';
+import { RecordEntity } from '../database/record.entity.js';
+import { Purpose } from './purpose.entity.js';
+import { RequestedResource } from './requested-resource.entity.js';
+import { Scope } from './scope.entity.js';
+
+/** Binds a scope and a purpose to a requested resource. */
+@Entity({ name: 'requested_resource_scopes' })
+export class RequestedResourceScopes extends RecordEntity {
+  @ManyToOne(() => Scope, { nullable: false, onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'scope_id' })
+  scope!: Relation<Scope>;
+
+  @ManyToOne(() => Purpose, { nullable: false, onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'purpose_id' })
+  purpose!: Relation<Purpose>;
+
+  @ManyToOne(() => RequestedResource, { nullable: false, onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'requested_resource_id' })
+  requestedResource!: Relation<RequestedResource>;
+}

@@ -1,0 +1,116 @@
+import type { EntityManager } from 'typeorm';
+import { ruleBroken } from '../admin/json-api/admin-error.js';
+import { TableRecordHandler, type TableSpec } from '../admin/records/table-record-handler.js';
+
+const purpose: TableSpec = {
+  type: 'purpose',
+  table: 'purpose',
+  attributes: [{ name: 'name', column: 'name', kind: 'text', required: true, maxLength: 1024 }],
+  relationships: [],
+};
+
+const resourceDefinition: TableSpec = {
+  type: 'resource-definition',
+  table: 'resource_definition',
+  attributes: [
+    { name: 'name', column: 'name', kind: 'string', required: true },
+    { name: 'description', column: 'description', kind: 'text', required: false, nullable: true, maxLength: 2048 },
+  ],
+  relationships: [],
+  uniques: { UQ_resource_definition_name: 'name' },
+};
+
+const scope: TableSpec = {
+  type: 'scope',
+  table: 'scope',
+  attributes: [{ name: 'name', column: 'name', kind: 'string', required: true }],
+  relationships: [{ name: 'resourceDefinition', type: 'resource-definition', table: 'resource_definition', column: 'resource_definition_id' }],
+  uniques: { UQ_scope_name_per_definition: 'name' },
+};
+
+const capabilityTicket: TableSpec = {
+  type: 'capability-ticket',
+  table: 'capability_ticket',
+  attributes: [
+    { name: 'ticketId', column: 'ticket_id', kind: 'string', required: true },
+    { name: 'ticketName', column: 'ticket_name', kind: 'string', required: true },
+  ],
+  relationships: [
+    { name: 'purpose', type: 'purpose', table: 'purpose', column: 'purpose_id' },
+    { name: 'umaClient', type: 'uma-client', table: 'client', column: 'client_id' },
+  ],
+  uniques: { UQ_capability_ticket_ticket_id: 'ticketId' },
+  rules: [(manager, id) => ticketsAndResourcesAgree(manager, 't.id = $1', id, '/value/relationships/umaClient')],
+};
+
+const requestedResource: TableSpec = {
+  type: 'requested-resource',
+  table: 'requested_resource',
+  attributes: [
+    { name: 'maxPermissionDuration', column: 'max_permission_duration', kind: 'positive-integer', required: true },
+    { name: 'requestedResourceId', column: 'requested_resource_id', kind: 'string', required: true },
+  ],
+  relationships: [
+    { name: 'resourceDefinition', type: 'resource-definition', table: 'resource_definition', column: 'resource_definition_id' },
+    { name: 'umaClient', type: 'uma-client', table: 'client', column: 'client_id' },
+  ],
+  rules: [
+    (manager, id) => ticketsAndResourcesAgree(manager, 'r.id = $1', id, '/value/relationships/umaClient'),
+    (manager, id) => scopesBelongToDefinition(manager, 'r.id = $1', id, '/value/relationships/resourceDefinition'),
+  ],
+};
+
+const requestedResourceScopes: TableSpec = {
+  type: 'requested-resource-scopes',
+  table: 'requested_resource_scopes',
+  attributes: [],
+  relationships: [
+    { name: 'scope', type: 'scope', table: 'scope', column: 'scope_id' },
+    { name: 'purpose', type: 'purpose', table: 'purpose', column: 'purpose_id' },
+    { name: 'requestedResource', type: 'requested-resource', table: 'requested_resource', column: 'requested_resource_id' },
+  ],
+  rules: [(manager, id) => scopesBelongToDefinition(manager, 'b.id = $1', id, '/value/relationships/scope')],
+};
+
+const combination: TableSpec = {
+  type: 'requested-resources-capability-tickets',
+  table: 'requested_resources_capability_tickets',
+  attributes: [],
+  relationships: [
+    { name: 'capabilityTicket', type: 'capability-ticket', table: 'capability_ticket', column: 'capability_ticket_id' },
+    { name: 'requestedResource', type: 'requested-resource', table: 'requested_resource', column: 'requested_resource_id' },
+  ],
+  rules: [(manager, id) => ticketsAndResourcesAgree(manager, 'c.id = $1', id, '/value/relationships/requestedResource')],
+};
+
+/** API.md §3: a combination's capability ticket and requested resource belong to one client. */
+async function ticketsAndResourcesAgree(manager: EntityManager, where: string, id: number, pointer: string): Promise<void> {
+  const broken: unknown[] = await manager.query(
+    `SELECT 1 FROM requested_resources_capability_tickets c
+       JOIN capability_ticket t ON t.id = c.capability_ticket_id
+       JOIN requested_resource r ON r.id = c.requested_resource_id
+      WHERE t.client_id <> r.client_id AND ${where} LIMIT 1`,
+    [id],
+  );
+  if (broken.length > 0) {
+    throw ruleBroken('the capability ticket and the requested resource of a combination must belong to the same uma-client', pointer);
+  }
+}
+
+/** API.md §3: a requested-resource-scopes binds a scope of the requested resource's definition. */
+async function scopesBelongToDefinition(manager: EntityManager, where: string, id: number, pointer: string): Promise<void> {
+  const broken: unknown[] = await manager.query(
+    `SELECT 1 FROM requested_resource_scopes b
+       JOIN scope s ON s.id = b.scope_id
+       JOIN requested_resource r ON r.id = b.requested_resource_id
+      WHERE s.resource_definition_id <> r.resource_definition_id AND ${where} LIMIT 1`,
+    [id],
+  );
+  if (broken.length > 0) {
+    throw ruleBroken("the scope must be a scope of the requested resource's resource-definition", pointer);
+  }
+}
+
+export const TICKET_RECORD_HANDLERS = [purpose, resourceDefinition, scope, capabilityTicket, requestedResource, requestedResourceScopes, combination].map(
+  (spec) => new TableRecordHandler(spec),
+);
