@@ -1,7 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { TICKET_RECORD_HANDLERS } from '../tickets/ticket-records.js';
+import { TICKET_RECORDS } from '../tickets/tickets.module.js';
 import { AdminError, conflict, malformed, notFound, type ErrorObject } from './json-api/admin-error.js';
 import { parseId, parseResourceInput, type ResourceObject } from './json-api/resource-object.js';
 import { AuditEventHandler } from './records/audit-event-handler.js';
@@ -31,11 +31,16 @@ export type Page = { number: number; size: number };
  */
 @Injectable()
 export class AdminRecordsService {
-  private readonly handlers = new Map<string, RecordHandler>(
-    [...TICKET_RECORD_HANDLERS, new ClientRecordHandler(), new AuditEventHandler()].map((handler) => [handler.type, handler]),
-  );
+  private readonly handlers: Map<string, RecordHandler>;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(TICKET_RECORDS) ticketRecords: RecordHandler[],
+  ) {
+    this.handlers = new Map(
+      [...ticketRecords, new ClientRecordHandler(), new AuditEventHandler()].map((handler) => [handler.type, handler]),
+    );
+  }
 
   get types(): string[] {
     return [...this.handlers.keys()];

@@ -2,8 +2,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Request } from 'express';
-import { RateLimiterPostgres, type RateLimiterRes } from 'rate-limiter-flexible';
+import type { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { DataSource } from 'typeorm';
+import { failureCounter } from '../auth/auth-throttle.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { AdminError } from './json-api/admin-error.js';
 
@@ -23,16 +24,7 @@ export class AdminTokenGuard implements CanActivate {
   constructor(@Inject(APP_CONFIG) config: AppConfig, @InjectDataSource() dataSource: DataSource) {
     if (!config.adminToken) throw new Error('the admin interface needs an admin token');
     this.expected = digest(config.adminToken);
-    this.failures = new RateLimiterPostgres({
-      storeClient: (dataSource.driver as unknown as { master: unknown }).master,
-      storeType: 'pool',
-      tableName: 'auth_failure',
-      tableCreated: true,
-      clearExpiredByTimeout: false,
-      keyPrefix: 'admin',
-      points: ADMIN_FAILURES_PER_ADDRESS,
-      duration: 60,
-    });
+    this.failures = failureCounter(dataSource, 'admin', ADMIN_FAILURES_PER_ADDRESS);
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {

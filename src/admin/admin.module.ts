@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
+import { TicketsModule } from '../tickets/tickets.module.js';
 import { AdminController } from './admin.controller.js';
 import { AdminRecordsService } from './admin-records.service.js';
 import { AdminTokenGuard } from './admin-token.guard.js';
 
 /** The administrative interface; served only on ADMIN_PORT (see admin-listener.ts). */
 @Module({
+  imports: [TicketsModule],
   controllers: [AdminController],
   providers: [AdminRecordsService, AdminTokenGuard],
 })

@@ -21,10 +21,8 @@ export class AuthThrottle {
   private readonly perAddress: RateLimiterPostgres;
 
   constructor(@InjectDataSource() dataSource: DataSource) {
-    const pool = (dataSource.driver as unknown as { master: unknown }).master;
-    const store = { storeClient: pool, storeType: 'pool', tableName: 'auth_failure', tableCreated: true, clearExpiredByTimeout: false };
-    this.perClient = new RateLimiterPostgres({ ...store, keyPrefix: 'client', points: FAILURES_PER_CLIENT, duration: WINDOW_SECONDS });
-    this.perAddress = new RateLimiterPostgres({ ...store, keyPrefix: 'address', points: FAILURES_PER_ADDRESS, duration: WINDOW_SECONDS });
+    this.perClient = failureCounter(dataSource, 'client', FAILURES_PER_CLIENT);
+    this.perAddress = failureCounter(dataSource, 'address', FAILURES_PER_ADDRESS);
   }
 
   /** Seconds to wait when either limit is used up; undefined when attempts may go on. */
@@ -46,6 +44,20 @@ export class AuthThrottle {
       this.perAddress.penalty(keyOf(address), 1),
     ]);
   }
+}
+
+/** Failures per key and minute in the `auth_failure` table (created by a migration). */
+export function failureCounter(dataSource: DataSource, keyPrefix: string, points: number): RateLimiterPostgres {
+  return new RateLimiterPostgres({
+    storeClient: (dataSource.driver as unknown as { master: unknown }).master,
+    storeType: 'pool',
+    tableName: 'auth_failure',
+    tableCreated: true,
+    clearExpiredByTimeout: false,
+    keyPrefix,
+    points,
+    duration: WINDOW_SECONDS,
+  });
 }
 
 function exhausted(result: RateLimiterRes | null, limit: number): number | undefined {
