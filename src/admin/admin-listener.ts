@@ -27,6 +27,8 @@ export async function listenAdmin(app: NestExpressApplication, port: number, hos
   const handler = app.getHttpAdapter().getInstance() as (request: IncomingMessage, response: unknown) => void;
   const server = createServer((request, response) => {
     (request as unknown as Record<symbol, boolean>)[ADMIN_SOCKET] = true;
+    // API.md §6: administrative messages are English, whatever Accept-Language asks for.
+    response.setHeader('Content-Language', 'en');
     handler(request, response);
   });
   await new Promise<void>((resolve, reject) => {
