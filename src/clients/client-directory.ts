@@ -2,11 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ChangeFeed } from '../database/change-feed.js';
+import { FeedCache } from '../database/feed-cache.js';
 import { splitSpaced, type ClientRecord } from './client-record.js';
 
 const CLIENT_TABLES = new Set(['client', 'client_metadata', 'redirect_uri']);
-// Bounded, so that a flood of random client ids cannot grow memory without limit.
-const MAX_ENTRIES = 100_000;
 
 type Row = {
   id: number;
@@ -20,42 +19,22 @@ type Row = {
 };
 
 /**
- * The token endpoint's view of clients: an in-process cache (unknown ids included) that the
- * change feed empties on any write to the client tables, from any process. While the feed is
- * down the cache is bypassed, so a change is never missed for more than the feed's ping.
+ * The token endpoint's view of clients: an in-process cache (unknown ids included) kept fresh
+ * by the change feed, from any process.
  */
 @Injectable()
 export class ClientDirectory {
-  private readonly entries = new Map<string, ClientRecord | null>();
-  private generation = 0;
+  private readonly cache: FeedCache<string, ClientRecord | null>;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly changes: ChangeFeed,
+    changes: ChangeFeed,
   ) {
-    changes.subscribe((table) => {
-      if (table === undefined || CLIENT_TABLES.has(table)) this.clear();
-    });
+    this.cache = new FeedCache(changes, CLIENT_TABLES);
   }
 
-  async find(clientId: string): Promise<ClientRecord | null> {
-    const cached = this.changes.live ? this.entries.get(clientId) : undefined;
-    if (cached !== undefined) return cached;
-    const generation = this.generation;
-    const record = await this.load(clientId);
-    // A change heard while loading may postdate what was read: do not keep it.
-    if (this.changes.live && generation === this.generation) this.remember(clientId, record);
-    return record;
-  }
-
-  private clear(): void {
-    this.generation += 1;
-    this.entries.clear();
-  }
-
-  private remember(clientId: string, record: ClientRecord | null): void {
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(clientId, record);
+  find(clientId: string): Promise<ClientRecord | null> {
+    return this.cache.get(clientId, (key) => this.load(key));
   }
 
   private async load(clientId: string): Promise<ClientRecord | null> {

@@ -1,10 +1,11 @@
-import { Column, Entity, JoinColumn, ManyToOne, Unique, type Relation } from 'typeorm';
+import { Index, Column, Entity, JoinColumn, ManyToOne, Unique, type Relation } from 'typeorm';
 import { Client } from '../clients/client.entity.js';
 import { RecordEntity } from '../database/record.entity.js';
 import { Purpose } from './purpose.entity.js';
 
 /** Links a purpose to a client. */
 @Entity({ name: 'capability_ticket' })
+@Index('IDX_capability_ticket_client', ['umaClient'])
 @Unique('UQ_capability_ticket_ticket_id', ['ticketId'])
 export class CapabilityTicket extends RecordEntity {
   @Column({ name: 'ticket_id', type: 'varchar', length: 255 })

@@ -1,4 +1,4 @@
-import { Entity, JoinColumn, ManyToOne, type Relation } from 'typeorm';
+import { Index, Entity, JoinColumn, ManyToOne, type Relation } from 'typeorm';
 import { RecordEntity } from '../database/record.entity.js';
 import { Purpose } from './purpose.entity.js';
 import { RequestedResource } from './requested-resource.entity.js';
@@ -6,6 +6,7 @@ import { Scope } from './scope.entity.js';
 
 /** Binds a scope and a purpose to a requested resource. */
 @Entity({ name: 'requested_resource_scopes' })
+@Index('IDX_requested_resource_scopes_resource', ['requestedResource'])
 export class RequestedResourceScopes extends RecordEntity {
   @ManyToOne(() => Scope, { nullable: false, onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'scope_id' })

@@ -1,10 +1,11 @@
-import { Column, Entity, JoinColumn, ManyToOne, type Relation } from 'typeorm';
+import { Index, Column, Entity, JoinColumn, ManyToOne, type Relation } from 'typeorm';
 import { Client } from '../clients/client.entity.js';
 import { RecordEntity } from '../database/record.entity.js';
 import { ResourceDefinition } from './resource-definition.entity.js';
 
 /** Links a client to a resource definition, with the longest permission it may get. */
 @Entity({ name: 'requested_resource' })
+@Index('IDX_requested_resource_client', ['umaClient'])
 export class RequestedResource extends RecordEntity {
   /** Seconds. */
   @Column({ name: 'max_permission_duration', type: 'integer' })

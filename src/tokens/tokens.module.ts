@@ -5,13 +5,14 @@ import { ClientAuthenticator } from '../auth/client-authenticator.js';
 import { ClientAuthGuard } from '../auth/guards/client-auth.guard.js';
 import { ClientBasicStrategy } from '../auth/strategies/client-basic.strategy.js';
 import { ClientsModule } from '../clients/clients.module.js';
+import { TicketsModule } from '../tickets/tickets.module.js';
 import { DiscoveryController } from './discovery.controller.js';
 import { SigningKeysService } from './signing-keys.service.js';
 import { TokensController } from './tokens.controller.js';
 import { TokensService } from './tokens.service.js';
 
 @Module({
-  imports: [PassportModule, ClientsModule],
+  imports: [PassportModule, ClientsModule, TicketsModule],
   controllers: [TokensController, DiscoveryController],
   providers: [
     TokensService,

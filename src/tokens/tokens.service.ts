@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import type { ClientRecord } from '../clients/client-record.js';
+import { ConsentDirectory } from '../tickets/consent-directory.js';
+import { decideCoverage, permissionsOf, type CoveredResource, type ResourceScopeRequest } from '../tickets/consent-coverage.js';
 import { OAuthError } from './oauth-error.js';
 import { asResourceScope, parseScope } from './scope.js';
 import { SigningKeysService } from './signing-keys.service.js';
@@ -22,6 +24,7 @@ export class TokensService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly keys: SigningKeysService,
+    private readonly consents: ConsentDirectory,
   ) {}
 
   /** Answers an authenticated token request (API.md §4), or throws the OAuthError it earns. */
@@ -37,30 +40,31 @@ export class TokensService {
     if (!client.grantTypes.has(grantType)) {
       throw new OAuthError('unauthorized_client', `the client is not registered for the ${grantType} grant`);
     }
-    const scopes = this.grantableScopes(client, parseScope(parameters.scope));
-    return this.accessToken(client, scopes);
-  }
-
-  private grantableScopes(client: ClientRecord, requested: string[]): string[] {
-    const refused = requested.filter((name) => !client.allowedScopes.has(name));
+    const scopes = parseScope(parameters.scope);
+    const refused = scopes.filter((name) => !client.allowedScopes.has(name));
     if (refused.length > 0) {
       throw new OAuthError('invalid_scope', `scope not allowed for this client: ${refused.join(' ')}`);
     }
-    for (const name of requested) {
-      const resource = asResourceScope(name);
-      // Consent tickets are the only way to cover a resource scope; none exists yet.
-      if (resource) {
-        throw new OAuthError(
-          'invalid_scope',
-          `no consent ticket of this client covers resource type "${resource.definition}" for scope "${resource.scope}"`,
-        );
-      }
-    }
-    return requested;
+    const resourceScopes = scopes.map(asResourceScope).filter((resource) => resource !== undefined);
+    const covering = resourceScopes.length > 0 ? await this.covering(client, resourceScopes) : [];
+    return this.accessToken(client, scopes, resourceScopes, covering);
   }
 
-  private async accessToken(client: ClientRecord, scopes: string[]): Promise<TokenResponse> {
-    const lifetime = this.config.accessTokenTtl;
+  /** API.md §4 rule 2: the consent tickets of the client must cover every resource scope. */
+  private async covering(client: ClientRecord, requested: ResourceScopeRequest[]): Promise<CoveredResource[]> {
+    const decision = decideCoverage(requested, await this.consents.coveredFor(client.id));
+    if (!decision.granted) throw new OAuthError('invalid_scope', decision.missing);
+    return decision.covering;
+  }
+
+  private async accessToken(
+    client: ClientRecord,
+    scopes: string[],
+    resourceScopes: ResourceScopeRequest[],
+    covering: CoveredResource[],
+  ): Promise<TokenResponse> {
+    // API.md §4 rule 3: no longer than any covering requested resource allows.
+    const lifetime = Math.min(this.config.accessTokenTtl, ...covering.map((resource) => resource.maxPermissionDuration));
     const issuedAt = Math.floor(Date.now() / 1000);
     const scope = scopes.join(' ');
     const claims = {
@@ -72,6 +76,7 @@ export class TokensService {
       jti: randomUUID(),
       client_id: client.clientId,
       scope,
+      ...(covering.length > 0 ? { permissions: permissionsOf(resourceScopes, covering, issuedAt + lifetime) } : {}),
     };
     const token = await signAccessToken(claims, await this.keys.signingKey());
     return { access_token: token, token_type: 'Bearer', expires_in: lifetime, scope };

@@ -1,0 +1,134 @@
+import request from 'supertest';
+import { add, freshIds, patchAdmin, ref } from './support/admin.js';
+import { basic } from './support/factories.js';
+import { eventually } from './support/processes.js';
+import { startTestApp, type TestApp } from './support/test-app.js';
+
+let server: TestApp;
+
+beforeAll(async () => {
+  server = await startTestApp({ ACCESS_TOKEN_TTL: '3600' });
+});
+
+afterAll(() => server.close());
+
+type Grant = { clientId: string; secret: string; client: number; definitionName: string; combination: number; ticketId: string; resourceId: string };
+
+/** A client allowed `<definition>:read <definition>:write uma_protection`, with or without a ticket for read. */
+async function consentWorld(options: { ticket?: boolean; maxPermissionDuration?: number } = {}): Promise<Grant> {
+  const [client, definition, read, write, purpose, ticket, resource, binding, combination] = freshIds(9);
+  const definitionName = `blood-glucose-level-${definition}`;
+  const clientId = `consent-${client}`;
+  const ticketId = `ticket-${ticket}`;
+  const resourceId = `glucose-of-patient-${resource}`;
+  const operations = [
+    add('uma-client', { id: client, attributes: { clientId, clientName: 'c', allowedScopes: `${definitionName}:read ${definitionName}:write uma_protection` } }),
+    add('resource-definition', { id: definition, attributes: { name: definitionName } }),
+    add('scope', { id: read, attributes: { name: 'read' }, relationships: { resourceDefinition: ref('resource-definition', definition) } }),
+    add('scope', { id: write, attributes: { name: 'write' }, relationships: { resourceDefinition: ref('resource-definition', definition) } }),
+    add('purpose', { id: purpose, attributes: { name: 'Your doctor follows your glucose' } }),
+  ];
+  if (options.ticket !== false) {
+    operations.push(
+      add('capability-ticket', { id: ticket, attributes: { ticketId, ticketName: 'Glucose' }, relationships: { purpose: ref('purpose', purpose), umaClient: ref('uma-client', client) } }),
+      add('requested-resource', { id: resource, attributes: { maxPermissionDuration: options.maxPermissionDuration ?? 7200, requestedResourceId: resourceId }, relationships: { resourceDefinition: ref('resource-definition', definition), umaClient: ref('uma-client', client) } }),
+      add('requested-resource-scopes', { id: binding, relationships: { scope: ref('scope', read), purpose: ref('purpose', purpose), requestedResource: ref('requested-resource', resource) } }),
+      add('requested-resources-capability-tickets', { id: combination, relationships: { capabilityTicket: ref('capability-ticket', ticket), requestedResource: ref('requested-resource', resource) } }),
+    );
+  }
+  const response = await patchAdmin(server, operations);
+  expect(response.status).toBe(200);
+  return { clientId, secret: response.body[0].meta.clientSecret, client, definitionName, combination, ticketId, resourceId };
+}
+
+function ask(target: TestApp, grant: Pick<Grant, 'clientId' | 'secret'>, scope: string) {
+  return request(target.url).post('/oauth2/token').set('Authorization', basic(grant.clientId, grant.secret)).type('form').send({ grant_type: 'client_credentials', scope });
+}
+
+const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());
+
+describe('resource scopes and consent tickets', () => {
+  it('grants a resource scope covered by a consent ticket of the client', async () => {
+    const grant = await consentWorld();
+    const response = await ask(server, grant, `${grant.definitionName}:read`);
+    expect(response.status).toBe(200);
+    expect(response.body.scope).toBe(`${grant.definitionName}:read`);
+  });
+
+  it('names the resource type when the client holds no ticket for it', async () => {
+    const grant = await consentWorld({ ticket: false });
+    const response = await ask(server, grant, `${grant.definitionName}:read`);
+    expect(response.status).toBe(400);
+    expect(response.body.error).toBe('invalid_scope');
+    expect(response.body.error_description).toContain(`no consent ticket of this client covers resource type "${grant.definitionName}"`);
+  });
+
+  it('names the scope when the ticket does not bind it', async () => {
+    const grant = await consentWorld();
+    const response = await ask(server, grant, `${grant.definitionName}:write`);
+    expect(response.body.error).toBe('invalid_scope');
+    expect(response.body.error_description).toContain('scope "write" is not bound');
+  });
+
+  it("refuses a client that is allowed the scope but only another client holds the ticket", async () => {
+    const holder = await consentWorld();
+    const [other] = freshIds(1);
+    const created = await patchAdmin(server, [add('uma-client', { id: other, attributes: { clientId: `other-${other}`, clientName: 'o', allowedScopes: `${holder.definitionName}:read` } })]);
+    const response = await ask(server, { clientId: `other-${other}`, secret: created.body[0].meta.clientSecret }, `${holder.definitionName}:read`);
+    expect(response.body.error).toBe('invalid_scope');
+    expect((await ask(server, holder, `${holder.definitionName}:read`)).status).toBe(200);
+  });
+
+  it('refuses a covered resource scope that is not in the allowed scopes', async () => {
+    const grant = await consentWorld();
+    await patchAdmin(server, [{ op: 'replace', path: `/uma-client/${grant.client}`, value: { type: 'uma-client', attributes: { allowedScopes: 'uma_protection' } } }]);
+    await eventually(async () => ((await ask(server, grant, `${grant.definitionName}:read`)).body.error === 'invalid_scope' ? true : undefined), 1_000);
+  });
+
+  it('caps the lifetime at the maxPermissionDuration of the covering requested resource', async () => {
+    const grant = await consentWorld({ maxPermissionDuration: 900 });
+    const response = await ask(server, grant, `uma_protection ${grant.definitionName}:read`);
+    expect(response.body.expires_in).toBe(900);
+    const claims = claimsOf(response.body.access_token);
+    expect(claims.exp - claims.iat).toBe(900);
+  });
+
+  it('keeps ACCESS_TOKEN_TTL when it is the shorter', async () => {
+    const grant = await consentWorld({ maxPermissionDuration: 86_400 });
+    expect((await ask(server, grant, `${grant.definitionName}:read`)).body.expires_in).toBe(3600);
+  });
+
+  it('puts a permissions claim in the UMA RPT shape into the token', async () => {
+    const grant = await consentWorld({ maxPermissionDuration: 1800 });
+    const response = await ask(server, grant, `uma_protection ${grant.definitionName}:read`);
+    const claims = claimsOf(response.body.access_token);
+    expect(claims.permissions).toEqual([
+      { resource_id: grant.resourceId, resource_type: grant.definitionName, resource_scopes: ['read'], ticket_id: grant.ticketId, purpose: 'Your doctor follows your glucose', exp: claims.exp },
+    ]);
+    expect(claims.scope).toBe(`uma_protection ${grant.definitionName}:read`);
+  });
+
+  it('has no permissions claim for plain scopes', async () => {
+    const grant = await consentWorld();
+    const response = await ask(server, grant, 'uma_protection');
+    expect(claimsOf(response.body.access_token).permissions).toBeUndefined();
+  });
+
+  it('stops granting within a second of the combination being removed, on every instance', async () => {
+    const grant = await consentWorld();
+    const second = await startTestApp();
+    try {
+      expect((await ask(server, grant, `${grant.definitionName}:read`)).status).toBe(200);
+      expect((await ask(second, grant, `${grant.definitionName}:read`)).status).toBe(200);
+      const removal = await patchAdmin(server, [{ op: 'remove', path: `/requested-resources-capability-tickets/${grant.combination}` }]);
+      expect(removal.status).toBe(200);
+      const removedAt = Date.now();
+      for (const instance of [server, second]) {
+        await eventually(async () => ((await ask(instance, grant, `${grant.definitionName}:read`)).status === 400 ? true : undefined), 1_000, 20);
+      }
+      expect(Date.now() - removedAt).toBeLessThan(1_000);
+    } finally {
+      await second.close();
+    }
+  });
+});
