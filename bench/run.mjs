@@ -9,6 +9,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import pg from 'pg';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(BENCH_DIR);
@@ -20,13 +21,17 @@ const config = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
   algs: (process.env.BENCH_ALGS ?? 'RS256,ES256').split(',').map((s) => s.trim()).filter(Boolean),
   // Not in the brief's list of knobs: lets the peers be run without our server.
-  servers: (process.env.BENCH_SERVERS ?? 'ours,oidc-provider,bare').split(',').map((s) => s.trim()),
+  servers: (process.env.BENCH_SERVERS ?? 'ours,tickets,oidc-provider,bare').split(',').map((s) => s.trim()),
 };
 
 const CLIENT_ID = 'bench-client';
 const TOKEN_PATH = '/oauth2/token';
 const DISCOVERY_PATH = '/.well-known/oauth-authorization-server';
 const REQUEST_BODY = 'grant_type=client_credentials&scope=read';
+// The consent-ticket case (issue 4): a resource scope covered by a ticket, in a database holding
+// 10,000 other clients and 100,000 ticket records.
+const RESOURCE_SCOPE = 'blood-glucose-level:read';
+const TICKET_REQUEST_BODY = `grant_type=client_credentials&scope=${encodeURIComponent(RESOURCE_SCOPE)}`;
 // Used for the bare peer when our server was not run in the same alg round.
 const DEFAULT_BODY_BYTES = 900;
 
@@ -228,8 +233,8 @@ function tokenRequestHeaders(auth) {
 }
 
 // One real request before the load: a benchmark of error responses is worthless.
-async function verifyToken(name, baseUrl, auth, alg) {
-  const res = await fetch(baseUrl + TOKEN_PATH, { method: 'POST', headers: tokenRequestHeaders(auth), body: REQUEST_BODY });
+async function verifyToken(name, baseUrl, auth, alg, body = REQUEST_BODY) {
+  const res = await fetch(baseUrl + TOKEN_PATH, { method: 'POST', headers: tokenRequestHeaders(auth), body });
   const text = await res.text();
   if (res.status !== 200) throw new Error(`${name}: token request returned HTTP ${res.status}: ${text.slice(0, 300)}`);
   const parts = String(JSON.parse(text).access_token).split('.');
@@ -243,21 +248,21 @@ async function verifyToken(name, baseUrl, auth, alg) {
 // ---------------------------------------------------------------------------
 // Load generation.
 
-function fire(url, auth, duration) {
+function fire(url, auth, duration, body = REQUEST_BODY) {
   return autocannon({
     url,
     method: 'POST',
     connections: config.connections,
     duration,
     headers: tokenRequestHeaders(auth),
-    body: REQUEST_BODY,
+    body,
   });
 }
 
 // Warm-up (JIT, key caches, connection pools) is run and thrown away.
-async function measure(name, alg, url, auth) {
-  if (config.warmup > 0) await fire(url, auth, config.warmup);
-  const r = await fire(url, auth, config.duration);
+async function measure(name, alg, url, auth, body = REQUEST_BODY) {
+  if (config.warmup > 0) await fire(url, auth, config.warmup, body);
+  const r = await fire(url, auth, config.duration, body);
   if (r.non2xx > 0) console.warn(`WARNING ${alg} ${name}: ${r.non2xx} non-2xx responses in the measured run (${JSON.stringify(r.statusCodeStats)})`);
   if (r.errors > 0 || r.timeouts > 0) console.warn(`WARNING ${alg} ${name}: ${r.errors} errors, ${r.timeouts} timeouts in the measured run`);
   return summarize(r);
@@ -293,7 +298,11 @@ async function runOurs(alg) {
     const server = startChild('our server', ['dist/src/main.js'], env, logPath('ours', alg));
     try {
       await waitReady(server, baseUrl + DISCOVERY_PATH, 120_000);
-      return await benchServer('ours', alg, baseUrl, basicAuth(CLIENT_ID, secret));
+      const auth = basicAuth(CLIENT_ID, secret);
+      const plain = await benchServer('ours', alg, baseUrl, auth);
+      if (!config.servers.includes('tickets')) return { plain };
+      await seedTickets(dataDir);
+      return { plain, tickets: await benchServer('ours, resource scope + 100k ticket records', alg, baseUrl, auth, TICKET_REQUEST_BODY) };
     } finally {
       await stopChild(server);
       scanServerLog(server, alg);
@@ -304,7 +313,7 @@ async function runOurs(alg) {
 }
 
 async function createClient(alg, env) {
-  const args = ['dist/src/cli.js', 'client', 'create', '--client-id', CLIENT_ID, '--name', 'Bench', '--scopes', 'uma_protection read', '--json'];
+  const args = ['dist/src/cli.js', 'client', 'create', '--client-id', CLIENT_ID, '--name', 'Bench', '--scopes', `uma_protection read ${RESOURCE_SCOPE}`, '--json'];
   const cli = startChild('our CLI (client create)', args, env, logPath('ours-cli', alg));
   const exit = await Promise.race([cli.exited, sleep(120_000).then(() => null)]);
   if (!exit) throw failStart(cli, 'client create did not finish within 120 s');
@@ -355,10 +364,47 @@ async function runBare(alg, bodyBytes) {
   }
 }
 
-async function benchServer(name, alg, baseUrl, auth) {
-  const { bodyBytes } = await verifyToken(name, baseUrl, auth, alg);
+async function benchServer(name, alg, baseUrl, auth, body = REQUEST_BODY) {
+  const { bodyBytes } = await verifyToken(name, baseUrl, auth, alg, body);
   console.log(`${alg}  measuring ${name} (token response ${bodyBytes} bytes) ...`);
-  return { bodyBytes, ...(await measure(name, alg, baseUrl + TOKEN_PATH, auth)) };
+  return { bodyBytes, ...(await measure(name, alg, baseUrl + TOKEN_PATH, auth, body)) };
+}
+
+// Fills our embedded database through plain SQL: 10,000 clients, and 20,000 each of purposes,
+// capability tickets, requested resources, their scopes and their combinations (100,000 ticket
+// records), plus one ticket for the bench client covering RESOURCE_SCOPE.
+async function seedTickets(dataDir) {
+  const password = readFileSync(path.join(dataDir, 'postgres-password'), 'utf8').trim();
+  const port = readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[3];
+  const db = new pg.Client({ connectionString: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/authorization_server` });
+  await db.connect();
+  try {
+    await db.query('BEGIN');
+    const [definition, clients, rows] = [1_000_000, 10_000, 20_000];
+    await db.query(`INSERT INTO resource_definition (id, name) VALUES ($1, 'blood-glucose-level')`, [definition]);
+    await db.query(`INSERT INTO scope (id, name, resource_definition_id) VALUES ($1, 'read', $1)`, [definition]);
+    await db.query(`INSERT INTO client_metadata (id, client_authentication_type, grant_types, allowed_scopes, client_secret_hash)
+      SELECT 1000000 + g, 'client_secret_basic', 'client_credentials', $1, 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'
+      FROM generate_series(1, $2) g`, [RESOURCE_SCOPE, clients]);
+    await db.query(`INSERT INTO client (id, client_id, client_name, metadata_id) SELECT 1000000 + g, 'load-client-' || g, 'Load ' || g, 1000000 + g FROM generate_series(1, $1) g`, [clients]);
+    const owner = `1000000 + ((g - 1) % ${clients}) + 1`;
+    await db.query(`INSERT INTO purpose (id, name) SELECT 1000000 + g, 'purpose ' || g FROM generate_series(1, $1) g`, [rows]);
+    await db.query(`INSERT INTO capability_ticket (id, ticket_id, ticket_name, purpose_id, client_id) SELECT 1000000 + g, 'load-ticket-' || g, 'Load', 1000000 + g, ${owner} FROM generate_series(1, $1) g`, [rows]);
+    await db.query(`INSERT INTO requested_resource (id, max_permission_duration, requested_resource_id, resource_definition_id, client_id) SELECT 1000000 + g, 3600, 'load-resource-' || g, $2, ${owner} FROM generate_series(1, $1) g`, [rows, definition]);
+    await db.query(`INSERT INTO requested_resource_scopes (id, scope_id, purpose_id, requested_resource_id) SELECT 1000000 + g, $2, 1000000 + g, 1000000 + g FROM generate_series(1, $1) g`, [rows, definition]);
+    await db.query(`INSERT INTO requested_resources_capability_tickets (id, capability_ticket_id, requested_resource_id) SELECT 1000000 + g, 1000000 + g, 1000000 + g FROM generate_series(1, $1) g`, [rows]);
+    const [{ id: benchClient }] = (await db.query(`SELECT id FROM client WHERE client_id = $1`, [CLIENT_ID])).rows;
+    const mine = 2_000_000;
+    await db.query(`INSERT INTO purpose (id, name) VALUES ($1, 'Your doctor follows your blood glucose level')`, [mine]);
+    await db.query(`INSERT INTO capability_ticket (id, ticket_id, ticket_name, purpose_id, client_id) VALUES ($1, 'bench-ticket', 'Bench', $1, $2)`, [mine, benchClient]);
+    await db.query(`INSERT INTO requested_resource (id, max_permission_duration, requested_resource_id, resource_definition_id, client_id) VALUES ($1, 3600, 'bench-resource', $2, $3)`, [mine, definition, benchClient]);
+    await db.query(`INSERT INTO requested_resource_scopes (id, scope_id, purpose_id, requested_resource_id) VALUES ($1, $2, $1, $1)`, [mine, definition]);
+    await db.query(`INSERT INTO requested_resources_capability_tickets (id, capability_ticket_id, requested_resource_id) VALUES ($1, $1, $1)`, [mine]);
+    await db.query('COMMIT');
+    await db.query('ANALYZE');
+  } finally {
+    await db.end();
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -380,7 +426,7 @@ function printReport(results) {
   console.log(`\nload average at the end ${loadAvg()} (1, 5, 15 min; the bench itself adds ~2)\n`);
   for (const [alg, r] of Object.entries(results)) {
     console.log(`${alg}  server           per second   p50 ms   p99 ms   non-2xx  body bytes`);
-    for (const [label, x] of [['ours', r.ours], ['oidc-provider', r.oidcProvider], ['bare node:http', r.bare]]) {
+    for (const [label, x] of [['ours', r.ours], ['ours, tickets', r.oursTickets], ['oidc-provider', r.oidcProvider], ['bare node:http', r.bare]]) {
       if (!x) continue;
       const cols = [fmtInt(x.perSecond).padStart(10), fmtMs(x.latencyMs.p50).padStart(8), fmtMs(x.latencyMs.p99).padStart(8), String(x.non2xx).padStart(9), String(x.bodyBytes).padStart(11)];
       console.log(`${alg}  ${label.padEnd(15)}${cols.join(' ')}`);
@@ -390,6 +436,7 @@ function printReport(results) {
   for (const [alg, r] of Object.entries(results)) {
     console.log(`${alg}  ${describe('ours', 'tok/s', r.ours)} | ${describe('oidc-provider', 'tok/s', r.oidcProvider)} | ${describe('bare node:http', 'req/s', r.bare)}`);
     console.log(`${alg}  ours/oidc-provider ${fmtRatio(r.ours, r.oidcProvider)}   ours/bare ${fmtRatio(r.ours, r.bare)}`);
+    if (r.oursTickets) console.log(`${alg}  resource scope with 10k clients and 100k ticket records / plain scope ${fmtRatio(r.oursTickets, r.ours)} (issue 4 wants at least 0.90x)`);
   }
   if (notes.length > 0) console.log(`\nNotes:\n${notes.map((n) => `  - ${n}`).join('\n')}`);
 }
@@ -403,6 +450,7 @@ function writeJson(results) {
     ratios: Object.fromEntries(Object.entries(results).map(([alg, r]) => [alg, {
       oursOverOidcProvider: r.ours && r.oidcProvider ? r.ours.perSecond / r.oidcProvider.perSecond : null,
       oursOverBare: r.ours && r.bare ? r.ours.perSecond / r.bare.perSecond : null,
+      ticketsOverPlain: r.oursTickets && r.ours ? r.oursTickets.perSecond / r.ours.perSecond : null,
     }])),
     notes,
   };
@@ -416,7 +464,11 @@ function writeJson(results) {
 async function runAlg(alg) {
   const want = (name) => config.servers.includes(name);
   const r = {};
-  if (want('ours')) r.ours = await runOurs(alg);
+  if (want('ours')) {
+    const ours = await runOurs(alg);
+    r.ours = ours.plain;
+    if (ours.tickets) r.oursTickets = ours.tickets;
+  }
   if (want('oidc-provider')) r.oidcProvider = await runOidcProvider(alg);
   // Same body size as our real token response for this alg, so bytes on the wire match.
   if (want('bare')) r.bare = await runBare(alg, r.ours?.bodyBytes ?? DEFAULT_BODY_BYTES);
