@@ -248,6 +248,10 @@ describe('POST /oauth2/token, request errors', () => {
     expectError(response, 413, 'invalid_request');
   });
 
+  it('answers 400 unauthorized_client for refresh_token when the client is not registered for it', async () => {
+    expectError(await token().set('Authorization', authorization).type('form').send({ grant_type: 'refresh_token', refresh_token: 'x' }), 400, 'unauthorized_client');
+  });
+
   it.each([['password'], ['authorization_code'], ['urn:ietf:params:oauth:grant-type:device_code']])(
     'answers 400 unsupported_grant_type for %s',
     async (grantType) => {
@@ -331,8 +335,12 @@ describe('GET /oauth2/jwks and metadata', () => {
       issuer: server.url,
       token_endpoint: `${server.url}/oauth2/token`,
       jwks_uri: `${server.url}/oauth2/jwks`,
-      grant_types_supported: ['client_credentials'],
+      introspection_endpoint: `${server.url}/oauth2/introspect`,
+      revocation_endpoint: `${server.url}/oauth2/revoke`,
+      grant_types_supported: ['client_credentials', 'refresh_token'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       response_types_supported: [],
     });
   });

@@ -15,6 +15,9 @@ export type AppConfig = {
   adminToken?: string;
   adminTokenFile?: string;
   accessTokenTtl: number;
+  refreshTokenTtl: number;
+  /** Encrypts signing keys at rest when set. */
+  keyEncryptionSecret?: string;
   tokenSigningAlg: SigningAlgorithm;
   trustProxy: TrustProxy;
 };

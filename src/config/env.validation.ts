@@ -19,6 +19,7 @@ import type { AppConfig, SigningAlgorithm, TrustProxy } from './app-config.js';
 export class ConfigurationError extends Error {}
 
 const MAX_TTL_SECONDS = 86_400;
+const MAX_REFRESH_TTL_SECONDS = 365 * 86_400;
 
 class Environment {
   @IsOptional()
@@ -67,6 +68,17 @@ class Environment {
   ACCESS_TOKEN_TTL?: number;
 
   @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: `REFRESH_TOKEN_TTL must be a whole number of seconds from 60 to ${MAX_REFRESH_TTL_SECONDS}` })
+  @Min(60, { message: `REFRESH_TOKEN_TTL must be a whole number of seconds from 60 to ${MAX_REFRESH_TTL_SECONDS}` })
+  @Max(MAX_REFRESH_TTL_SECONDS, { message: `REFRESH_TOKEN_TTL must be a whole number of seconds from 60 to ${MAX_REFRESH_TTL_SECONDS}` })
+  REFRESH_TOKEN_TTL?: number;
+
+  @IsOptional()
+  @Matches(/^.{16,}$/s, { message: 'KEY_ENCRYPTION_SECRET must be at least 16 characters' })
+  KEY_ENCRYPTION_SECRET?: string;
+
+  @IsOptional()
   @IsIn(['RS256', 'ES256'], { message: 'TOKEN_SIGNING_ALG must be RS256 or ES256' })
   TOKEN_SIGNING_ALG?: string;
 
@@ -82,6 +94,7 @@ class Environment {
 const VARIABLES = [
   'PORT', 'ADMIN_PORT', 'DATABASE_URL', 'ISSUER', 'ACCESS_TOKEN_AUDIENCE', 'ADMIN_TOKEN',
   'ADMIN_TOKEN_FILE', 'ACCESS_TOKEN_TTL', 'TOKEN_SIGNING_ALG', 'TRUST_PROXY', 'DATA_DIR',
+  'REFRESH_TOKEN_TTL', 'KEY_ENCRYPTION_SECRET',
 ];
 
 /**
@@ -96,7 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       env[name],
     ]),
   );
-  for (const name of ['PORT', 'ADMIN_PORT', 'ACCESS_TOKEN_TTL']) {
+  for (const name of ['PORT', 'ADMIN_PORT', 'ACCESS_TOKEN_TTL', 'REFRESH_TOKEN_TTL']) {
     if (present[name] !== undefined && !/^\d+$/.test(present[name]!.trim())) {
       throw new ConfigurationError(numberMessage(name, present[name]!));
     }
@@ -131,19 +144,23 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     adminToken: environment.ADMIN_TOKEN,
     adminTokenFile: environment.ADMIN_TOKEN_FILE,
     accessTokenTtl: environment.ACCESS_TOKEN_TTL ?? 3600,
+    refreshTokenTtl: environment.REFRESH_TOKEN_TTL ?? 14 * 86_400,
+    keyEncryptionSecret: environment.KEY_ENCRYPTION_SECRET,
     tokenSigningAlg: (environment.TOKEN_SIGNING_ALG ?? 'RS256') as SigningAlgorithm,
     trustProxy: parseTrustProxy(environment.TRUST_PROXY),
   };
 }
 
 function numberMessage(name: string, value: string): string {
-  const range = name === 'ACCESS_TOKEN_TTL'
-    ? `a whole number of seconds from 1 to ${MAX_TTL_SECONDS}`
-    : 'a whole number from 1 to 65535';
+  const ranges: Record<string, string> = {
+    ACCESS_TOKEN_TTL: `a whole number of seconds from 1 to ${MAX_TTL_SECONDS}`,
+    REFRESH_TOKEN_TTL: `a whole number of seconds from 60 to ${MAX_REFRESH_TTL_SECONDS}`,
+  };
+  const range = ranges[name] ?? 'a whole number from 1 to 65535';
   return `${name} must be ${range} (got ${JSON.stringify(value)})`;
 }
 
-const SECRET_VARIABLES = new Set(['DATABASE_URL', 'ADMIN_TOKEN']);
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'ADMIN_TOKEN', 'KEY_ENCRYPTION_SECRET']);
 
 function withValue(message: string, name: string, value: string | undefined): string {
   if (value === undefined || SECRET_VARIABLES.has(name)) return message;

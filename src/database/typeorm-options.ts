@@ -3,6 +3,8 @@ import { Client } from '../clients/client.entity.js';
 import { ClientMetadata } from '../clients/client-metadata.entity.js';
 import { RedirectUri } from '../clients/redirect-uri.entity.js';
 import { SigningKey } from '../tokens/signing-key.entity.js';
+import { RefreshToken } from '../tokens/refresh-token.entity.js';
+import { RevokedToken } from '../tokens/revoked-token.entity.js';
 import { AuditEvent } from '../tickets/audit-event.entity.js';
 import { CapabilityTicket } from '../tickets/capability-ticket.entity.js';
 import { Purpose } from '../tickets/purpose.entity.js';
@@ -16,7 +18,7 @@ import { MIGRATIONS } from './migrations/index.js';
 export const ENTITIES = [
   Client, ClientMetadata, RedirectUri, SigningKey,
   ResourceDefinition, Scope, Purpose, CapabilityTicket, RequestedResource, RequestedResourceScopes,
-  RequestedResourcesCapabilityTickets, AuditEvent,
+  RequestedResourcesCapabilityTickets, AuditEvent, RevokedToken, RefreshToken,
 ];
 
 /** The one options builder for the server, the tests and the TypeORM CLI (ormconfig.ts). */

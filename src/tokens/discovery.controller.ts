@@ -3,6 +3,8 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { SigningKeysService } from './signing-keys.service.js';
 import type { PublicJwk } from './token-signer.js';
 
+const AUTH_METHODS = ['client_secret_basic', 'client_secret_post'];
+
 @Controller()
 export class DiscoveryController {
   constructor(
@@ -19,8 +21,12 @@ export class DiscoveryController {
       issuer,
       token_endpoint: `${issuer}/oauth2/token`,
       jwks_uri: `${issuer}/oauth2/jwks`,
-      grant_types_supported: ['client_credentials'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      introspection_endpoint: `${issuer}/oauth2/introspect`,
+      revocation_endpoint: `${issuer}/oauth2/revoke`,
+      grant_types_supported: ['client_credentials', 'refresh_token'],
+      token_endpoint_auth_methods_supported: AUTH_METHODS,
+      introspection_endpoint_auth_methods_supported: AUTH_METHODS,
+      revocation_endpoint_auth_methods_supported: AUTH_METHODS,
       response_types_supported: [],
       // Not registered in RFC 8414, but what resource servers look for (as Keycloak and Hydra publish).
       access_token_signing_alg_values_supported: [this.config.tokenSigningAlg],

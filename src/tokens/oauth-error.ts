@@ -7,6 +7,7 @@ export type OAuthErrorCode =
   | 'invalid_scope'
   | 'temporarily_unavailable'
   | 'too_many_requests'
+  | 'insufficient_scope'
   | 'server_error';
 
 const STATUS: Record<OAuthErrorCode, number> = {
@@ -18,6 +19,7 @@ const STATUS: Record<OAuthErrorCode, number> = {
   invalid_scope: 400,
   temporarily_unavailable: 503,
   too_many_requests: 429,
+  insufficient_scope: 403,
   server_error: 500,
 };
 

@@ -1,9 +1,10 @@
-import { generateKeyPair, createPrivateKey, createHash, type KeyObject } from 'node:crypto';
+import { generateKeyPair, createPrivateKey, createPublicKey, createHash, type KeyObject } from 'node:crypto';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig, type SigningAlgorithm } from '../config/app-config.js';
 import { ChangeFeed } from '../database/change-feed.js';
+import { KeyEncryption } from './key-encryption.js';
 import { SigningKey } from './signing-key.entity.js';
 import { publicJwkOf, type PublicJwk, type SigningMaterial } from './token-signer.js';
 
@@ -22,6 +23,8 @@ type KeyRow = { kid: string; alg: SigningAlgorithm; private_key: string };
 @Injectable()
 export class SigningKeysService implements OnModuleInit {
   private readonly imported = new Map<string, KeyObject>();
+  private readonly publicImported = new Map<string, { key: KeyObject; alg: SigningAlgorithm }>();
+  private readonly encryption: KeyEncryption;
   private current?: Promise<SigningMaterial>;
   private jwks?: Promise<PublishedKey[]>;
 
@@ -30,6 +33,7 @@ export class SigningKeysService implements OnModuleInit {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly changes: ChangeFeed,
   ) {
+    this.encryption = new KeyEncryption(config.keyEncryptionSecret);
     changes.subscribe((table) => {
       if (table === undefined || table === 'signing_key') this.forget();
     });
@@ -37,6 +41,31 @@ export class SigningKeysService implements OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     await this.ensureKey(this.config.tokenSigningAlg);
+    if (this.encryption.enabled) await this.sealPlainKeys();
+    // Fails the start with one clear line when the keys cannot be decrypted.
+    await this.loadSigningKey();
+  }
+
+  /** The public key with this kid, if it can still verify a live token (introspection). */
+  async verificationKey(kid: string): Promise<{ key: KeyObject; alg: SigningAlgorithm } | undefined> {
+    const published = (await this.publicKeys()).find((jwk) => jwk.kid === kid);
+    if (!published) return undefined;
+    let entry = this.publicImported.get(kid);
+    if (!entry) {
+      entry = { key: createPublicKey({ key: published, format: 'jwk' }), alg: published.alg as SigningAlgorithm };
+      this.publicImported.set(kid, entry);
+    }
+    return entry;
+  }
+
+  /** KEY_ENCRYPTION_SECRET set on a database whose keys were stored in clear: seal them now. */
+  private async sealPlainKeys(): Promise<void> {
+    await this.withKeyLock(async (manager) => {
+      const rows: { id: number; private_key: string }[] = await manager.query(`SELECT id, private_key FROM signing_key WHERE private_key NOT LIKE 'enc:%'`);
+      for (const row of rows) {
+        await manager.query('UPDATE signing_key SET private_key = $2 WHERE id = $1', [row.id, this.encryption.seal(row.private_key)]);
+      }
+    });
   }
 
   /** The key that signs new tokens with the configured algorithm. */
@@ -98,7 +127,7 @@ export class SigningKeysService implements OnModuleInit {
 
   private async insertKey(manager: EntityManager, alg: SigningAlgorithm): Promise<string> {
     const privateKey = await generatePrivateKey(alg);
-    const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    const pem = this.encryption.seal(privateKey.export({ format: 'pem', type: 'pkcs8' }).toString());
     const kid = keyIdOf(privateKey);
     await manager.insert(SigningKey, {
       kid,
@@ -126,7 +155,7 @@ export class SigningKeysService implements OnModuleInit {
     if (!row) throw new Error(`no ${this.config.tokenSigningAlg} signing key in the database`);
     let privateKey = this.imported.get(row.kid);
     if (!privateKey) {
-      privateKey = createPrivateKey(row.private_key);
+      privateKey = createPrivateKey(this.encryption.open(row.private_key));
       this.imported.set(row.kid, privateKey);
     }
     return { kid: row.kid, alg: row.alg, privateKey };

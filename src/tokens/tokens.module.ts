@@ -10,6 +10,9 @@ import { DiscoveryController } from './discovery.controller.js';
 import { SigningKeysService } from './signing-keys.service.js';
 import { TokensController } from './tokens.controller.js';
 import { TokensService } from './tokens.service.js';
+import { AccessTokenVerifier } from './access-token-verifier.js';
+import { RefreshTokensService } from './refresh-tokens.service.js';
+import { TokenLifecycleService } from './token-lifecycle.service.js';
 
 @Module({
   imports: [PassportModule, ClientsModule, TicketsModule],
@@ -17,6 +20,9 @@ import { TokensService } from './tokens.service.js';
   providers: [
     TokensService,
     SigningKeysService,
+    AccessTokenVerifier,
+    RefreshTokensService,
+    TokenLifecycleService,
     ClientAuthenticator,
     AuthThrottle,
     ClientBasicStrategy,

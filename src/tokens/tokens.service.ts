@@ -5,6 +5,7 @@ import type { ClientRecord } from '../clients/client-record.js';
 import { ConsentDirectory } from '../tickets/consent-directory.js';
 import { decideCoverage, permissionsOf, type CoveredResource, type ResourceScopeRequest } from '../tickets/consent-coverage.js';
 import { OAuthError } from './oauth-error.js';
+import { RefreshTokensService } from './refresh-tokens.service.js';
 import { asResourceScope, parseScope } from './scope.js';
 import { SigningKeysService } from './signing-keys.service.js';
 import { signAccessToken } from './token-signer.js';
@@ -15,9 +16,13 @@ export type TokenResponse = {
   token_type: 'Bearer';
   expires_in: number;
   scope: string;
+  refresh_token?: string;
 };
 
-const SUPPORTED_GRANTS = new Set(['client_credentials']);
+/** What a token request may be granted: its scopes, and the consent tickets behind its resource scopes. */
+type Grant = { scopes: string[]; resourceScopes: ResourceScopeRequest[]; covering: CoveredResource[] };
+
+const SUPPORTED_GRANTS = new Set(['client_credentials', 'refresh_token']);
 
 @Injectable()
 export class TokensService {
@@ -25,6 +30,7 @@ export class TokensService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly keys: SigningKeysService,
     private readonly consents: ConsentDirectory,
+    private readonly refreshTokens: RefreshTokensService,
   ) {}
 
   /** Answers an authenticated token request (API.md §4), or throws the OAuthError it earns. */
@@ -40,14 +46,46 @@ export class TokensService {
     if (!client.grantTypes.has(grantType)) {
       throw new OAuthError('unauthorized_client', `the client is not registered for the ${grantType} grant`);
     }
-    const scopes = parseScope(parameters.scope);
+    if (grantType === 'refresh_token') return this.refresh(client, parameters);
+    const response = await this.accessToken(client, await this.grant(client, parseScope(parameters.scope)));
+    if (client.grantTypes.has('refresh_token')) response.refresh_token = await this.refreshTokens.issue(client, response.scope);
+    return response;
+  }
+
+  /**
+   * grant_type=refresh_token: the token is used up and rotated within its family; the scope (the
+   * original one, or a subset of it) is checked again against the client's current allowed
+   * scopes and consent tickets.
+   */
+  private async refresh(client: ClientRecord, parameters: TokenParameters): Promise<TokenResponse> {
+    if (parameters.refresh_token === undefined) throw new OAuthError('invalid_request', 'the refresh_token parameter is required');
+    const used = await this.refreshTokens.consume(client, parameters.refresh_token);
+    const original = used.scope.split(' ');
+    const scopes = parameters.scope === undefined ? original : parseScope(parameters.scope);
+    const wider = scopes.filter((name) => !original.includes(name));
+    if (wider.length > 0) throw new OAuthError('invalid_scope', `scope not granted with this refresh token: ${wider.join(' ')}`);
+    let grant: Grant;
+    try {
+      grant = await this.grant(client, scopes);
+    } catch (error) {
+      // The client is no longer entitled: the family ends here.
+      await this.refreshTokens.revokeFamily(used.family_id);
+      throw error;
+    }
+    const response = await this.accessToken(client, grant);
+    response.refresh_token = await this.refreshTokens.issue(client, response.scope, used.family_id);
+    return response;
+  }
+
+  /** API.md §4 rules 1 and 2: allowed scopes, and consent tickets for resource scopes. */
+  private async grant(client: ClientRecord, scopes: string[]): Promise<Grant> {
     const refused = scopes.filter((name) => !client.allowedScopes.has(name));
     if (refused.length > 0) {
       throw new OAuthError('invalid_scope', `scope not allowed for this client: ${refused.join(' ')}`);
     }
     const resourceScopes = scopes.map(asResourceScope).filter((resource) => resource !== undefined);
     const covering = resourceScopes.length > 0 ? await this.covering(client, resourceScopes) : [];
-    return this.accessToken(client, scopes, resourceScopes, covering);
+    return { scopes, resourceScopes, covering };
   }
 
   /** API.md §4 rule 2: the consent tickets of the client must cover every resource scope. */
@@ -57,12 +95,7 @@ export class TokensService {
     return decision.covering;
   }
 
-  private async accessToken(
-    client: ClientRecord,
-    scopes: string[],
-    resourceScopes: ResourceScopeRequest[],
-    covering: CoveredResource[],
-  ): Promise<TokenResponse> {
+  private async accessToken(client: ClientRecord, { scopes, resourceScopes, covering }: Grant): Promise<TokenResponse> {
     // API.md §4 rule 3: no longer than any covering requested resource allows.
     const lifetime = Math.min(this.config.accessTokenTtl, ...covering.map((resource) => resource.maxPermissionDuration));
     const issuedAt = Math.floor(Date.now() / 1000);
