@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { add, freshIds, patchAdmin, ref } from './support/admin.js';
+import { add, freshIds, patchAdmin } from './support/admin.js';
+import { consentWorld, type ConsentGrant } from './support/consent.js';
 import { basic } from './support/factories.js';
 import { eventually } from './support/processes.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
@@ -12,34 +13,8 @@ beforeAll(async () => {
 
 afterAll(() => server.close());
 
-type Grant = { clientId: string; secret: string; client: number; definitionName: string; combination: number; ticketId: string; resourceId: string };
-
-/** A client allowed `<definition>:read <definition>:write uma_protection`, with or without a ticket for read. */
-async function consentWorld(options: { ticket?: boolean; maxPermissionDuration?: number } = {}): Promise<Grant> {
-  const [client, definition, read, write, purpose, ticket, resource, binding, combination] = freshIds(9);
-  const definitionName = `blood-glucose-level-${definition}`;
-  const clientId = `consent-${client}`;
-  const ticketId = `ticket-${ticket}`;
-  const resourceId = `glucose-of-patient-${resource}`;
-  const operations = [
-    add('uma-client', { id: client, attributes: { clientId, clientName: 'c', allowedScopes: `${definitionName}:read ${definitionName}:write uma_protection` } }),
-    add('resource-definition', { id: definition, attributes: { name: definitionName } }),
-    add('scope', { id: read, attributes: { name: 'read' }, relationships: { resourceDefinition: ref('resource-definition', definition) } }),
-    add('scope', { id: write, attributes: { name: 'write' }, relationships: { resourceDefinition: ref('resource-definition', definition) } }),
-    add('purpose', { id: purpose, attributes: { name: 'Your doctor follows your glucose' } }),
-  ];
-  if (options.ticket !== false) {
-    operations.push(
-      add('capability-ticket', { id: ticket, attributes: { ticketId, ticketName: 'Glucose' }, relationships: { purpose: ref('purpose', purpose), umaClient: ref('uma-client', client) } }),
-      add('requested-resource', { id: resource, attributes: { maxPermissionDuration: options.maxPermissionDuration ?? 7200, requestedResourceId: resourceId }, relationships: { resourceDefinition: ref('resource-definition', definition), umaClient: ref('uma-client', client) } }),
-      add('requested-resource-scopes', { id: binding, relationships: { scope: ref('scope', read), purpose: ref('purpose', purpose), requestedResource: ref('requested-resource', resource) } }),
-      add('requested-resources-capability-tickets', { id: combination, relationships: { capabilityTicket: ref('capability-ticket', ticket), requestedResource: ref('requested-resource', resource) } }),
-    );
-  }
-  const response = await patchAdmin(server, operations);
-  expect(response.status).toBe(200);
-  return { clientId, secret: response.body[0].meta.clientSecret, client, definitionName, combination, ticketId, resourceId };
-}
+type Grant = ConsentGrant;
+const consentWorldOn = (options: Parameters<typeof consentWorld>[1] = {}) => consentWorld(server, options);
 
 function ask(target: TestApp, grant: Pick<Grant, 'clientId' | 'secret'>, scope: string) {
   return request(target.url).post('/oauth2/token').set('Authorization', basic(grant.clientId, grant.secret)).type('form').send({ grant_type: 'client_credentials', scope });
@@ -49,14 +24,14 @@ const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!,
 
 describe('resource scopes and consent tickets', () => {
   it('grants a resource scope covered by a consent ticket of the client', async () => {
-    const grant = await consentWorld();
+    const grant = await consentWorldOn();
     const response = await ask(server, grant, `${grant.definitionName}:read`);
     expect(response.status).toBe(200);
     expect(response.body.scope).toBe(`${grant.definitionName}:read`);
   });
 
   it('names the resource type when the client holds no ticket for it', async () => {
-    const grant = await consentWorld({ ticket: false });
+    const grant = await consentWorldOn({ ticket: false });
     const response = await ask(server, grant, `${grant.definitionName}:read`);
     expect(response.status).toBe(400);
     expect(response.body.error).toBe('invalid_scope');
@@ -64,14 +39,14 @@ describe('resource scopes and consent tickets', () => {
   });
 
   it('names the scope when the ticket does not bind it', async () => {
-    const grant = await consentWorld();
+    const grant = await consentWorldOn();
     const response = await ask(server, grant, `${grant.definitionName}:write`);
     expect(response.body.error).toBe('invalid_scope');
     expect(response.body.error_description).toContain('scope "write" is not bound');
   });
 
   it("refuses a client that is allowed the scope but only another client holds the ticket", async () => {
-    const holder = await consentWorld();
+    const holder = await consentWorldOn();
     const [other] = freshIds(1);
     const created = await patchAdmin(server, [add('uma-client', { id: other, attributes: { clientId: `other-${other}`, clientName: 'o', allowedScopes: `${holder.definitionName}:read` } })]);
     const response = await ask(server, { clientId: `other-${other}`, secret: created.body[0].meta.clientSecret }, `${holder.definitionName}:read`);
@@ -80,13 +55,13 @@ describe('resource scopes and consent tickets', () => {
   });
 
   it('refuses a covered resource scope that is not in the allowed scopes', async () => {
-    const grant = await consentWorld();
+    const grant = await consentWorldOn();
     await patchAdmin(server, [{ op: 'replace', path: `/uma-client/${grant.client}`, value: { type: 'uma-client', attributes: { allowedScopes: 'uma_protection' } } }]);
     await eventually(async () => ((await ask(server, grant, `${grant.definitionName}:read`)).body.error === 'invalid_scope' ? true : undefined), 1_000);
   });
 
   it('caps the lifetime at the maxPermissionDuration of the covering requested resource', async () => {
-    const grant = await consentWorld({ maxPermissionDuration: 900 });
+    const grant = await consentWorldOn({ maxPermissionDuration: 900 });
     const response = await ask(server, grant, `uma_protection ${grant.definitionName}:read`);
     expect(response.body.expires_in).toBe(900);
     const claims = claimsOf(response.body.access_token);
@@ -94,12 +69,12 @@ describe('resource scopes and consent tickets', () => {
   });
 
   it('keeps ACCESS_TOKEN_TTL when it is the shorter', async () => {
-    const grant = await consentWorld({ maxPermissionDuration: 86_400 });
+    const grant = await consentWorldOn({ maxPermissionDuration: 86_400 });
     expect((await ask(server, grant, `${grant.definitionName}:read`)).body.expires_in).toBe(3600);
   });
 
   it('puts a permissions claim in the UMA RPT shape into the token', async () => {
-    const grant = await consentWorld({ maxPermissionDuration: 1800 });
+    const grant = await consentWorldOn({ maxPermissionDuration: 1800 });
     const response = await ask(server, grant, `uma_protection ${grant.definitionName}:read`);
     const claims = claimsOf(response.body.access_token);
     expect(claims.permissions).toEqual([
@@ -109,13 +84,13 @@ describe('resource scopes and consent tickets', () => {
   });
 
   it('has no permissions claim for plain scopes', async () => {
-    const grant = await consentWorld();
+    const grant = await consentWorldOn();
     const response = await ask(server, grant, 'uma_protection');
     expect(claimsOf(response.body.access_token).permissions).toBeUndefined();
   });
 
   it('stops granting within a second of the combination being removed, on every instance', async () => {
-    const grant = await consentWorld();
+    const grant = await consentWorldOn();
     const second = await startTestApp();
     try {
       expect((await ask(server, grant, `${grant.definitionName}:read`)).status).toBe(200);

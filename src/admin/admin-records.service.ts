@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { TICKET_RECORDS } from '../tickets/tickets.module.js';
+import { SigningKeysService } from '../tokens/signing-keys.service.js';
 import { AdminError, conflict, malformed, notFound, type ErrorObject } from './json-api/admin-error.js';
 import { parseId, parseResourceInput, type ResourceObject } from './json-api/resource-object.js';
 import { AuditEventHandler } from './records/audit-event-handler.js';
@@ -36,6 +37,7 @@ export class AdminRecordsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(TICKET_RECORDS) ticketRecords: RecordHandler[],
+    private readonly keys: SigningKeysService,
   ) {
     this.handlers = new Map(
       [...ticketRecords, new ClientRecordHandler(), new AuditEventHandler()].map((handler) => [handler.type, handler]),
@@ -92,6 +94,15 @@ export class AdminRecordsService {
   async update(type: string, id: number, document: unknown, actor: string): Promise<OperationResult> {
     this.handlerForUrl(type);
     return this.dataSource.transaction((manager) => this.apply(manager, { op: 'replace', type, id, value: dataOf(document) }, actor));
+  }
+
+  /** POST /admin/keys/rotate, recorded in the audit trail like any other change. */
+  async rotateSigningKey(actor: string): Promise<ResourceObject> {
+    const kid = await this.keys.rotate();
+    const jwk = (await this.keys.publicKeys()).find((key) => key.kid === kid) ?? { kid };
+    const [{ id }]: { id: number }[] = await this.dataSource.query('SELECT id FROM signing_key WHERE kid = $1', [kid]);
+    await audit(this.dataSource.manager, actor, 'rotate', 'signing-key', id, null, { kid, alg: jwk.alg });
+    return { type: 'signing-key', id: kid, attributes: { ...jwk } };
   }
 
   /** DELETE /admin/<type>/<id>. */

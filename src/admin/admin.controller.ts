@@ -25,6 +25,12 @@ export class AdminController {
     else sendJsonApi(response, outcome.status, outcome.errors, JSON_PATCH);
   }
 
+  /** A new signing key (API.md §5); the old one stays in the JWKS while its tokens live. */
+  @Post('keys/rotate')
+  async rotateKeys(@Req() request: Request, @Res() response: Response): Promise<void> {
+    sendJsonApi(response, 201, { data: await this.records.rotateSigningKey(actorOf(request)) });
+  }
+
   @Get(':type')
   async list(@Param('type') type: string, @Req() request: Request, @Res() response: Response): Promise<void> {
     const page = pageOf(request);

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TicketsModule } from '../tickets/tickets.module.js';
+import { TokensModule } from '../tokens/tokens.module.js';
 import { AdminController } from './admin.controller.js';
 import { AdminRecordsService } from './admin-records.service.js';
 import { AdminTokenGuard } from './admin-token.guard.js';
 
 /** The administrative interface; served only on ADMIN_PORT (see admin-listener.ts). */
 @Module({
-  imports: [TicketsModule],
+  imports: [TicketsModule, TokensModule],
   controllers: [AdminController],
   providers: [AdminRecordsService, AdminTokenGuard],
 })

@@ -36,7 +36,7 @@ export async function startTestApp(environment: NodeJS.ProcessEnv = {}): Promise
     ...loadConfig({ PORT: String(port), ADMIN_PORT: String(adminPort), ISSUER: url, ADMIN_TOKEN: adminToken, ...environment }),
     databaseUrl: environment.DATABASE_URL ?? testDatabaseUrl(),
   };
-  const app = await createApp(config, false);
+  const app = await createApp(config, process.env.TEST_LOGS ? undefined : false);
   await app.listen(port, '127.0.0.1');
   const adminServer = await listenAdmin(app, adminPort, '127.0.0.1');
   const dataSource = app.get<DataSource>(getDataSourceToken());

@@ -2,11 +2,9 @@ import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/com
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
 import { ClientAuthenticator } from '../client-authenticator.js';
-import { CLIENT_BASIC } from '../strategies/client-basic.strategy.js';
+import { ClientBasicStrategy } from '../strategies/client-basic.strategy.js';
 import { OAuthError } from '../../tokens/oauth-error.js';
 import type { TokenParameters } from '../../tokens/token-request.js';
-
-const BasicGuard = AuthGuard(CLIENT_BASIC);
 
 /**
  * Client authentication for /oauth2/*: exactly one method per request (RFC 6749 §2.3),
@@ -15,9 +13,14 @@ const BasicGuard = AuthGuard(CLIENT_BASIC);
  */
 @Injectable()
 export class ClientAuthGuard implements CanActivate {
-  private readonly basic = new BasicGuard();
+  private readonly basic: CanActivate;
 
-  constructor(private readonly authenticator: ClientAuthenticator) {}
+  constructor(
+    private readonly authenticator: ClientAuthenticator,
+    strategy: ClientBasicStrategy,
+  ) {
+    this.basic = new (AuthGuard(strategy.instanceName))();
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<Request>();

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import passport from 'passport';
 import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { BasicStrategy } from 'passport-http';
@@ -27,10 +28,24 @@ type PassportActions = {
  * the text up to a second colon, accepts any base64 and does not form-urldecode (RFC 6749
  * §2.3.1 requires it), so `authenticate` parses strictly and hands the result to `validate`.
  */
+let instances = 0;
+
 @Injectable()
-export class ClientBasicStrategy extends PassportStrategy(BasicStrategy, CLIENT_BASIC) {
+export class ClientBasicStrategy extends PassportStrategy(BasicStrategy, CLIENT_BASIC) implements OnModuleDestroy {
+  /**
+   * passport keeps strategies in one process-wide registry by name: two applications in one
+   * process (tests start several instances) would otherwise share whichever registered last.
+   * Each instance also registers under a name of its own, which ClientAuthGuard uses.
+   */
+  readonly instanceName = `${CLIENT_BASIC}-${(instances += 1)}`;
+
   constructor(private readonly authenticator: ClientAuthenticator) {
     super({ passReqToCallback: true, realm: 'oauth2' });
+    passport.use(this.instanceName, this);
+  }
+
+  onModuleDestroy(): void {
+    passport.unuse(this.instanceName);
   }
 
   override authenticate(request: Request): void {

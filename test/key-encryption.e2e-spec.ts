@@ -1,0 +1,39 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import request from 'supertest';
+import { basic, createClient } from './support/factories.js';
+import { startTestApp, testDatabaseUrl } from './support/test-app.js';
+
+/** A database of its own: sealing keys must not touch the keys other tests share. */
+async function freshDatabase(): Promise<string> {
+  const name = `keys_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: testDatabaseUrl() });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(testDatabaseUrl());
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+describe('KEY_ENCRYPTION_SECRET', () => {
+  it('stores the private signing keys encrypted, and the server still signs with them', async () => {
+    const databaseUrl = await freshDatabase();
+    const secret = 'encrypt-the-keys-please-0123456789';
+    const server = await startTestApp({ DATABASE_URL: databaseUrl, KEY_ENCRYPTION_SECRET: secret });
+    try {
+      const rows: { private_key: string }[] = await server.dataSource.query('SELECT private_key FROM signing_key');
+      expect(rows.length).toBeGreaterThan(0);
+      for (const row of rows) {
+        expect(row.private_key).toMatch(/^enc:v1:/);
+        expect(row.private_key).not.toContain('PRIVATE KEY');
+      }
+      const client = await createClient(server.app);
+      const response = await request(server.url).post('/oauth2/token').set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
+      expect(response.status).toBe(200);
+    } finally {
+      await server.close();
+    }
+    await expect(startTestApp({ DATABASE_URL: databaseUrl, KEY_ENCRYPTION_SECRET: 'a-different-secret-0123456789' })).rejects.toThrow('KEY_ENCRYPTION_SECRET does not decrypt');
+  });
+});
