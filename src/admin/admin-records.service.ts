@@ -4,18 +4,14 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { TICKET_RECORDS } from '../tickets/tickets.module.js';
 import { SigningKeysService } from '../tokens/signing-keys.service.js';
 import { AdminError, conflict, malformed, notFound, type ErrorObject } from './json-api/admin-error.js';
-import { parseId, parseResourceInput, type ResourceObject } from './json-api/resource-object.js';
+import { parsePatchOperation, type Operation } from './json-api/patch-operation.js';
+import { parseResourceInput, type ResourceObject } from './json-api/resource-object.js';
 import { AuditEventHandler } from './records/audit-event-handler.js';
 import { ClientRecordHandler } from './records/client-record-handler.js';
 import type { RecordHandler, Written } from './records/record-handler.js';
 
 export const MAX_OPERATIONS = 1000;
 
-/** One JSON Patch operation of the jsonpatch extension, checked for shape. */
-type Operation =
-  | { op: 'add'; type: string; value: unknown }
-  | { op: 'replace'; type: string; id: number; value: unknown }
-  | { op: 'remove'; type: string; id: number };
 
 /** What one applied operation answers: `{data}` (and a generated secret, once). */
 export type OperationResult = { data: ResourceObject | null; meta?: Record<string, unknown> };
@@ -61,7 +57,7 @@ export class AdminRecordsService {
     try {
       const operations = values.map((value, index) => {
         failedAt = index;
-        return this.parseOperation(value, '');
+        return parsePatchOperation(value, this.handlers);
       });
       const results = await this.dataSource.transaction(async (manager) => {
         const done: OperationResult[] = [];
@@ -161,29 +157,6 @@ export class AdminRecordsService {
     if (document.length > MAX_OPERATIONS) throw new AdminError(413, 'too_many_operations', `at most ${MAX_OPERATIONS} operations per request`);
     if (document.length === 0) throw malformed('the JSON Patch document has no operations', '');
     return document;
-  }
-
-  private parseOperation(value: unknown, pointer: string): Operation {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw malformed('an operation must be an object', pointer);
-    const { op, path } = value as Record<string, unknown>;
-    const members = Object.keys(value);
-    const unknown = members.find((member) => !['op', 'path', 'value'].includes(member));
-    if (unknown !== undefined) throw malformed(`unknown member "${unknown}" in the operation`, `${pointer}/${unknown}`);
-    if (op !== 'add' && op !== 'replace' && op !== 'remove') throw malformed('op must be add, replace or remove', `${pointer}/op`);
-    if (typeof path !== 'string') throw malformed('path must be a string', `${pointer}/path`);
-    const match = /^\/([a-z-]+)(?:\/([^/]+))?$/.exec(path);
-    if (!match || !this.handlers.has(match[1]!)) throw malformed(`path "${path.slice(0, 100)}" names no known type`, `${pointer}/path`);
-    const type = match[1]!;
-    if (op === 'add') {
-      if (match[2] !== undefined) throw malformed('add takes the path /<type>; put the id in the value', `${pointer}/path`);
-      if (!('value' in value)) throw malformed('add needs a value', pointer);
-      return { op, type, value: (value as { value: unknown }).value };
-    }
-    if (match[2] === undefined) throw malformed(`${op} takes the path /<type>/<id>`, `${pointer}/path`);
-    const id = parseId(match[2], `${pointer}/path`);
-    if (op === 'remove') return { op, type, id };
-    if (!('value' in value)) throw malformed('replace needs a value', pointer);
-    return { op, type, id, value: (value as { value: unknown }).value };
   }
 
   private checkIncludes(handler: RecordHandler, include: string[]): void {

@@ -30,7 +30,7 @@ export class AdminTokenGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<Request>();
     const address = digest(request.ip ?? 'unknown').toString('base64url');
-    const presented = /^(?:Bearer +)?(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+    const presented = parseAdminAuthorization(request.headers.authorization);
     const valid = presented !== undefined && timingSafeEqual(digest(presented), this.expected);
     if (!valid) {
       const state = await this.failures.get(address);
@@ -44,6 +44,11 @@ export class AdminTokenGuard implements CanActivate {
     }
     return true;
   }
+}
+
+/** `Authorization: <token>` or `Bearer <token>` (API.md §6); undefined for anything else. */
+export function parseAdminAuthorization(header: string | undefined): string | undefined {
+  return /^(?:Bearer +)?(\S+)$/i.exec(header ?? '')?.[1];
 }
 
 function digest(value: string): Buffer {
