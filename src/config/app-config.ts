@@ -17,6 +17,11 @@ export type AppConfig = {
   accessTokenTtl: number;
   tokenSigningAlg: SigningAlgorithm;
   trustProxy: TrustProxy;
+  logLevel: LogLevel;
+  logFormat: LogFormat;
 };
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export type LogFormat = 'json' | 'pretty';
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
