@@ -1,17 +1,33 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+import type { Logger } from 'pino';
 import type { AppConfig } from './config/app-config.js';
 import { AdminModule } from './admin/admin.module.js';
 import { ClientsModule } from './clients/clients.module.js';
 import { DatabaseModule } from './database/database.module.js';
+import { HealthModule } from './health/health.module.js';
+import { httpLogOptions } from './logging/logging.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { TokensModule } from './tokens/tokens.module.js';
 
-/** The application: token endpoint, JWKS and metadata on PORT; the admin interface on ADMIN_PORT. */
+/**
+ * The application: token endpoint, JWKS, metadata and health on PORT; the admin interface,
+ * metrics and API documentation on ADMIN_PORT.
+ */
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(config: AppConfig, logger: Logger): DynamicModule {
     return {
       module: AppModule,
-      imports: [DatabaseModule.forRoot(config), ClientsModule, TokensModule, AdminModule],
+      imports: [
+        LoggerModule.forRoot({ pinoHttp: httpLogOptions(logger) }),
+        DatabaseModule.forRoot(config),
+        MetricsModule,
+        ClientsModule,
+        TokensModule,
+        AdminModule,
+        HealthModule,
+      ],
     };
   }
 }

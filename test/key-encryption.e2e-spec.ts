@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import request from 'supertest';
 import { basic, createClient } from './support/factories.js';
-import { startTestApp, testDatabaseUrl } from './support/test-app.js';
+import { finished, startServerProcess } from './support/processes.js';
+import { freePort, startTestApp, testDatabaseUrl } from './support/test-app.js';
 
 /** A database of its own: sealing keys must not touch the keys other tests share. */
 async function freshDatabase(): Promise<string> {
@@ -34,6 +35,18 @@ describe('KEY_ENCRYPTION_SECRET', () => {
     } finally {
       await server.close();
     }
-    await expect(startTestApp({ DATABASE_URL: databaseUrl, KEY_ENCRYPTION_SECRET: 'a-different-secret-0123456789' })).rejects.toThrow('KEY_ENCRYPTION_SECRET does not decrypt');
+  });
+
+  it('stops the start with one line when the secret does not decrypt the keys', async () => {
+    const databaseUrl = await freshDatabase();
+    const first = await startTestApp({ DATABASE_URL: databaseUrl, KEY_ENCRYPTION_SECRET: 'the-first-secret-0123456789' });
+    await first.close();
+    const [port, adminPort] = [await freePort(), await freePort()];
+    const result = await finished(startServerProcess({
+      DATABASE_URL: databaseUrl, ADMIN_TOKEN: 'admin-token-0123456789', PORT: String(port), ADMIN_PORT: String(adminPort),
+      KEY_ENCRYPTION_SECRET: 'a-different-secret-0123456789',
+    }));
+    expect(result.code).not.toBe(0);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining('KEY_ENCRYPTION_SECRET does not decrypt the stored signing keys')]);
   });
 });

@@ -1,4 +1,5 @@
 import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -74,4 +75,26 @@ describe('server on the embedded PostgreSQL (no DATABASE_URL)', () => {
       return responses.then((all) => expect(all.map((response) => response.status)).toEqual(Array(20).fill(200)));
     });
   }, 180_000);
+
+  it('on SIGTERM, closes a request that never completes once the drain limit has passed, and still exits 0', async () => {
+    const port = await freePort();
+    const child = startServerProcess({ DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(await freePort()) });
+    const exit = finished(child);
+    const url = `http://127.0.0.1:${port}`;
+    await eventually(async () => ((await request(url).get('/health/ready')).status === 200 ? true : undefined), 60_000, 200);
+    // A body announced and never sent: the request stays in flight until its connection is closed.
+    const stalled = connect(port, '127.0.0.1');
+    await new Promise((resolve) => stalled.once('connect', resolve));
+    stalled.write('POST /oauth2/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ngrant_type=');
+    const closed = new Promise((resolve) => stalled.once('close', resolve));
+    stalled.on('error', () => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const signalled = Date.now();
+    child.kill('SIGTERM');
+    const result = await exit;
+    await closed;
+    expect(result.code).toBe(0);
+    expect(Date.now() - signalled).toBeLessThan(20_000);
+    expect(result.stdout).toContain('closing their connections');
+  }, 120_000);
 });

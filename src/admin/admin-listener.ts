@@ -4,9 +4,30 @@ import type { NextFunction, Request, Response } from 'express';
 
 const ADMIN_SOCKET = Symbol('admin listener');
 
-/** Paths served on ADMIN_PORT only. */
-function isAdminPath(url: string): boolean {
-  return url === '/admin' || url.startsWith('/admin/') || url.startsWith('/admin?');
+type Listeners = 'admin' | 'public' | 'both';
+
+function isUnder(url: string, prefix: string): boolean {
+  if (!url.startsWith(prefix)) return false;
+  const next = url.charAt(prefix.length);
+  return next === '' || next === '/' || next === '?';
+}
+
+/**
+ * Which listener serves a path: the admin interface, metrics and the API documentation only on
+ * ADMIN_PORT; health on both (container health checks and load balancers use the public port,
+ * monitoring inside the network may use either); everything else only on PORT.
+ */
+export function listenersOf(url: string): Listeners {
+  if (isUnder(url, '/admin') || isUnder(url, '/metrics')) return 'admin';
+  // SwaggerModule serves the UI at /docs (and its assets below), the document at /docs-json and /docs-yaml.
+  if (isUnder(url, '/docs') || isUnder(url, '/docs-json') || isUnder(url, '/docs-yaml')) return 'admin';
+  if (isUnder(url, '/health')) return 'both';
+  return 'public';
+}
+
+/** True when the admin listener accepted the request. */
+export function isAdminRequest(request: IncomingMessage): boolean {
+  return (request as unknown as Record<symbol, boolean>)[ADMIN_SOCKET] === true;
 }
 
 /**
@@ -16,8 +37,8 @@ function isAdminPath(url: string): boolean {
  */
 export function separateListeners(app: NestExpressApplication): void {
   app.use((request: Request, response: Response, next: NextFunction) => {
-    const onAdmin = (request as unknown as Record<symbol, boolean>)[ADMIN_SOCKET] === true;
-    if (onAdmin === isAdminPath(request.url)) return next();
+    const served = listenersOf(request.url);
+    if (served === 'both' || (served === 'admin') === isAdminRequest(request)) return next();
     response.status(404).json({ message: `Cannot ${request.method} ${request.path}`, error: 'Not Found', statusCode: 404 });
   });
 }

@@ -1,4 +1,5 @@
 import { Controller, Delete, Get, Param, Patch, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AdminExceptionFilter } from './admin-exception.filter.js';
 import { AdminRecordsService, type Page } from './admin-records.service.js';
@@ -12,6 +13,18 @@ const JSON_PATCH = `${JSON_API}; ext=jsonpatch`;
 const MAX_PAGE_SIZE = 100;
 
 /** `{admin_url}`: JSON Patch over every type, and plain JSON:API per type (API.md §6). */
+const TYPES = [
+  'uma-client', 'resource-definition', 'scope', 'purpose', 'capability-ticket', 'requested-resource',
+  'requested-resource-scopes', 'requested-resources-capability-tickets', 'audit-event',
+];
+const TYPE_PARAMETER = { name: 'type', enum: TYPES, description: 'JSON:API resource type (audit-event is read-only)' };
+const ID_PARAMETER = { name: 'id', description: 'positive 32-bit integer' };
+const ERRORS = { description: 'JSON:API `{"errors": [...]}` (see the README for every status)' };
+
+@ApiTags('admin')
+@ApiSecurity('admin_token')
+@ApiResponse({ status: 401, ...ERRORS })
+@ApiResponse({ status: 429, ...ERRORS })
 @Controller('admin')
 @UseGuards(AdminTokenGuard)
 @UseFilters(AdminExceptionFilter)
@@ -19,6 +32,10 @@ export class AdminController {
   constructor(private readonly records: AdminRecordsService) {}
 
   @Patch()
+  @ApiOperation({ summary: 'JSON Patch over every type, one transaction (Content-Type: application/vnd.api+json; ext=jsonpatch)' })
+  @ApiResponse({ status: 200, description: 'one `{"data": ...}` per operation' })
+  @ApiResponse({ status: 400, ...ERRORS })
+  @ApiResponse({ status: 422, ...ERRORS })
   async patch(@Req() request: Request, @Res() response: Response): Promise<void> {
     const outcome = await this.records.applyPatch(await readJsonApiBody(request, true), actorOf(request));
     if (outcome.ok) sendJsonApi(response, 200, outcome.results, JSON_PATCH);
@@ -32,6 +49,9 @@ export class AdminController {
   }
 
   @Get(':type')
+  @ApiOperation({ summary: 'List records (page[number], page[size], include)' })
+  @ApiParam(TYPE_PARAMETER)
+  @ApiResponse({ status: 200, description: 'JSON:API document with links and meta.total' })
   async list(@Param('type') type: string, @Req() request: Request, @Res() response: Response): Promise<void> {
     const page = pageOf(request);
     const { lastPage, ...document } = await this.records.list(type, page, includeOf(request));
@@ -41,11 +61,21 @@ export class AdminController {
   }
 
   @Get(':type/:id')
+  @ApiOperation({ summary: 'Read one record (include)' })
+  @ApiParam(TYPE_PARAMETER)
+  @ApiParam(ID_PARAMETER)
+  @ApiResponse({ status: 200, description: 'JSON:API document' })
+  @ApiResponse({ status: 404, ...ERRORS })
   async read(@Param('type') type: string, @Param('id') id: string, @Req() request: Request, @Res() response: Response): Promise<void> {
     sendJsonApi(response, 200, await this.records.read(type, parseId(id, '/id'), includeOf(request)));
   }
 
   @Post(':type')
+  @ApiOperation({ summary: 'Create a record (Content-Type: application/vnd.api+json)' })
+  @ApiParam(TYPE_PARAMETER)
+  @ApiResponse({ status: 201, description: 'created, with Location' })
+  @ApiResponse({ status: 409, ...ERRORS })
+  @ApiResponse({ status: 422, ...ERRORS })
   async create(@Param('type') type: string, @Req() request: Request, @Res() response: Response): Promise<void> {
     this.records.handlerForUrl(type);
     const result = await this.records.create(type, await readJsonApiBody(request, false), actorOf(request));
@@ -53,6 +83,11 @@ export class AdminController {
   }
 
   @Patch(':type/:id')
+  @ApiOperation({ summary: 'Change the attributes and relationships named' })
+  @ApiParam(TYPE_PARAMETER)
+  @ApiParam(ID_PARAMETER)
+  @ApiResponse({ status: 200, description: 'JSON:API document' })
+  @ApiResponse({ status: 404, ...ERRORS })
   async update(@Param('type') type: string, @Param('id') id: string, @Req() request: Request, @Res() response: Response): Promise<void> {
     const recordId = parseId(id, '/id');
     this.records.handlerForUrl(type);
@@ -60,6 +95,11 @@ export class AdminController {
   }
 
   @Delete(':type/:id')
+  @ApiOperation({ summary: 'Remove a record' })
+  @ApiParam(TYPE_PARAMETER)
+  @ApiParam(ID_PARAMETER)
+  @ApiResponse({ status: 204, description: 'removed' })
+  @ApiResponse({ status: 409, ...ERRORS })
   async remove(@Param('type') type: string, @Param('id') id: string, @Req() request: Request, @Res() response: Response): Promise<void> {
     await this.records.remove(type, parseId(id, '/id'), actorOf(request));
     sendJsonApi(response, 204, undefined);

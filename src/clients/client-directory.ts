@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ChangeFeed } from '../database/change-feed.js';
 import { FeedCache } from '../database/feed-cache.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { splitSpaced, type ClientRecord } from './client-record.js';
 
 const CLIENT_TABLES = new Set(['client', 'client_metadata', 'redirect_uri']);
@@ -29,8 +30,10 @@ export class ClientDirectory {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     changes: ChangeFeed,
+    // Absent in the CLI, which counts nothing.
+    @Optional() metrics?: MetricsService,
   ) {
-    this.cache = new FeedCache(changes, CLIENT_TABLES);
+    this.cache = new FeedCache(changes, CLIENT_TABLES, metrics?.cacheCounter('clients'));
   }
 
   find(clientId: string): Promise<ClientRecord | null> {

@@ -20,6 +20,11 @@ export type AppConfig = {
   keyEncryptionSecret?: string;
   tokenSigningAlg: SigningAlgorithm;
   trustProxy: TrustProxy;
+  logLevel: LogLevel;
+  logFormat: LogFormat;
 };
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export type LogFormat = 'json' | 'pretty';
 
 export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -11,6 +11,7 @@ describe('loadConfig', () => {
       accessTokenTtl: 3600,
       tokenSigningAlg: 'RS256',
       trustProxy: false,
+      logLevel: 'info',
     });
     expect(config.databaseUrl).toBeUndefined();
   });
@@ -28,6 +29,8 @@ describe('loadConfig', () => {
     ['PORT', { PORT: '70000' }],
     ['ADMIN_PORT', { ADMIN_PORT: '-1' }],
     ['ISSUER', { ISSUER: 'not a url' }],
+    ['LOG_LEVEL', { LOG_LEVEL: 'verbose' }],
+    ['LOG_FORMAT', { LOG_FORMAT: 'xml' }],
     ['ISSUER', { ISSUER: 'https://as.example/?tenant=1' }],
     ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }],
     ['TRUST_PROXY', { TRUST_PROXY: 'everyone' }],

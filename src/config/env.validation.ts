@@ -13,13 +13,14 @@ import {
   validateSync,
 } from 'class-validator';
 import { Type } from 'class-transformer';
-import type { AppConfig, SigningAlgorithm, TrustProxy } from './app-config.js';
+import type { AppConfig, LogFormat, LogLevel, SigningAlgorithm, TrustProxy } from './app-config.js';
 
 /** A configuration value that stops the process: the message is one line naming the variable. */
 export class ConfigurationError extends Error {}
 
 const MAX_TTL_SECONDS = 86_400;
 const MAX_REFRESH_TTL_SECONDS = 365 * 86_400;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 class Environment {
   @IsOptional()
@@ -89,12 +90,21 @@ class Environment {
   @IsOptional()
   @IsString()
   DATA_DIR?: string;
+
+  @IsOptional()
+  @IsIn(LOG_LEVELS, { message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` })
+  LOG_LEVEL?: string;
+
+  @IsOptional()
+  @IsIn(['json', 'pretty'], { message: 'LOG_FORMAT must be json or pretty' })
+  LOG_FORMAT?: string;
 }
 
 const VARIABLES = [
   'PORT', 'ADMIN_PORT', 'DATABASE_URL', 'ISSUER', 'ACCESS_TOKEN_AUDIENCE', 'ADMIN_TOKEN',
   'ADMIN_TOKEN_FILE', 'ACCESS_TOKEN_TTL', 'TOKEN_SIGNING_ALG', 'TRUST_PROXY', 'DATA_DIR',
   'REFRESH_TOKEN_TTL', 'KEY_ENCRYPTION_SECRET',
+  'LOG_LEVEL', 'LOG_FORMAT',
 ];
 
 /**
@@ -148,6 +158,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     keyEncryptionSecret: environment.KEY_ENCRYPTION_SECRET,
     tokenSigningAlg: (environment.TOKEN_SIGNING_ALG ?? 'RS256') as SigningAlgorithm,
     trustProxy: parseTrustProxy(environment.TRUST_PROXY),
+    logLevel: (environment.LOG_LEVEL ?? 'info') as LogLevel,
+    // Pretty in a terminal, JSON lines everywhere else (containers, files, log shippers).
+    logFormat: (environment.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json')) as LogFormat,
   };
 }
 

@@ -1,3 +1,4 @@
+import type { CacheCounter } from '../metrics/metrics.service.js';
 import type { ChangeFeed } from './change-feed.js';
 
 // Bounded, so that a flood of random keys (unknown client ids) cannot grow memory without limit.
@@ -15,6 +16,7 @@ export class FeedCache<K, V> {
   constructor(
     private readonly changes: ChangeFeed,
     tables: ReadonlySet<string>,
+    private readonly counter?: CacheCounter,
   ) {
     changes.subscribe((table) => {
       if (table === undefined || tables.has(table)) {
@@ -25,7 +27,11 @@ export class FeedCache<K, V> {
   }
 
   async get(key: K, load: (key: K) => Promise<V>): Promise<V> {
-    if (this.changes.live && this.entries.has(key)) return this.entries.get(key)!;
+    if (this.changes.live && this.entries.has(key)) {
+      this.counter?.hit();
+      return this.entries.get(key)!;
+    }
+    this.counter?.miss();
     const generation = this.generation;
     const value = await load(key);
     if (this.changes.live && generation === this.generation) {

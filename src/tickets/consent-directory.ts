@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ChangeFeed } from '../database/change-feed.js';
 import { FeedCache } from '../database/feed-cache.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import type { CoveredResource } from './consent-coverage.js';
 
 const TICKET_TABLES = new Set([
@@ -28,8 +29,10 @@ export class ConsentDirectory {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     changes: ChangeFeed,
+    // Absent in the CLI, which counts nothing.
+    @Optional() metrics?: MetricsService,
   ) {
-    this.cache = new FeedCache(changes, TICKET_TABLES);
+    this.cache = new FeedCache(changes, TICKET_TABLES, metrics?.cacheCounter('consent_coverage'));
   }
 
   /** What the consent tickets of the client with this row id cover. */

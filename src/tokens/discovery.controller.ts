@@ -1,10 +1,12 @@
 import { Controller, Get, Header, Inject } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { SigningKeysService } from './signing-keys.service.js';
 import type { PublicJwk } from './token-signer.js';
 
 const AUTH_METHODS = ['client_secret_basic', 'client_secret_post'];
 
+@ApiTags('oauth2')
 @Controller()
 export class DiscoveryController {
   constructor(
@@ -14,6 +16,8 @@ export class DiscoveryController {
 
   /** RFC 8414 authorization server metadata. */
   @Get('.well-known/oauth-authorization-server')
+  @ApiOperation({ summary: 'RFC 8414 authorization server metadata' })
+  @ApiOkResponse({ description: 'issuer, token_endpoint, jwks_uri, supported grants, methods and algorithms' })
   @Header('Cache-Control', 'public, max-age=300')
   metadata(): Record<string, unknown> {
     const issuer = this.config.issuer;
@@ -35,6 +39,8 @@ export class DiscoveryController {
 
   /** Every key that can still verify a live token; a rotation shows here within a second. */
   @Get('oauth2/jwks')
+  @ApiOperation({ summary: 'JSON Web Key Set: every key that can still verify a live token' })
+  @ApiOkResponse({ description: '`{"keys": [...]}`' })
   @Header('Cache-Control', 'no-cache')
   async jwks(): Promise<{ keys: PublicJwk[] }> {
     return { keys: await this.keys.publicKeys() };

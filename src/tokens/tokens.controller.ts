@@ -1,31 +1,83 @@
 import { Controller, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { ApiBasicAuth, ApiBody, ApiConsumes, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ClientAuthGuard } from '../auth/guards/client-auth.guard.js';
 import type { ClientRecord } from '../clients/client-record.js';
 import { OAuthExceptionFilter } from '../common/filters/oauth-exception.filter.js';
 import { sendNoStoreJson } from '../common/send-json.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { OAuthBodyGuard } from './oauth-body.guard.js';
 import { TokenLifecycleService } from './token-lifecycle.service.js';
 import { TokensService } from './tokens.service.js';
 import type { TokenParameters } from './token-request.js';
 
+const OAUTH_ERROR = {
+  type: 'object',
+  required: ['error'],
+  properties: { error: { type: 'string', example: 'invalid_client' }, error_description: { type: 'string' } },
+};
+
+const TOKEN_REQUEST = {
+  type: 'object',
+  required: ['grant_type'],
+  properties: {
+    grant_type: { type: 'string', enum: ['client_credentials', 'refresh_token'] },
+    refresh_token: { type: 'string', description: 'grant_type=refresh_token only' },
+    scope: { type: 'string', description: 'space-separated scopes; `<definition>:<scope>` needs a consent ticket', example: 'read' },
+    client_id: { type: 'string', description: 'client_secret_post only' },
+    client_secret: { type: 'string', description: 'client_secret_post only', format: 'password' },
+  },
+};
+
+@ApiTags('oauth2')
 @Controller('oauth2')
 @UseFilters(OAuthExceptionFilter)
 export class TokensController {
   constructor(
     private readonly tokens: TokensService,
     private readonly lifecycle: TokenLifecycleService,
+    private readonly metrics: MetricsService,
   ) {}
 
   @Post('token')
+  @ApiOperation({ summary: 'Client credentials grant (RFC 6749 §4.4): an RFC 9068 JWT access token' })
+  @ApiBasicAuth('client_secret_basic')
+  @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
+  @ApiBody({ schema: TOKEN_REQUEST })
+  @ApiResponse({
+    status: 200,
+    description: 'issued (Cache-Control: no-store)',
+    schema: {
+      type: 'object',
+      properties: {
+        access_token: { type: 'string' },
+        token_type: { type: 'string', enum: ['Bearer'] },
+        expires_in: { type: 'integer' },
+        scope: { type: 'string' },
+        refresh_token: { type: 'string', description: 'for clients registered for the refresh_token grant' },
+      },
+    },
+  })
+  @ApiResponse({ status: 400, description: 'invalid_request, unauthorized_client, unsupported_grant_type, invalid_scope', schema: OAUTH_ERROR })
+  @ApiResponse({ status: 401, description: 'invalid_client', schema: OAUTH_ERROR })
+  @ApiResponse({ status: 413, description: 'body over 16 KiB (invalid_request)', schema: OAUTH_ERROR })
+  @ApiResponse({ status: 429, description: 'too_many_requests, with Retry-After', schema: OAUTH_ERROR })
+  @ApiResponse({ status: 503, description: 'temporarily_unavailable: the database is unreachable', schema: OAUTH_ERROR })
   @UseGuards(OAuthBodyGuard, ClientAuthGuard)
   async token(@Req() request: Request, @Res() response: Response): Promise<void> {
     const issued = await this.tokens.issue(request.user as ClientRecord, request.body as TokenParameters);
     sendNoStoreJson(response, 200, issued);
+    this.metrics.tokenIssued();
   }
 
   /** RFC 7662. */
   @Post('introspect')
+  @ApiOperation({ summary: 'Token introspection (RFC 7662), for clients allowed the uma_protection scope' })
+  @ApiBasicAuth('client_secret_basic')
+  @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
+  @ApiBody({ schema: { type: 'object', required: ['token'], properties: { token: { type: 'string' }, token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'] } } } })
+  @ApiResponse({ status: 200, description: '{"active": false}, or active with scope, client_id, sub, aud, iss, exp, iat, jti, token_type, permissions' })
+  @ApiResponse({ status: 403, description: 'the caller is not allowed uma_protection', schema: OAUTH_ERROR })
   @UseGuards(OAuthBodyGuard, ClientAuthGuard)
   async introspect(@Req() request: Request, @Res() response: Response): Promise<void> {
     sendNoStoreJson(response, 200, await this.lifecycle.introspect(request.user as ClientRecord, request.body as TokenParameters));
@@ -33,6 +85,12 @@ export class TokensController {
 
   /** RFC 7009: 200 with an empty body. */
   @Post('revoke')
+  @ApiOperation({ summary: "Token revocation (RFC 7009): a client revokes its own access or refresh token" })
+  @ApiBasicAuth('client_secret_basic')
+  @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
+  @ApiBody({ schema: { type: 'object', required: ['token'], properties: { token: { type: 'string' }, token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'] } } } })
+  @ApiResponse({ status: 200, description: 'revoked, or unknown token' })
+  @ApiResponse({ status: 400, description: "another client's token (unauthorized_client)", schema: OAUTH_ERROR })
   @UseGuards(OAuthBodyGuard, ClientAuthGuard)
   async revoke(@Req() request: Request, @Res() response: Response): Promise<void> {
     await this.lifecycle.revoke(request.user as ClientRecord, request.body as TokenParameters);

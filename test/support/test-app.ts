@@ -1,11 +1,13 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { getDataSourceToken } from '@nestjs/typeorm';
+import type { DestinationStream } from 'pino';
 import type { DataSource } from 'typeorm';
 import { closeAdmin, listenAdmin } from '../../src/admin/admin-listener.js';
 import { createApp } from '../../src/app-factory.js';
 import type { AppConfig } from '../../src/config/app-config.js';
 import { loadConfig } from '../../src/config/env.validation.js';
 import { freePort } from '../../src/common/free-port.js';
+import { createRootLogger } from '../../src/logging/logging.js';
 
 export { freePort };
 
@@ -27,8 +29,13 @@ export function testDatabaseUrl(): string {
   return url;
 }
 
+export type TestAppOptions = {
+  /** Where the log lines go (LOG_LEVEL from `environment`, default info); without it, nothing is logged. */
+  logs?: DestinationStream;
+};
+
 /** The real application on the test database, listening on a free port of 127.0.0.1. */
-export async function startTestApp(environment: NodeJS.ProcessEnv = {}): Promise<TestApp> {
+export async function startTestApp(environment: NodeJS.ProcessEnv = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const [port, adminPort] = [await freePort(), await freePort()];
   const url = `http://127.0.0.1:${port}`;
   const adminToken = environment.ADMIN_TOKEN ?? 'test-admin-token-0123456789';
@@ -36,7 +43,8 @@ export async function startTestApp(environment: NodeJS.ProcessEnv = {}): Promise
     ...loadConfig({ PORT: String(port), ADMIN_PORT: String(adminPort), ISSUER: url, ADMIN_TOKEN: adminToken, ...environment }),
     databaseUrl: environment.DATABASE_URL ?? testDatabaseUrl(),
   };
-  const app = await createApp(config, process.env.TEST_LOGS ? undefined : false);
+  const logger = options.logs ? createRootLogger(config, options.logs) : createRootLogger({ ...config, logLevel: 'silent' });
+  const app = await createApp(config, logger);
   await app.listen(port, '127.0.0.1');
   const adminServer = await listenAdmin(app, adminPort, '127.0.0.1');
   const dataSource = app.get<DataSource>(getDataSourceToken());

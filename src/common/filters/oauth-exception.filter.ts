@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, HttpException, Logger, type ExceptionFilter } from '@nestjs/common';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
+import { MetricsService } from '../../metrics/metrics.service.js';
 import { OAuthError } from '../../tokens/oauth-error.js';
 import { isDatabaseUnavailable } from '../database-errors.js';
 import { sendNoStoreJson } from '../send-json.js';
@@ -13,9 +14,12 @@ import { sendNoStoreJson } from '../send-json.js';
 export class OAuthExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('OAuth');
 
+  constructor(private readonly metrics: MetricsService) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     const error = this.toOAuthError(exception);
+    if (host.switchToHttp().getRequest<Request>().path === '/oauth2/token') this.metrics.tokenRefused(error.code);
     sendNoStoreJson(response, error.status, { error: error.code, error_description: error.description }, error.headers);
   }
 

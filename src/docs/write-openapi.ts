@@ -1,0 +1,27 @@
+import 'reflect-metadata';
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { NestFactory } from '@nestjs/core';
+import { AppModule } from '../app.module.js';
+import { loadConfig } from '../config/env.validation.js';
+import { createRootLogger } from '../logging/logging.js';
+import { buildApiDocument } from './api-docs.js';
+
+/**
+ * Writes the OpenAPI document (`npm run openapi [-- <file>]`, default openapi.json). The
+ * application is built in preview mode: modules are scanned, nothing is instantiated, so no
+ * database is needed.
+ */
+async function main(file = 'openapi.json'): Promise<void> {
+  const config = { ...loadConfig({}), databaseUrl: 'postgres://unused@127.0.0.1:1/unused', logLevel: 'silent' as const };
+  const app = await NestFactory.create(AppModule.forRoot(config, createRootLogger(config)), { preview: true, logger: false });
+  const document = buildApiDocument(app);
+  await writeFile(resolve(file), `${JSON.stringify(document, null, 2)}\n`);
+  await app.close();
+  process.stdout.write(`OpenAPI document written to ${resolve(file)}\n`);
+}
+
+main(process.argv[2]).catch((error: unknown) => {
+  process.stderr.write(`cannot write the OpenAPI document: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,68 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOperation, ApiServiceUnavailableResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { HealthCheck, HealthCheckService, HealthIndicatorService, type HealthCheckResult } from '@nestjs/terminus';
+import type { DataSource } from 'typeorm';
+import { SigningKeysService } from '../tokens/signing-keys.service.js';
+
+// Each check answers within this time or counts as down: a probe must not hang on a lost database.
+const CHECK_TIMEOUT_MS = 1_500;
+
+@ApiTags('health')
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly indicators: HealthIndicatorService,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly keys: SigningKeysService,
+  ) {}
+
+  /** The process answers: no dependency is checked, so a database outage restarts nothing. */
+  @Get('live')
+  @HealthCheck()
+  @ApiOperation({ summary: 'Liveness: the process answers HTTP' })
+  live(): Promise<HealthCheckResult> {
+    return this.health.check([]);
+  }
+
+  /** Ready to serve tokens: the database answers, no migration is pending, a signing key loads. */
+  @Get('ready')
+  @HealthCheck()
+  @ApiOperation({ summary: 'Readiness: database reachable, migrations applied, signing key loaded' })
+  @ApiOkResponse({ description: 'ready' })
+  @ApiServiceUnavailableResponse({ description: 'not ready; `error` names the failing checks' })
+  ready(): Promise<HealthCheckResult> {
+    return this.health.check([
+      () => this.probe('database', 'the database does not answer', async () => {
+        await this.dataSource.query('SELECT 1');
+      }),
+      () => this.probe('migrations', 'migrations are pending or cannot be read', async () => {
+        if ((await this.pendingMigrations()).length > 0) throw new Error('pending');
+      }),
+      () => this.probe('signingKey', 'no signing key can be loaded', async () => {
+        await this.keys.signingKey();
+      }),
+    ]);
+  }
+
+  // One query (DataSource.showMigrations would also create the table and log every migration).
+  private async pendingMigrations(): Promise<string[]> {
+    const table = this.dataSource.options.migrationsTableName ?? 'migrations';
+    const rows: { name: string }[] = await this.dataSource.query(`SELECT name FROM "${table}"`);
+    const applied = new Set(rows.map((row) => row.name));
+    return this.dataSource.migrations.map((migration) => migration.name ?? migration.constructor.name).filter((name) => !applied.has(name));
+  }
+
+  // Public port: the answer names the failing check in fixed words, never a database message.
+  private probe(key: string, failure: string, check: () => Promise<void>) {
+    return this.indicators
+      .check(key)
+      .attempt(async () => {
+        await check().catch(() => {
+          throw new Error(failure);
+        });
+      })
+      .withTimeout(CHECK_TIMEOUT_MS);
+  }
+}

@@ -1,0 +1,119 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { DataSource } from 'typeorm';
+import { ChangeFeed } from '../database/change-feed.js';
+import type { OAuthErrorCode } from '../tokens/oauth-error.js';
+
+/** What a cache lookup reports: the hot path calls one of these, nothing more. */
+export type CacheCounter = { hit(): void; miss(): void };
+
+type PoolState = { totalCount: number; idleCount: number; waitingCount: number };
+
+// Seconds; token requests take about 1-30 ms, admin requests up to seconds.
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/**
+ * Prometheus metrics of one application (its own registry, so that several apps in one process,
+ * as in the e2e tests, never mix their counts). Labelled children are made once and kept, so the
+ * token endpoint pays an increment, not a label lookup.
+ */
+@Injectable()
+export class MetricsService implements OnModuleInit {
+  readonly registry = new Registry();
+  private readonly issued: Counter;
+  private readonly refused: Counter<'reason'>;
+  private readonly refusedByReason = new Map<string, Counter.Internal>();
+  private readonly latency: Histogram<'listener' | 'route' | 'status'>;
+  private readonly latencyChildren = new Map<string, Histogram.Internal<'listener' | 'route' | 'status'>>();
+  private readonly cacheLookups: Counter<'cache' | 'result'>;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly changes: ChangeFeed,
+  ) {
+    const registers = [this.registry];
+    this.issued = new Counter({ name: 'oauth_tokens_issued_total', help: 'Access tokens issued.', registers });
+    this.refused = new Counter({
+      name: 'oauth_token_requests_refused_total',
+      help: 'Token requests refused, by RFC 6749 error code.',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.latency = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request latency, by listener, route and status code.',
+      labelNames: ['listener', 'route', 'status'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.cacheLookups = new Counter({
+      name: 'cache_lookups_total',
+      help: 'In-process cache lookups (clients, consent coverage), by result.',
+      labelNames: ['cache', 'result'],
+      registers,
+    });
+    this.databaseGauges(registers);
+  }
+
+  onModuleInit(): void {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  tokenIssued(): void {
+    this.issued.inc();
+  }
+
+  tokenRefused(reason: OAuthErrorCode): void {
+    let child = this.refusedByReason.get(reason);
+    if (!child) {
+      child = this.refused.labels(reason);
+      this.refusedByReason.set(reason, child);
+    }
+    child.inc();
+  }
+
+  /** `route` is a template from a small fixed set (see http-metrics.ts), never a raw URL. */
+  observeRequest(listener: string, route: string, status: number, seconds: number): void {
+    const key = `${listener} ${route} ${status}`;
+    let child = this.latencyChildren.get(key);
+    if (!child) {
+      child = this.latency.labels(listener, route, String(status));
+      this.latencyChildren.set(key, child);
+    }
+    child.observe(seconds);
+  }
+
+  cacheCounter(cache: string): CacheCounter {
+    const hits = this.cacheLookups.labels(cache, 'hit');
+    const misses = this.cacheLookups.labels(cache, 'miss');
+    return { hit: () => hits.inc(), miss: () => misses.inc() };
+  }
+
+  /** Pool state is read when Prometheus scrapes, not kept up to date on every query. */
+  private databaseGauges(registers: Registry[]): void {
+    const pool = () => (this.dataSource.driver as unknown as { master?: PoolState }).master;
+    const gauge = (name: string, help: string, read: (state: PoolState) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          const state = pool();
+          this.set(state ? read(state) : 0);
+        },
+      });
+    gauge('db_pool_connections', 'Connections open in the database pool.', (state) => state.totalCount);
+    gauge('db_pool_idle_connections', 'Idle connections in the database pool.', (state) => state.idleCount);
+    gauge('db_pool_waiting_requests', 'Queries waiting for a pool connection.', (state) => state.waitingCount);
+    const changes = this.changes;
+    new Gauge({
+      name: 'cache_invalidation_feed_up',
+      help: '1 while the LISTEN/NOTIFY connection is up (caches trusted), 0 while caches are bypassed.',
+      registers,
+      collect() {
+        this.set(changes.live ? 1 : 0);
+      },
+    });
+  }
+}
