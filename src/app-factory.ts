@@ -1,30 +1,32 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Logger as NestPinoLogger } from 'nestjs-pino';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config/app-config.js';
 import { AppModule } from './app.module.js';
 import { separateListeners } from './admin/admin-listener.js';
 import { setUpApiDocs } from './docs/api-docs.js';
 import { createRootLogger } from './logging/logging.js';
+import { PinoNestLogger } from './logging/nest-logger.js';
+import { logRequests } from './logging/request-log.js';
 import { measureRequests } from './metrics/http-metrics.js';
 
 /**
  * Builds the application exactly as the server runs it, for main.ts and the e2e tests alike: no
  * global body parser (each route parses its own, strictly), no X-Powered-By, the proxies named
- * by TRUST_PROXY, admin routes only on the admin listener (listenAdmin), request latency
- * metrics, pino for every log line, the API documentation at /docs on the admin listener.
+ * by TRUST_PROXY, a request id and a log line per request, admin routes only on the admin listener
+ * (listenAdmin), request latency metrics, pino for every log line, the API documentation at /docs
+ * on the admin listener.
  */
 export async function createApp(config: AppConfig, logger: Logger = createRootLogger(config)): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false,
-    bufferLogs: true,
+    logger: new PinoNestLogger(logger),
   });
-  app.useLogger(app.get(NestPinoLogger));
   app.disable('x-powered-by');
   // Token responses are unique and no-store: an ETag would only cost a hash per response.
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
+  logRequests(app, logger);
   separateListeners(app);
   measureRequests(app);
   setUpApiDocs(app);

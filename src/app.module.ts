@@ -1,12 +1,9 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { LoggerModule } from 'nestjs-pino';
-import type { Logger } from 'pino';
 import type { AppConfig } from './config/app-config.js';
 import { AdminModule } from './admin/admin.module.js';
 import { ClientsModule } from './clients/clients.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
-import { httpLogOptions } from './logging/logging.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { TokensModule } from './tokens/tokens.module.js';
 
@@ -16,11 +13,10 @@ import { TokensModule } from './tokens/tokens.module.js';
  */
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig, logger: Logger): DynamicModule {
+  static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        LoggerModule.forRoot({ pinoHttp: httpLogOptions(logger) }),
         DatabaseModule.forRoot(config),
         MetricsModule,
         ClientsModule,

@@ -45,7 +45,9 @@ describe('metrics', () => {
     expect(after).toMatch(/^db_pool_waiting_requests \d+$/m);
   });
 
-  it('serves /metrics on the admin port only', async () => {
-    expect((await request(server.url).get('/metrics')).status).toBe(404);
+  it('serves /metrics on the admin port only, whatever the case of the path', async () => {
+    for (const path of ['/metrics', '/METRICS', '/Metrics/']) {
+      expect([path, (await request(server.url).get(path)).status]).toEqual([path, 404]);
+    }
   });
 });

@@ -17,7 +17,9 @@ function isUnder(url: string, prefix: string): boolean {
  * ADMIN_PORT; health on both (container health checks and load balancers use the public port,
  * monitoring inside the network may use either); everything else only on PORT.
  */
-export function listenersOf(url: string): Listeners {
+export function listenersOf(rawUrl: string): Listeners {
+  // Express matches routes case-insensitively: so must this, or /METRICS would pass as public.
+  const url = rawUrl.toLowerCase();
   if (isUnder(url, '/admin') || isUnder(url, '/metrics')) return 'admin';
   // SwaggerModule serves the UI at /docs (and its assets below), the document at /docs-json and /docs-yaml.
   if (isUnder(url, '/docs') || isUnder(url, '/docs-json') || isUnder(url, '/docs-yaml')) return 'admin';

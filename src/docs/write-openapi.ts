@@ -4,7 +4,6 @@ import { resolve } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from '../app.module.js';
 import { loadConfig } from '../config/env.validation.js';
-import { createRootLogger } from '../logging/logging.js';
 import { buildApiDocument } from './api-docs.js';
 
 /**
@@ -13,8 +12,8 @@ import { buildApiDocument } from './api-docs.js';
  * database is needed.
  */
 async function main(file = 'openapi.json'): Promise<void> {
-  const config = { ...loadConfig({}), databaseUrl: 'postgres://unused@127.0.0.1:1/unused', logLevel: 'silent' as const };
-  const app = await NestFactory.create(AppModule.forRoot(config, createRootLogger(config)), { preview: true, logger: false });
+  const config = { ...loadConfig({}), databaseUrl: 'postgres://unused@127.0.0.1:1/unused' };
+  const app = await NestFactory.create(AppModule.forRoot(config), { preview: true, logger: false });
   const document = buildApiDocument(app);
   await writeFile(resolve(file), `${JSON.stringify(document, null, 2)}\n`);
   await app.close();

@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
+import type { Level, Logger } from 'pino';
+
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+
+// A caller's request id is kept when it is short and plain; anything else is replaced, so a
+// client cannot inject text into log lines or grow them without bound.
+const ACCEPTED_REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
+
+type IdentifiedRequest = Request & { id?: string };
+
+/** The request id: the caller's `X-Request-Id` when acceptable, else a new UUID. */
+export function requestIdOf(request: Request): string | undefined {
+  return (request as IdentifiedRequest).id;
+}
+
+/**
+ * Gives every request an id (returned in X-Request-Id) and writes one line when its response is
+ * finished. Written for the token endpoint's hot path: no child logger, no per-request context,
+ * nothing serialised unless the line's level is enabled; successful token requests are `debug`.
+ * What a line holds is chosen field by field: never a body, a query string or a header but
+ * User-Agent (so no Authorization, no admin token, no client_secret).
+ */
+export function logRequests(app: NestExpressApplication, logger: Logger): void {
+  app.use((request: Request, response: Response, next: NextFunction) => {
+    const given = request.headers['x-request-id'];
+    const id = typeof given === 'string' && ACCEPTED_REQUEST_ID.test(given) ? given : randomUUID();
+    (request as IdentifiedRequest).id = id;
+    response.setHeader(REQUEST_ID_HEADER, id);
+    const started = performance.now();
+    response.once('finish', () => {
+      const path = request.url.split('?', 1)[0]!;
+      const level = levelOf(path, response.statusCode);
+      if (level === undefined || !logger.isLevelEnabled(level)) return;
+      logger[level](
+        {
+          req: { id, method: request.method, url: path, remoteAddress: request.socket.remoteAddress, userAgent: request.headers['user-agent'] },
+          res: { statusCode: response.statusCode },
+          responseTime: Math.round(performance.now() - started),
+        },
+        'request completed',
+      );
+    });
+    next();
+  });
+}
+
+function levelOf(path: string, status: number): Level | undefined {
+  if (path === '/metrics' || path.startsWith('/health/')) return undefined;
+  if (status >= 500) return 'error';
+  if (status >= 400) return 'info';
+  // The token endpoint's successes are its bulk; the metrics count them.
+  return path === '/oauth2/token' ? 'debug' : 'info';
+}
