@@ -9,6 +9,7 @@ import { createRootLogger } from './logging/logging.js';
 import { PinoNestLogger } from './logging/nest-logger.js';
 import { logRequests } from './logging/request-log.js';
 import { measureRequests } from './metrics/http-metrics.js';
+import { secureHeaders } from './common/http-hardening.js';
 
 /**
  * Builds the application exactly as the server runs it, for main.ts and the e2e tests alike: no
@@ -26,6 +27,7 @@ export async function createApp(config: AppConfig, logger: Logger = createRootLo
   // Token responses are unique and no-store: an ETag would only cost a hash per response.
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
+  secureHeaders(app, config.corsAllowedOrigins);
   logRequests(app, logger);
   separateListeners(app);
   measureRequests(app);

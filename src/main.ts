@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { Server } from 'node:http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { closeAdmin, listenAdmin } from './admin/admin-listener.js';
+import { hardenServer } from './common/http-hardening.js';
 import { createApp } from './app-factory.js';
 import { resolveAdminToken } from './config/admin-token.js';
 import { ConfigurationError, loadConfig } from './config/env.validation.js';
@@ -48,6 +49,7 @@ async function bootstrap(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
+  hardenServer(app.getHttpServer());
   await app.listen(config.port);
   adminServer = await listenAdmin(app, config.adminPort);
   logger.info(`listening on port ${config.port}; issuer ${config.issuer}`);

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
+import { hardenServer } from '../common/http-hardening.js';
 
 const ADMIN_SOCKET = Symbol('admin listener');
 
@@ -54,6 +55,7 @@ export async function listenAdmin(app: NestExpressApplication, port: number, hos
     response.setHeader('Content-Language', 'en');
     handler(request, response);
   });
+  hardenServer(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

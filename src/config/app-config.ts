@@ -20,6 +20,8 @@ export type AppConfig = {
   keyEncryptionSecret?: string;
   tokenSigningAlg: SigningAlgorithm;
   trustProxy: TrustProxy;
+  /** Origins allowed to call the public endpoints from a browser; empty: CORS off. */
+  corsAllowedOrigins: string[];
   logLevel: LogLevel;
   logFormat: LogFormat;
 };

@@ -104,7 +104,7 @@ const VARIABLES = [
   'PORT', 'ADMIN_PORT', 'DATABASE_URL', 'ISSUER', 'ACCESS_TOKEN_AUDIENCE', 'ADMIN_TOKEN',
   'ADMIN_TOKEN_FILE', 'ACCESS_TOKEN_TTL', 'TOKEN_SIGNING_ALG', 'TRUST_PROXY', 'DATA_DIR',
   'REFRESH_TOKEN_TTL', 'KEY_ENCRYPTION_SECRET',
-  'LOG_LEVEL', 'LOG_FORMAT',
+  'LOG_LEVEL', 'LOG_FORMAT', 'CORS_ALLOWED_ORIGINS',
 ];
 
 /**
@@ -158,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     keyEncryptionSecret: environment.KEY_ENCRYPTION_SECRET,
     tokenSigningAlg: (environment.TOKEN_SIGNING_ALG ?? 'RS256') as SigningAlgorithm,
     trustProxy: parseTrustProxy(environment.TRUST_PROXY),
+    corsAllowedOrigins: parseOrigins(present.CORS_ALLOWED_ORIGINS),
     logLevel: (environment.LOG_LEVEL ?? 'info') as LogLevel,
     // Pretty in a terminal, JSON lines everywhere else (containers, files, log shippers).
     logFormat: (environment.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json')) as LogFormat,
@@ -194,6 +195,23 @@ function parseIssuer(value: string): string {
     );
   }
   return value.replace(/\/+$/, '');
+}
+
+function parseOrigins(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  const origins = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || parsed.origin !== origin) {
+      throw new ConfigurationError(`CORS_ALLOWED_ORIGINS must be a comma-separated list of origins such as https://app.example (got ${JSON.stringify(origin)})`);
+    }
+  }
+  return origins;
 }
 
 function parseTrustProxy(value: string | undefined): TrustProxy {

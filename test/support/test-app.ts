@@ -3,6 +3,7 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DestinationStream } from 'pino';
 import type { DataSource } from 'typeorm';
 import { closeAdmin, listenAdmin } from '../../src/admin/admin-listener.js';
+import { hardenServer } from '../../src/common/http-hardening.js';
 import { createApp } from '../../src/app-factory.js';
 import type { AppConfig } from '../../src/config/app-config.js';
 import { loadConfig } from '../../src/config/env.validation.js';
@@ -45,6 +46,7 @@ export async function startTestApp(environment: NodeJS.ProcessEnv = {}, options:
   };
   const logger = options.logs ? createRootLogger(config, options.logs) : createRootLogger({ ...config, logLevel: 'silent' });
   const app = await createApp(config, logger);
+  hardenServer(app.getHttpServer());
   await app.listen(port, '127.0.0.1');
   const adminServer = await listenAdmin(app, adminPort, '127.0.0.1');
   const dataSource = app.get<DataSource>(getDataSourceToken());
