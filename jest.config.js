@@ -20,7 +20,8 @@ export default {
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/global-setup.mjs',
       globalTeardown: '<rootDir>/test/global-teardown.mjs',
-      testTimeout: 60000,
     },
   ],
+  // A global option (ignored inside a project): e2e tests start servers, processes and a CLI.
+  testTimeout: 60000,
 };

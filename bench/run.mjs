@@ -289,7 +289,9 @@ function summarize(r) {
 // The three servers.
 
 async function runOurs(alg) {
-  const [port, adminPort] = [await freePort(), await freePort()];
+  let [port, adminPort] = [await freePort(), await freePort()];
+  // Two probes in a row may get the same port back; the server refuses PORT = ADMIN_PORT.
+  while (adminPort === port) adminPort = await freePort();
   const dataDir = makeDataDir();
   const baseUrl = `http://127.0.0.1:${port}`;
   const env = { PORT: String(port), ADMIN_PORT: String(adminPort), DATA_DIR: dataDir, TOKEN_SIGNING_ALG: alg, ISSUER: baseUrl };

@@ -3,11 +3,11 @@ import request from 'supertest';
 import { JSON_PATCH } from './support/admin.js';
 import { basic, createClient } from './support/factories.js';
 import { eventually, finished, startServerProcess } from './support/processes.js';
-import { freePort, startTestApp, testDatabaseUrl } from './support/test-app.js';
+import { freePorts, startTestApp, testDatabaseUrl } from './support/test-app.js';
 
 describe('kill -9 in the middle of a stream of admin PATCHes', () => {
   it('keeps every acknowledged request whole and no request partly stored', async () => {
-    const [port, adminPort] = [await freePort(), await freePort()];
+    const [port, adminPort] = await freePorts(2);
     const adminToken = 'fault-test-admin-token-0123456789';
     const environment = { DATABASE_URL: testDatabaseUrl(), ADMIN_TOKEN: adminToken, PORT: String(port), ADMIN_PORT: String(adminPort) };
     const adminUrl = `http://127.0.0.1:${adminPort}`;

@@ -3,7 +3,7 @@ import pg from 'pg';
 import request from 'supertest';
 import { basic, createClient } from './support/factories.js';
 import { finished, startServerProcess } from './support/processes.js';
-import { freePort, startTestApp, testDatabaseUrl } from './support/test-app.js';
+import { freePorts, startTestApp, testDatabaseUrl } from './support/test-app.js';
 
 /** A database of its own: sealing keys must not touch the keys other tests share. */
 async function freshDatabase(): Promise<string> {
@@ -41,7 +41,7 @@ describe('KEY_ENCRYPTION_SECRET', () => {
     const databaseUrl = await freshDatabase();
     const first = await startTestApp({ DATABASE_URL: databaseUrl, KEY_ENCRYPTION_SECRET: 'the-first-secret-0123456789' });
     await first.close();
-    const [port, adminPort] = [await freePort(), await freePort()];
+    const [port, adminPort] = await freePorts(2);
     const result = await finished(startServerProcess({
       DATABASE_URL: databaseUrl, ADMIN_TOKEN: 'admin-token-0123456789', PORT: String(port), ADMIN_PORT: String(adminPort),
       KEY_ENCRYPTION_SECRET: 'a-different-secret-0123456789',

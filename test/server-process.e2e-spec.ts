@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { basic } from './support/factories.js';
 import { eventually, finished, runCli, startServerProcess } from './support/processes.js';
-import { freePort } from './support/test-app.js';
+import { freePorts } from './support/test-app.js';
 
 describe('server start-up configuration', () => {
   it.each([
@@ -36,8 +36,8 @@ describe('server on the embedded PostgreSQL (no DATABASE_URL)', () => {
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
   it('starts, serves tokens, keeps its data across a restart, and on SIGTERM completes requests in flight and exits 0', async () => {
-    const port = await freePort();
-    const environment = { DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(await freePort()) };
+    const [port, adminPort] = await freePorts(2);
+    const environment = { DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(adminPort) };
     const url = `http://127.0.0.1:${port}`;
     // `work` may return requests still in flight: SIGTERM is sent while they run.
     const run = async (work: () => Promise<Promise<unknown> | void>) => {
@@ -77,8 +77,8 @@ describe('server on the embedded PostgreSQL (no DATABASE_URL)', () => {
   }, 180_000);
 
   it('on SIGTERM, closes a request that never completes once the drain limit has passed, and still exits 0', async () => {
-    const port = await freePort();
-    const child = startServerProcess({ DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(await freePort()) });
+    const [port, adminPort] = await freePorts(2);
+    const child = startServerProcess({ DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(adminPort) });
     const exit = finished(child);
     const url = `http://127.0.0.1:${port}`;
     await eventually(async () => ((await request(url).get('/health/ready')).status === 200 ? true : undefined), 60_000, 200);

@@ -7,10 +7,10 @@ import { hardenServer } from '../../src/common/http-hardening.js';
 import { createApp } from '../../src/app-factory.js';
 import type { AppConfig } from '../../src/config/app-config.js';
 import { loadConfig } from '../../src/config/env.validation.js';
-import { freePort } from '../../src/common/free-port.js';
+import { freePort, freePorts } from '../../src/common/free-port.js';
 import { createRootLogger } from '../../src/logging/logging.js';
 
-export { freePort };
+export { freePort, freePorts };
 
 export type TestApp = {
   app: NestExpressApplication;
@@ -37,7 +37,7 @@ export type TestAppOptions = {
 
 /** The real application on the test database, listening on a free port of 127.0.0.1. */
 export async function startTestApp(environment: NodeJS.ProcessEnv = {}, options: TestAppOptions = {}): Promise<TestApp> {
-  const [port, adminPort] = [await freePort(), await freePort()];
+  const [port, adminPort] = await freePorts(2);
   const url = `http://127.0.0.1:${port}`;
   const adminToken = environment.ADMIN_TOKEN ?? 'test-admin-token-0123456789';
   const config = {
