@@ -1,25 +1,18 @@
 import request from 'supertest';
 import { basic, createClient } from './support/factories.js';
-import { TcpProxy } from './support/tcp-proxy.js';
-import { startTestApp, testDatabaseUrl, type TestApp } from './support/test-app.js';
+import { startBehindProxy } from './support/tcp-proxy.js';
+import type { TestApp } from './support/test-app.js';
 
 describe('token endpoint without its database', () => {
-  let proxy: TcpProxy;
-  let proxyPort: number;
+  let database: Awaited<ReturnType<typeof startBehindProxy>>;
   let server: TestApp;
 
   beforeAll(async () => {
-    const target = new URL(testDatabaseUrl());
-    proxy = new TcpProxy(target.hostname, Number(target.port));
-    proxyPort = await proxy.start();
-    target.port = String(proxyPort);
-    server = await startTestApp({ DATABASE_URL: target.toString() });
+    database = await startBehindProxy();
+    server = database.server;
   });
 
-  afterAll(async () => {
-    await server.close().catch(() => undefined);
-    await proxy.cut();
-  });
+  afterAll(() => database.close());
 
   it('answers 503 temporarily_unavailable while the database is unreachable, and recovers', async () => {
     const client = await createClient(server.app);
@@ -31,7 +24,7 @@ describe('token endpoint without its database', () => {
         .send({ grant_type: 'client_credentials', scope: 'read' });
     expect((await ask()).status).toBe(200);
 
-    await proxy.cut();
+    await database.proxy.cut();
     await new Promise((resolve) => setTimeout(resolve, 200));
     const response = await ask();
     expect(response.status).toBe(503);
@@ -40,7 +33,7 @@ describe('token endpoint without its database', () => {
     expect(response.headers['cache-control']).toBe('no-store');
     expect(JSON.stringify(response.body)).not.toMatch(/ECONN|postgres|SELECT/i);
 
-    await proxy.start(proxyPort);
+    await database.restore();
     const deadline = Date.now() + 10_000;
     let status = 0;
     while (Date.now() < deadline && status !== 200) {

@@ -1,25 +1,18 @@
 import request from 'supertest';
-import { TcpProxy } from './support/tcp-proxy.js';
-import { startTestApp, testDatabaseUrl, type TestApp } from './support/test-app.js';
+import { startBehindProxy } from './support/tcp-proxy.js';
+import type { TestApp } from './support/test-app.js';
 import { eventually } from './support/processes.js';
 
 describe('health endpoints', () => {
-  let proxy: TcpProxy;
-  let proxyPort: number;
+  let database: Awaited<ReturnType<typeof startBehindProxy>>;
   let server: TestApp;
 
   beforeAll(async () => {
-    const target = new URL(testDatabaseUrl());
-    proxy = new TcpProxy(target.hostname, Number(target.port));
-    proxyPort = await proxy.start();
-    target.port = String(proxyPort);
-    server = await startTestApp({ DATABASE_URL: target.toString() });
+    database = await startBehindProxy();
+    server = database.server;
   });
 
-  afterAll(async () => {
-    await server.close().catch(() => undefined);
-    await proxy.cut();
-  });
+  afterAll(() => database.close());
 
   it('reports ready on the public port when the database answers, migrations are applied and a signing key loads', async () => {
     const response = await request(server.url).get('/health/ready');
@@ -34,7 +27,7 @@ describe('health endpoints', () => {
   });
 
   it('fails readiness with 503 while the database is unreachable, stays live, and recovers after', async () => {
-    await proxy.cut();
+    await database.proxy.cut();
     const down = await request(server.url).get('/health/ready');
     expect(down.status).toBe(503);
     expect(down.body.status).toBe('error');
@@ -42,7 +35,7 @@ describe('health endpoints', () => {
     expect(JSON.stringify(down.body)).not.toMatch(/ECONN|postgres|127\.0\.0\.1|SELECT/i);
     expect((await request(server.url).get('/health/live')).status).toBe(200);
 
-    await proxy.start(proxyPort);
+    await database.restore();
     await eventually(async () => ((await request(server.url).get('/health/ready')).status === 200 ? true : undefined), 15_000, 200);
   });
 });

@@ -1,3 +1,4 @@
+import { startTestApp, testDatabaseUrl, type TestApp } from './test-app.js';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 /** A TCP proxy in front of PostgreSQL that a test can cut and restore. */
@@ -31,4 +32,22 @@ export class TcpProxy {
     await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
     this.server = undefined;
   }
+}
+
+/** The application on the test database reached through a proxy the test can cut and restore. */
+export async function startBehindProxy(): Promise<{ server: TestApp; proxy: TcpProxy; restore(): Promise<void>; close(): Promise<void> }> {
+  const target = new URL(testDatabaseUrl());
+  const proxy = new TcpProxy(target.hostname, Number(target.port));
+  const port = await proxy.start();
+  target.port = String(port);
+  const server = await startTestApp({ DATABASE_URL: target.toString() });
+  return {
+    server,
+    proxy,
+    restore: async () => void (await proxy.start(port)),
+    close: async () => {
+      await server.close().catch(() => undefined);
+      await proxy.cut();
+    },
+  };
 }
