@@ -1,4 +1,4 @@
-import { Controller, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { applyDecorators, Controller, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiBasicAuth, ApiBody, ApiConsumes, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ClientAuthGuard } from '../auth/guards/client-auth.guard.js';
@@ -29,6 +29,21 @@ const TOKEN_REQUEST = {
   },
 };
 
+const TOKEN_PARAMETER = {
+  type: 'object',
+  required: ['token'],
+  properties: { token: { type: 'string' }, token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'] } },
+};
+
+/** An /oauth2/* endpoint: its own strict body parsing, then client authentication (basic or post). */
+function ClientAuthenticated(): MethodDecorator {
+  return applyDecorators(
+    ApiBasicAuth('client_secret_basic'),
+    ApiConsumes('application/x-www-form-urlencoded', 'application/json'),
+    UseGuards(OAuthBodyGuard, ClientAuthGuard),
+  );
+}
+
 @ApiTags('oauth2')
 @Controller('oauth2')
 @UseFilters(OAuthExceptionFilter)
@@ -41,8 +56,6 @@ export class TokensController {
 
   @Post('token')
   @ApiOperation({ summary: 'Client credentials grant (RFC 6749 §4.4): an RFC 9068 JWT access token' })
-  @ApiBasicAuth('client_secret_basic')
-  @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
   @ApiBody({ schema: TOKEN_REQUEST })
   @ApiResponse({
     status: 200,
@@ -63,7 +76,7 @@ export class TokensController {
   @ApiResponse({ status: 413, description: 'body over 16 KiB (invalid_request)', schema: OAUTH_ERROR })
   @ApiResponse({ status: 429, description: 'too_many_requests, with Retry-After', schema: OAUTH_ERROR })
   @ApiResponse({ status: 503, description: 'temporarily_unavailable: the database is unreachable', schema: OAUTH_ERROR })
-  @UseGuards(OAuthBodyGuard, ClientAuthGuard)
+  @ClientAuthenticated()
   async token(@Req() request: Request, @Res() response: Response): Promise<void> {
     const issued = await this.tokens.issue(request.user as ClientRecord, request.body as TokenParameters);
     sendNoStoreJson(response, 200, issued);
@@ -73,12 +86,10 @@ export class TokensController {
   /** RFC 7662. */
   @Post('introspect')
   @ApiOperation({ summary: 'Token introspection (RFC 7662), for clients allowed the uma_protection scope' })
-  @ApiBasicAuth('client_secret_basic')
-  @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
-  @ApiBody({ schema: { type: 'object', required: ['token'], properties: { token: { type: 'string' }, token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'] } } } })
+  @ApiBody({ schema: TOKEN_PARAMETER })
   @ApiResponse({ status: 200, description: '{"active": false}, or active with scope, client_id, sub, aud, iss, exp, iat, jti, token_type, permissions' })
   @ApiResponse({ status: 403, description: 'the caller is not allowed uma_protection', schema: OAUTH_ERROR })
-  @UseGuards(OAuthBodyGuard, ClientAuthGuard)
+  @ClientAuthenticated()
   async introspect(@Req() request: Request, @Res() response: Response): Promise<void> {
     sendNoStoreJson(response, 200, await this.lifecycle.introspect(request.user as ClientRecord, request.body as TokenParameters));
   }
@@ -86,12 +97,10 @@ export class TokensController {
   /** RFC 7009: 200 with an empty body. */
   @Post('revoke')
   @ApiOperation({ summary: "Token revocation (RFC 7009): a client revokes its own access or refresh token" })
-  @ApiBasicAuth('client_secret_basic')
-  @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
-  @ApiBody({ schema: { type: 'object', required: ['token'], properties: { token: { type: 'string' }, token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'] } } } })
+  @ApiBody({ schema: TOKEN_PARAMETER })
   @ApiResponse({ status: 200, description: 'revoked, or unknown token' })
   @ApiResponse({ status: 400, description: "another client's token (unauthorized_client)", schema: OAUTH_ERROR })
-  @UseGuards(OAuthBodyGuard, ClientAuthGuard)
+  @ClientAuthenticated()
   async revoke(@Req() request: Request, @Res() response: Response): Promise<void> {
     await this.lifecycle.revoke(request.user as ClientRecord, request.body as TokenParameters);
     sendNoStoreJson(response, 200, {});
