@@ -4,7 +4,7 @@ import type { ClientAuthenticationType } from '../clients/client-metadata.entity
 import { ClientDirectory } from '../clients/client-directory.js';
 import type { ClientRecord } from '../clients/client-record.js';
 import { decoySecretHash, verifyClientSecret } from '../clients/client-secrets.js';
-import { OAuthError } from '../tokens/oauth-error.js';
+import { OAuthError } from '../oauth/oauth-error.js';
 import { AuthThrottle } from './auth-throttle.js';
 
 export type AuthenticationAttempt = {

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { ChangeFeed } from '../database/change-feed.js';
-import type { OAuthErrorCode } from '../tokens/oauth-error.js';
+import type { OAuthErrorCode } from '../oauth/oauth-error.js';
 
 /** What a cache lookup reports: the hot path calls one of these, nothing more. */
 export type CacheCounter = { hit(): void; miss(): void };

@@ -1,8 +1,8 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 import { readLimitedBody } from '../common/read-body.js';
-import { OAuthError } from './oauth-error.js';
-import { MAX_BODY_BYTES, parseTokenRequestBody } from './token-request.js';
+import { OAuthError } from '../oauth/oauth-error.js';
+import { MAX_BODY_BYTES, parseTokenRequestBody } from '../oauth/token-request.js';
 
 /**
  * Reads and parses an /oauth2/* request body (the public app has no global body parser): small

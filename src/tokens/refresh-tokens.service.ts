@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import type { ClientRecord } from '../clients/client-record.js';
-import { OAuthError } from './oauth-error.js';
+import { OAuthError } from '../oauth/oauth-error.js';
 
 export type RefreshTokenRow = {
   id: number;

@@ -3,9 +3,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { ClientRecord } from '../clients/client-record.js';
 import { AccessTokenVerifier } from './access-token-verifier.js';
-import { OAuthError } from './oauth-error.js';
+import { OAuthError } from '../oauth/oauth-error.js';
 import { RefreshTokensService } from './refresh-tokens.service.js';
-import type { TokenParameters } from './token-request.js';
+import type { TokenParameters } from '../oauth/token-request.js';
 
 export type IntrospectionResponse = { active: false } | ({ active: true } & Record<string, unknown>);
 

@@ -9,7 +9,7 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import { OAuthBodyGuard } from './oauth-body.guard.js';
 import { TokenLifecycleService } from './token-lifecycle.service.js';
 import { TokensService } from './tokens.service.js';
-import type { TokenParameters } from './token-request.js';
+import type { TokenParameters } from '../oauth/token-request.js';
 
 const OAUTH_ERROR = {
   type: 'object',

@@ -4,12 +4,12 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import type { ClientRecord } from '../clients/client-record.js';
 import { ConsentDirectory } from '../tickets/consent-directory.js';
 import { decideCoverage, permissionsOf, type CoveredResource, type ResourceScopeRequest } from '../tickets/consent-coverage.js';
-import { OAuthError } from './oauth-error.js';
+import { OAuthError } from '../oauth/oauth-error.js';
 import { RefreshTokensService } from './refresh-tokens.service.js';
-import { asResourceScope, parseScope } from './scope.js';
+import { asResourceScope, parseScope } from '../oauth/scope.js';
 import { SigningKeysService } from './signing-keys.service.js';
 import { signAccessToken } from './token-signer.js';
-import type { TokenParameters } from './token-request.js';
+import type { TokenParameters } from '../oauth/token-request.js';
 
 export type TokenResponse = {
   access_token: string;

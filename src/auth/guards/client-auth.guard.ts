@@ -3,8 +3,8 @@ import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
 import { ClientAuthenticator } from '../client-authenticator.js';
 import { ClientBasicStrategy } from '../strategies/client-basic.strategy.js';
-import { OAuthError } from '../../tokens/oauth-error.js';
-import type { TokenParameters } from '../../tokens/token-request.js';
+import { OAuthError } from '../../oauth/oauth-error.js';
+import type { TokenParameters } from '../../oauth/token-request.js';
 
 /**
  * Client authentication for /oauth2/*: exactly one method per request (RFC 6749 §2.3),

@@ -4,10 +4,10 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { BasicStrategy } from 'passport-http';
 import { ClientAuthenticator } from '../client-authenticator.js';
-import { parseBasicAuthorization } from '../basic-credentials.js';
+import { parseBasicAuthorization } from '../../oauth/basic-credentials.js';
 import type { ClientRecord } from '../../clients/client-record.js';
-import { OAuthError } from '../../tokens/oauth-error.js';
-import type { TokenParameters } from '../../tokens/token-request.js';
+import { OAuthError } from '../../oauth/oauth-error.js';
+import type { TokenParameters } from '../../oauth/token-request.js';
 
 export const CLIENT_BASIC = 'client-basic';
 

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, HttpException, Logger, type ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { MetricsService } from '../../metrics/metrics.service.js';
-import { OAuthError } from '../../tokens/oauth-error.js';
+import { OAuthError } from '../../oauth/oauth-error.js';
 import { isDatabaseUnavailable } from '../database-errors.js';
 import { sendNoStoreJson } from '../send-json.js';
 

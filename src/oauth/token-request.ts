@@ -1,4 +1,4 @@
-import { formDecode } from '../auth/basic-credentials.js';
+import { formDecode } from './basic-credentials.js';
 import { OAuthError } from './oauth-error.js';
 
 /** Parameters of a token request; an empty value counts as missing (API.md §4). */
