@@ -12,7 +12,8 @@ const common = {
 
 export default {
   projects: [
-    { ...common, displayName: 'unit', rootDir: 'src', testMatch: ['**/*.spec.ts'] },
+    // The console's pure functions (ticket sentences, paging) are unit-tested beside their code too.
+    { ...common, displayName: 'unit', rootDir: '.', roots: ['<rootDir>/src', '<rootDir>/console'], testMatch: ['**/*.spec.ts'] },
     {
       ...common,
       displayName: 'e2e',

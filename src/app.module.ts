@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { AppConfig } from './config/app-config.js';
 import { AdminModule } from './admin/admin.module.js';
+import { ConsoleModule } from './console/console.module.js';
 import { ClientsModule } from './clients/clients.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -22,6 +23,7 @@ export class AppModule {
         ClientsModule,
         TokensModule,
         AdminModule,
+        ConsoleModule,
         HealthModule,
       ],
     };

@@ -21,7 +21,7 @@ function isUnder(url: string, prefix: string): boolean {
 export function listenersOf(rawUrl: string): Listeners {
   // Express matches routes case-insensitively: so must this, or /METRICS would pass as public.
   const url = rawUrl.toLowerCase();
-  if (isUnder(url, '/admin') || isUnder(url, '/metrics')) return 'admin';
+  if (isUnder(url, '/admin') || isUnder(url, '/metrics') || isUnder(url, '/console')) return 'admin';
   // SwaggerModule serves the UI at /docs (and its assets below), the document at /docs-json and /docs-yaml.
   if (isUnder(url, '/docs') || isUnder(url, '/docs-json') || isUnder(url, '/docs-yaml')) return 'admin';
   if (isUnder(url, '/health')) return 'both';

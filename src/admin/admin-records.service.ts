@@ -4,6 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { TICKET_RECORDS } from '../tickets/tickets.module.js';
 import { SigningKeysService } from '../tokens/signing-keys.service.js';
 import { AdminError, conflict, malformed, notFound, type ErrorObject } from './json-api/admin-error.js';
+import { LocalIds } from './json-api/local-ids.js';
 import { parsePatchOperation, type Operation } from './json-api/patch-operation.js';
 import { parseResourceInput, type ResourceObject } from './json-api/resource-object.js';
 import { AuditEventHandler } from './records/audit-event-handler.js';
@@ -61,9 +62,12 @@ export class AdminRecordsService {
       });
       const results = await this.dataSource.transaction(async (manager) => {
         const done: OperationResult[] = [];
+        const localIds = new LocalIds();
         for (const [index, operation] of operations.entries()) {
           failedAt = index;
-          done.push(await this.apply(manager, operation, actor));
+          const result = await this.apply(manager, localIds.resolve(operation), actor);
+          localIds.remember(operation, result.data?.id);
+          done.push(result);
         }
         return done;
       });

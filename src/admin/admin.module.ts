@@ -2,13 +2,15 @@ import { Module } from '@nestjs/common';
 import { TicketsModule } from '../tickets/tickets.module.js';
 import { TokensModule } from '../tokens/tokens.module.js';
 import { AdminController } from './admin.controller.js';
+import { AuthorizationServerController } from './authorization-server.controller.js';
 import { AdminRecordsService } from './admin-records.service.js';
 import { AdminTokenGuard } from './admin-token.guard.js';
 
 /** The administrative interface; served only on ADMIN_PORT (see admin-listener.ts). */
 @Module({
   imports: [TicketsModule, TokensModule],
-  controllers: [AdminController],
+  // Before AdminController: its GET /admin/:type would otherwise take /admin/authorization-server.
+  controllers: [AuthorizationServerController, AdminController],
   providers: [AdminRecordsService, AdminTokenGuard],
 })
 export class AdminModule {}

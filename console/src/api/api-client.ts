@@ -1,0 +1,87 @@
+import type { ErrorObject, ListDocument, Operation, OperationResult, ResourceObject } from './documents.js';
+
+const JSON_API = 'application/vnd.api+json';
+const JSON_PATCH = `${JSON_API}; ext=jsonpatch`;
+const PAGE_SIZE = 100;
+
+/**
+ * A refusal of the admin interface: its status and the error objects that say why (for a JSON
+ * Patch request, those of the failing operation; the others only say "not applied").
+ */
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly errors: ErrorObject[]) {
+    super(errors.map((error) => error.detail).join('; ') || `the server answered ${status}`);
+  }
+}
+
+/**
+ * The one way the console talks to the server: every call goes to the admin interface of this
+ * origin with the admin headers; a 401 brings the sign-in back (onUnauthorized). Screens never
+ * call fetch themselves.
+ */
+export class ApiClient {
+  constructor(
+    private readonly token: string,
+    private readonly onUnauthorized: () => void,
+  ) {}
+
+  async get<T>(path: string): Promise<T> {
+    return (await this.send('GET', path)) as T;
+  }
+
+  /** Every record of a type (page after page), with the related records `include` names. */
+  async listAll(type: string, include: string[] = []): Promise<{ data: ResourceObject[]; included: ResourceObject[] }> {
+    const data: ResourceObject[] = [];
+    const included: ResourceObject[] = [];
+    for (let number = 1; ; number++) {
+      const page = await this.list(type, number, PAGE_SIZE, include);
+      data.push(...page.data);
+      included.push(...(page.included ?? []));
+      if (number * PAGE_SIZE >= page.meta.total || page.data.length === 0) return { data, included };
+    }
+  }
+
+  list(type: string, number: number, size: number, include: string[] = []): Promise<ListDocument> {
+    const query = new URLSearchParams({ 'page[number]': String(number), 'page[size]': String(size) });
+    if (include.length > 0) query.set('include', include.join(','));
+    return this.get<ListDocument>(`/admin/${type}?${query.toString()}`);
+  }
+
+  /** One JSON Patch request: one transaction, whatever the number of operations. */
+  async patch(operations: Operation[]): Promise<OperationResult[]> {
+    return (await this.send('PATCH', '/admin', operations, JSON_PATCH)) as OperationResult[];
+  }
+
+  async post<T>(path: string): Promise<T> {
+    return (await this.send('POST', path)) as T;
+  }
+
+  private async send(method: string, path: string, body?: unknown, contentType?: string): Promise<unknown> {
+    const headers: Record<string, string> = { Authorization: this.token, ApiVersion: 'v1.0', Accept: JSON_API };
+    if (contentType) headers['Content-Type'] = contentType;
+    const response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'omit',
+      cache: 'no-store',
+      referrerPolicy: 'no-referrer',
+    });
+    const answer: unknown = response.status === 204 ? undefined : await response.json().catch(() => undefined);
+    if (response.ok) return answer;
+    if (response.status === 401) this.onUnauthorized();
+    throw new ApiError(response.status, errorObjectsOf(answer, response.status));
+  }
+}
+
+/** The error objects of a JSON:API error document, or of the failing operation of a JSON Patch answer. */
+export function errorObjectsOf(answer: unknown, status: number): ErrorObject[] {
+  const documents = Array.isArray(answer) ? answer : [answer];
+  const errors: ErrorObject[] = [];
+  for (const document of documents) {
+    const list = (document as { errors?: unknown } | undefined)?.errors;
+    if (Array.isArray(list)) errors.push(...(list as ErrorObject[]).filter((error) => error.code !== 'not_applied'));
+  }
+  if (errors.length > 0) return errors;
+  return [{ status: String(status), code: 'unexpected', title: 'Error', detail: `the server answered ${status}`, ...{} }];
+}

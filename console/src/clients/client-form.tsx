@@ -1,0 +1,105 @@
+import { useState } from 'preact/hooks';
+import { text, type ResourceObject } from '../api/documents.js';
+import { Checkbox, CheckboxGroup, ErrorSummary, SelectField, TextArea, TextField } from '../forms/fields.js';
+import type { FormErrors, PointerLayout } from '../forms/form-errors.js';
+
+export type ClientValues = {
+  /** Undefined when editing: the client id, name and authentication are not edited here. */
+  clientId?: string;
+  clientName: string;
+  authenticationType: string;
+  allowedScopes: string;
+  grantTypes: string[];
+  jwksRaw: string;
+  jwksUri: string;
+  dpopBound: boolean;
+  redirectUris: string[];
+};
+
+/** Where the server's error pointers (`/0/value/attributes/<member>`) land in this form. */
+export const CLIENT_LAYOUT: PointerLayout = [{
+  clientId: 'clientId', clientName: 'clientName', clientAuthenticationType: 'authenticationType', allowedScopes: 'allowedScopes',
+  grantTypes: 'grantTypes', jwksRaw: 'jwksRaw', jwksUri: 'jwksUri', redirectUris: 'redirectUris', dpopBoundAccessTokens: 'dpopBound',
+  clientSecret: 'clientId', path: 'clientId',
+}];
+
+const GRANT_TYPES = [
+  { value: 'client_credentials', label: 'client_credentials' },
+  { value: 'refresh_token', label: 'refresh_token' },
+];
+const METHODS = [
+  { value: 'client_secret_basic', label: 'client_secret_basic (secret, HTTP Basic)' },
+  { value: 'client_secret_post', label: 'client_secret_post (secret, in the body)' },
+  { value: 'private_key_jwt', label: 'private_key_jwt (a signed assertion, no secret)' },
+];
+
+/** Enrols a client, or (given one) edits its scopes, grant types and DPoP binding. */
+export function ClientForm(props: { client?: ResourceObject; errors: FormErrors; onSubmit: (values: ClientValues) => Promise<boolean>; onCancel?: () => void }) {
+  const editing = props.client;
+  const initial = () => ({
+    grantTypes: editing ? text(editing, 'grantTypes').split(' ').filter(Boolean) : ['client_credentials'],
+    authenticationType: editing ? text(editing, 'clientAuthenticationType') : 'client_secret_basic',
+    dpopBound: editing?.attributes.dpopBoundAccessTokens === true,
+  });
+  const [state, setState] = useState(initial);
+  const [busy, setBusy] = useState(false);
+  const form = editing ? 'edit-client' : 'enrol-client';
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const element = event.currentTarget as HTMLFormElement;
+    const data = new FormData(element);
+    const read = (name: string) => String(data.get(name) ?? '').trim();
+    setBusy(true);
+    const ok = await props.onSubmit({
+      clientId: editing ? undefined : read('clientId'),
+      clientName: read('clientName'),
+      authenticationType: state.authenticationType,
+      allowedScopes: read('allowedScopes').split(/\s+/).filter(Boolean).join(' '),
+      grantTypes: state.grantTypes,
+      jwksRaw: read('jwksRaw'),
+      jwksUri: read('jwksUri'),
+      dpopBound: state.dpopBound,
+      redirectUris: read('redirectUris').split(/\s+/).filter(Boolean),
+    });
+    setBusy(false);
+    if (ok && !editing) {
+      element.reset();
+      setState(initial());
+    }
+  };
+
+  const title = editing ? `Edit ${text(editing, 'clientId')}` : 'Enrol a client';
+  return (
+    <form onSubmit={submit} noValidate aria-labelledby={`${form}-title`} class="wide">
+      <h2 id={`${form}-title`}>{title}</h2>
+      <ErrorSummary form={form} errors={props.errors} />
+      {!editing && (
+        <>
+          <TextField form={form} name="clientId" label="Client ID" errors={props.errors} hint="Printable ASCII, e.g. glucose-app" />
+          <TextField form={form} name="clientName" label="Client name" errors={props.errors} />
+          <SelectField form={form} name="authenticationType" label="Authentication method" options={METHODS} value={state.authenticationType}
+            onChange={(authenticationType) => setState({ ...state, authenticationType })} errors={props.errors} />
+          {state.authenticationType === 'private_key_jwt' && (
+            <fieldset class="group">
+              <legend>The client's public keys (one of the two)</legend>
+              <TextArea form={form} name="jwksRaw" label="JWKS" rows={5} errors={props.errors} hint='A JSON Web Key Set: {"keys": [...]}, public keys only' />
+              <TextField form={form} name="jwksUri" label="JWKS URI" type="url" errors={props.errors} hint="https URL where the client publishes its keys" />
+            </fieldset>
+          )}
+        </>
+      )}
+      <TextField form={form} name="allowedScopes" label="Allowed scopes" value={editing ? text(editing, 'allowedScopes') : undefined} errors={props.errors}
+        hint="Space-separated, e.g. blood-glucose-level:read uma_protection" />
+      <CheckboxGroup form={form} name="grantTypes" label="Grant types" options={GRANT_TYPES} checked={state.grantTypes}
+        onChange={(grantTypes) => setState({ ...state, grantTypes })} errors={props.errors} />
+      <Checkbox form={form} name="dpopBound" label="DPoP-bound access tokens" checked={state.dpopBound}
+        onChange={(dpopBound) => setState({ ...state, dpopBound })} hint="The client must prove possession of a key with every token request (RFC 9449)." />
+      {!editing && <TextArea form={form} name="redirectUris" label="Redirect URIs (optional, one per line)" rows={2} errors={props.errors} />}
+      <div class="actions">
+        <button type="submit" disabled={busy}>{editing ? 'Save client' : 'Enrol client'}</button>
+        {props.onCancel && <button type="button" class="secondary" onClick={props.onCancel}>Cancel</button>}
+      </div>
+    </form>
+  );
+}

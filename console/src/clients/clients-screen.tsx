@@ -1,0 +1,132 @@
+import { useState } from 'preact/hooks';
+import type { ScreenProps } from '../app.js';
+import { loadClients } from '../api/catalogue.js';
+import { add, remove, replace, text, type Operation, type ResourceObject } from '../api/documents.js';
+import { useLoad } from '../api/use-load.js';
+import { ErrorSummary, Status } from '../forms/fields.js';
+import { formErrorsOf, NO_ERRORS, type FormErrors } from '../forms/form-errors.js';
+import { ClientForm, CLIENT_LAYOUT, type ClientValues } from './client-form.js';
+import { newClientSecret } from './client-secret.js';
+import { SecretPanel } from './secret-panel.js';
+
+type Mode = { kind: 'enrol' } | { kind: 'edit'; client: ResourceObject };
+
+/** Wallet activity 4: clients (list and search, enrol, edit, rotate the secret, remove). */
+export function ClientsScreen({ api }: ScreenProps) {
+  const clients = useLoad(() => loadClients(api));
+  const [mode, setMode] = useState<Mode>({ kind: 'enrol' });
+  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
+  const [listErrors, setListErrors] = useState<FormErrors>(NO_ERRORS);
+  const [status, setStatus] = useState<string>();
+  const [secret, setSecret] = useState<{ clientId: string; secret: string }>();
+  const [query, setQuery] = useState('');
+
+  const enrol = async (values: ClientValues) => {
+    try {
+      const [result] = await api.patch([add('uma-client', attributesOf(values, false))]);
+      setErrors(NO_ERRORS);
+      const generated = result?.meta?.clientSecret;
+      if (generated) setSecret({ clientId: values.clientId ?? "", secret: generated });
+      setStatus(`Client ${values.clientId} enrolled.`);
+      clients.reload();
+      return true;
+    } catch (error) {
+      setErrors(formErrorsOf(error, CLIENT_LAYOUT));
+      return false;
+    }
+  };
+  const save = async (client: ResourceObject, values: ClientValues) => {
+    try {
+      await api.patch([replace('uma-client', client.id, attributesOf(values, 'dpopBoundAccessTokens' in client.attributes))]);
+      setErrors(NO_ERRORS);
+      setMode({ kind: 'enrol' });
+      setStatus(`Client ${text(client, 'clientId')} saved.`);
+      clients.reload();
+      return true;
+    } catch (error) {
+      setErrors(formErrorsOf(error, CLIENT_LAYOUT));
+      return false;
+    }
+  };
+  const listChange = async (operation: Operation, done: string, newSecret?: { clientId: string; secret: string }) => {
+    try {
+      await api.patch([operation]);
+      setListErrors(NO_ERRORS);
+      if (newSecret) setSecret(newSecret);
+      setStatus(done);
+      clients.reload();
+    } catch (error) {
+      setListErrors(formErrorsOf(error));
+    }
+  };
+  const rotate = (client: ResourceObject) => {
+    const value = newClientSecret();
+    const clientId = text(client, 'clientId');
+    void listChange(replace('uma-client', client.id, { clientSecret: value }), `The secret of ${clientId} was replaced; the old one no longer works.`, { clientId, secret: value });
+  };
+
+  if (clients.error) return <p class="load-error" role="alert">{clients.error}</p>;
+  if (!clients.value) return <p class="loading">Loading…</p>;
+  const needle = query.trim().toLowerCase();
+  const shown = clients.value.filter((client) => needle === '' || `${text(client, 'clientId')} ${text(client, 'clientName')} ${text(client, 'allowedScopes')}`.toLowerCase().includes(needle));
+  return (
+    <>
+      {status && <Status>{status}</Status>}
+      {secret && <SecretPanel clientId={secret.clientId} secret={secret.secret} onDone={() => setSecret(undefined)} />}
+      <div class="field search">
+        <label for="client-search">Search clients</label>
+        <input id="client-search" type="search" value={query} onInput={(event) => setQuery((event.currentTarget as HTMLInputElement).value)} autoComplete="off" />
+      </div>
+      <ErrorSummary form="client-list" errors={listErrors} />
+      <div class="table-wrap">
+        <table>
+          <caption>{`Clients (${shown.length} of ${clients.value.length})`}</caption>
+          <thead><tr><th scope="col">Client ID</th><th scope="col">Name</th><th scope="col">Allowed scopes</th><th scope="col">Grant types</th><th scope="col">Authentication</th><th scope="col">Actions</th></tr></thead>
+          <tbody>
+            {shown.map((client) => {
+              const clientId = text(client, 'clientId');
+              const dpop = client.attributes.dpopBoundAccessTokens === true;
+              return (
+                <tr key={client.id}>
+                  <th scope="row"><code>{clientId}</code></th>
+                  <td>{text(client, 'clientName')}</td>
+                  <td>{text(client, 'allowedScopes')}</td>
+                  <td>{text(client, 'grantTypes')}</td>
+                  <td>{text(client, 'clientAuthenticationType')}{dpop ? ', DPoP-bound tokens' : ''}</td>
+                  <td class="actions">
+                    <button type="button" class="secondary" aria-label={`Edit ${clientId}`} onClick={() => { setErrors(NO_ERRORS); setMode({ kind: 'edit', client }); }}>Edit</button>
+                    {text(client, 'clientAuthenticationType') !== 'private_key_jwt' && (
+                      <button type="button" class="secondary" aria-label={`Rotate secret of ${clientId}`} onClick={() => rotate(client)}>Rotate secret</button>
+                    )}
+                    <button type="button" class="danger" aria-label={`Remove ${clientId}`} onClick={() => void listChange(remove('uma-client', client.id), `Client ${clientId} removed.`)}>Remove</button>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      {mode.kind === 'enrol'
+        ? <ClientForm key="enrol" errors={errors} onSubmit={enrol} />
+        : <ClientForm key={`edit-${mode.client.id}`} client={mode.client} errors={errors} onSubmit={(values) => save(mode.client, values)}
+            onCancel={() => { setErrors(NO_ERRORS); setMode({ kind: 'enrol' }); }} />}
+    </>
+  );
+}
+
+/** The attributes a form sends: on edit only what it edits; DPoP only where the server knows it. */
+function attributesOf(values: ClientValues, dpopKnown: boolean): Record<string, unknown> {
+  const attributes: Record<string, unknown> = { allowedScopes: values.allowedScopes, grantTypes: values.grantTypes.join(' ') };
+  if (values.clientId !== undefined) {
+    attributes.clientId = values.clientId;
+    attributes.clientName = values.clientName;
+    attributes.clientAuthenticationType = values.authenticationType;
+    if (values.redirectUris.length > 0) attributes.redirectUris = values.redirectUris;
+    if (values.authenticationType === 'private_key_jwt') {
+      if (values.jwksRaw) attributes.jwksRaw = values.jwksRaw;
+      if (values.jwksUri) attributes.jwksUri = values.jwksUri;
+    }
+  }
+  if (dpopKnown || values.dpopBound) attributes.dpopBoundAccessTokens = values.dpopBound;
+  return attributes;
+}

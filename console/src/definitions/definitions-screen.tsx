@@ -1,0 +1,139 @@
+import { useState } from 'preact/hooks';
+import type { ScreenProps } from '../app.js';
+import { loadDefinitions, type Definition } from '../api/catalogue.js';
+import { add, remove, replace, type Operation } from '../api/documents.js';
+import { useLoad } from '../api/use-load.js';
+import { ErrorSummary, SelectField, Status, TextField } from '../forms/fields.js';
+import { formErrorsOf, NO_ERRORS, type FormErrors, type PointerLayout } from '../forms/form-errors.js';
+
+type FormName = 'add-definition' | 'add-scope' | 'rename-definition' | 'rename-scope' | 'list';
+
+/** Wallet activity 2: resource definitions and their scopes (list, add, rename, remove). */
+export function DefinitionsScreen({ api }: ScreenProps) {
+  const definitions = useLoad(() => loadDefinitions(api));
+  const [errors, setErrors] = useState<{ form?: FormName; errors: FormErrors }>({ errors: NO_ERRORS });
+  const [status, setStatus] = useState<string>();
+  const [chosen, setChosen] = useState({ definition: '', scope: '' });
+  const errorsOf = (form: FormName) => (errors.form === form ? errors.errors : NO_ERRORS);
+
+  /** One change, one request; the form is emptied and the list read again only when it succeeded. */
+  const change = async (form: FormName, operations: Operation[], layout: PointerLayout, done: string, element?: HTMLFormElement) => {
+    try {
+      await api.patch(operations);
+      setErrors({ errors: NO_ERRORS });
+      setStatus(done);
+      element?.reset();
+      setChosen({ definition: '', scope: '' });
+      definitions.reload();
+    } catch (error) {
+      setStatus(undefined);
+      setErrors({ form, errors: formErrorsOf(error, layout) });
+    }
+  };
+  const submitted = (event: Event) => {
+    event.preventDefault();
+    const element = event.currentTarget as HTMLFormElement;
+    const values = Object.fromEntries([...new FormData(element)].map(([name, value]) => [name, String(value).trim()]));
+    return { element, values };
+  };
+
+  const addDefinition = (event: Event) => {
+    const { element, values } = submitted(event);
+    void change('add-definition', [add('resource-definition', { name: values.name, description: values.description })],
+      [{ name: 'name', description: 'description' }], `Resource definition ${values.name} added.`, element);
+  };
+  const addScope = (event: Event) => {
+    const { element, values } = submitted(event);
+    void change('add-scope', [add('scope', { name: values.name }, { resourceDefinition: { type: 'resource-definition', id: values.definition! } })],
+      [{ name: 'name', resourceDefinition: 'definition' }], `Scope ${values.name} added.`, element);
+  };
+  const renameDefinition = (event: Event) => {
+    const { element, values } = submitted(event);
+    void change('rename-definition', [replace('resource-definition', values.definition!, { name: values.name })],
+      [{ name: 'name', path: 'definition' }], `Resource definition renamed to ${values.name}.`, element);
+  };
+  const renameScope = (event: Event) => {
+    const { element, values } = submitted(event);
+    void change('rename-scope', [replace('scope', values.scope!, { name: values.name })],
+      [{ name: 'name', path: 'scope' }], `Scope renamed to ${values.name}.`, element);
+  };
+
+  if (definitions.error) return <p class="load-error" role="alert">{definitions.error}</p>;
+  if (!definitions.value) return <p class="loading">Loading…</p>;
+  const list = definitions.value;
+  const definitionOptions = list.map((definition) => ({ value: definition.id, label: definition.name }));
+  const scopeOptions = list.flatMap((definition) => definition.scopes.map((scope) => ({ value: scope.id, label: `${definition.name}: ${scope.name}` })));
+  return (
+    <>
+      {status && <Status>{status}</Status>}
+      <ErrorSummary form="list" errors={errorsOf('list')} />
+      <DefinitionTable definitions={list} onRemove={(operation, label) => void change('list', [operation], [], `${label} removed.`)} />
+      <div class="forms">
+        <form onSubmit={addDefinition} noValidate aria-labelledby="add-definition-title">
+          <h2 id="add-definition-title">Add a resource definition</h2>
+          <ErrorSummary form="add-definition" errors={errorsOf('add-definition')} />
+          <TextField form="add-definition" name="name" label="Definition name" errors={errorsOf('add-definition')} hint="A resource type, e.g. blood-glucose-level" />
+          <TextField form="add-definition" name="description" label="Description" errors={errorsOf('add-definition')} />
+          <button type="submit">Add definition</button>
+        </form>
+        <form onSubmit={addScope} noValidate aria-labelledby="add-scope-title">
+          <h2 id="add-scope-title">Add a scope</h2>
+          <ErrorSummary form="add-scope" errors={errorsOf('add-scope')} />
+          <SelectField form="add-scope" name="definition" label="Resource definition" options={definitionOptions} placeholder="Choose a definition"
+            value={chosen.definition} onChange={(definition) => setChosen({ ...chosen, definition })} errors={errorsOf('add-scope')} />
+          <TextField form="add-scope" name="name" label="Scope name" errors={errorsOf('add-scope')} hint="e.g. read; clients ask for definition:scope" />
+          <button type="submit">Add scope</button>
+        </form>
+        <form onSubmit={renameDefinition} noValidate aria-labelledby="rename-definition-title">
+          <h2 id="rename-definition-title">Rename a resource definition</h2>
+          <ErrorSummary form="rename-definition" errors={errorsOf('rename-definition')} />
+          <SelectField form="rename-definition" name="definition" label="Definition to rename" options={definitionOptions} placeholder="Choose a definition" errors={errorsOf('rename-definition')} />
+          <TextField form="rename-definition" name="name" label="New name of the definition" errors={errorsOf('rename-definition')} />
+          <button type="submit">Rename definition</button>
+        </form>
+        <form onSubmit={renameScope} noValidate aria-labelledby="rename-scope-title">
+          <h2 id="rename-scope-title">Rename a scope</h2>
+          <ErrorSummary form="rename-scope" errors={errorsOf('rename-scope')} />
+          <SelectField form="rename-scope" name="scope" label="Scope to rename" options={scopeOptions} placeholder="Choose a scope" errors={errorsOf('rename-scope')} />
+          <TextField form="rename-scope" name="name" label="New name of the scope" errors={errorsOf('rename-scope')} />
+          <button type="submit">Rename scope</button>
+        </form>
+      </div>
+    </>
+  );
+}
+
+function DefinitionTable(props: { definitions: Definition[]; onRemove: (operation: Operation, label: string) => void }) {
+  if (props.definitions.length === 0) return <p>No resource definition yet: add the first one below.</p>;
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption>Resource definitions and their scopes</caption>
+        <thead><tr><th scope="col">Definition</th><th scope="col">Description</th><th scope="col">Scopes</th><th scope="col">Actions</th></tr></thead>
+        <tbody>
+          {props.definitions.map((definition) => (
+            <tr key={definition.id}>
+              <th scope="row">{definition.name}</th>
+              <td>{definition.description}</td>
+              <td>
+                <ul class="inline">
+                  {definition.scopes.map((scope) => (
+                    <li key={scope.id}>
+                      <span class="tag">{scope.name}</span>{' '}
+                      <button type="button" class="link" aria-label={`Remove scope ${scope.name} of ${definition.name}`}
+                        onClick={() => props.onRemove(remove('scope', scope.id), `Scope ${scope.name}`)}>remove</button>
+                    </li>
+                  ))}
+                </ul>
+              </td>
+              <td>
+                <button type="button" class="danger" aria-label={`Remove definition ${definition.name}`}
+                  onClick={() => props.onRemove(remove('resource-definition', definition.id), `Resource definition ${definition.name}`)}>Remove</button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

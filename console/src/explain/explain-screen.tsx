@@ -1,0 +1,101 @@
+import { useState } from 'preact/hooks';
+import type { ScreenProps } from '../app.js';
+import { loadClients } from '../api/catalogue.js';
+import { text } from '../api/documents.js';
+import { useLoad } from '../api/use-load.js';
+import { ErrorSummary, SelectField, TextArea, TextField } from '../forms/fields.js';
+import { formErrorsOf, NO_ERRORS, type FormErrors } from '../forms/form-errors.js';
+import { formatDuration } from '../tickets/ticket-sentence.js';
+import type { ScopeVerdict, Verdict } from './verdict.js';
+
+/** Explain: what the token endpoint would answer a client right now, and the first missing link. */
+export function ExplainScreen({ api }: ScreenProps) {
+  const clients = useLoad(() => loadClients(api));
+  const [verdict, setVerdict] = useState<Verdict>();
+  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget as HTMLFormElement);
+    const read = (name: string) => String(data.get(name) ?? '').trim();
+    const fields: Record<string, string> = {};
+    if (!read('client')) fields.client = 'Choose a client.';
+    if (!read('scope')) fields.scope = 'Type at least one scope.';
+    if (Object.keys(fields).length > 0) {
+      setVerdict(undefined);
+      setErrors({ fields, summary: Object.entries(fields).map(([field, message]) => ({ field, message })) });
+      return;
+    }
+    const query = new URLSearchParams({ client: read('client'), scope: read('scope').split(/\s+/).join(' ') });
+    for (const resource of read('resources').split(/\s+/).filter(Boolean)) query.append('resource', resource);
+    setBusy(true);
+    try {
+      setVerdict(await api.get<Verdict>(`/admin/explain?${query.toString()}`));
+      setErrors(NO_ERRORS);
+    } catch (error) {
+      setVerdict(undefined);
+      const found = formErrorsOf(error);
+      // The query's parameters have no pointer; a 404 is the client, a 400 the scope or resource.
+      const field = (error as { status?: number }).status === 404 ? 'client' : 'scope';
+      setErrors({ summary: found.summary.map((entry) => ({ ...entry, field })), fields: { [field]: found.summary[0]?.message ?? '' } });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (clients.error) return <p class="load-error" role="alert">{clients.error}</p>;
+  if (!clients.value) return <p class="loading">Loading…</p>;
+  return (
+    <>
+      <form onSubmit={submit} noValidate aria-labelledby="explain-title" class="wide">
+        <h2 id="explain-title">Would this client get a token?</h2>
+        <p class="hint">Asks the server's own decision, without issuing, storing or counting anything.</p>
+        <ErrorSummary form="explain" errors={errors} />
+        <SelectField form="explain" name="client" label="Client" placeholder="Choose a client" errors={errors}
+          options={clients.value.map((client) => ({ value: text(client, 'clientId'), label: text(client, 'clientId') }))} />
+        <TextField form="explain" name="scope" label="Scopes" errors={errors} hint="Space-separated, as in a token request, e.g. blood-glucose-level:read" />
+        <TextArea form="explain" name="resources" label="Resources (optional, one URI per line)" rows={2} errors={errors} />
+        <button type="submit" disabled={busy}>Explain</button>
+      </form>
+      {verdict && <VerdictView verdict={verdict} />}
+    </>
+  );
+}
+
+function VerdictView({ verdict }: { verdict: Verdict }) {
+  const audience = Array.isArray(verdict.aud) ? verdict.aud.join(', ') : verdict.aud;
+  return (
+    <section class={`verdict ${verdict.granted ? 'granted' : 'refused'}`} aria-labelledby="verdict-title" aria-live="polite">
+      <h2 id="verdict-title">{verdict.granted ? 'Granted' : 'Refused'}</h2>
+      <p>
+        {verdict.granted
+          ? `${verdict.client} would get a token for “${verdict.scope}”${verdict.lifetime !== null ? `, living ${formatDuration(verdict.lifetime)}` : ''}${audience ? `, for ${audience}` : ''}.`
+          : `${verdict.client} would be refused a token for “${verdict.scope}”.`}
+      </p>
+      {verdict.missing && <p>{verdict.missing}</p>}
+      <ul class="scope-verdicts">
+        {verdict.scopes.map((scope) => <ScopeLine key={scope.scope} scope={scope} />)}
+      </ul>
+    </section>
+  );
+}
+
+function ScopeLine({ scope }: { scope: ScopeVerdict }) {
+  return (
+    <li class={scope.granted ? 'granted' : 'refused'}>
+      <strong>{scope.scope}</strong>: {scope.granted ? 'granted' : 'refused'}
+      {!scope.granted && scope.missing && <> — {scope.missing}</>}
+      {scope.covering && scope.covering.length > 0 && (
+        <ul>
+          {scope.covering.map((covering) => (
+            <li key={String(covering.capabilityTicket.id)}>
+              ticket {covering.capabilityTicket.ticketId} (“{covering.purpose.name}”), requested resource {covering.requestedResource.requestedResourceId},
+              at most {formatDuration(covering.requestedResource.maxPermissionDuration)}
+            </li>
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}

@@ -1,0 +1,138 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
+import type { FormErrors } from './form-errors.js';
+
+const idOf = (form: string, name: string) => `${form}-${name}`;
+
+type FieldProps = {
+  form: string;
+  name: string;
+  label: string;
+  errors: FormErrors;
+  hint?: string;
+};
+
+/** The error beside a field, and the attributes that tie it to the control. */
+function described(form: string, name: string, errors: FormErrors, hint?: string) {
+  const error = errors.fields[name];
+  const ids = [hint ? `${idOf(form, name)}-hint` : '', error ? `${idOf(form, name)}-error` : ''].filter(Boolean).join(' ');
+  return {
+    control: { id: idOf(form, name), name, 'aria-invalid': error ? ('true' as const) : undefined, 'aria-describedby': ids || undefined },
+    after: (
+      <>
+        {hint && <p class="hint" id={`${idOf(form, name)}-hint`}>{hint}</p>}
+        {error && <p class="field-error" id={`${idOf(form, name)}-error`}>{error}</p>}
+      </>
+    ),
+  };
+}
+
+export function TextField(props: FieldProps & { value?: string; type?: 'text' | 'password' | 'url' | 'search'; required?: boolean; autoComplete?: string; inputMode?: 'numeric' | 'url' | 'text'; onInput?: (value: string) => void }) {
+  const { control, after } = described(props.form, props.name, props.errors, props.hint);
+  return (
+    <div class={`field${props.errors.fields[props.name] ? ' invalid' : ''}`}>
+      <label for={control.id}>{props.label}</label>
+      <input {...control} type={(props.type ?? 'text') as 'text'} value={props.value} required={props.required} autoComplete={props.autoComplete ?? 'off'}
+        inputMode={props.inputMode} spellcheck={false} onInput={props.onInput && ((event) => props.onInput!((event.currentTarget as HTMLInputElement).value))} />
+      {after}
+    </div>
+  );
+}
+
+export function TextArea(props: FieldProps & { value?: string; rows?: number; onInput?: (value: string) => void }) {
+  const { control, after } = described(props.form, props.name, props.errors, props.hint);
+  return (
+    <div class={`field${props.errors.fields[props.name] ? ' invalid' : ''}`}>
+      <label for={control.id}>{props.label}</label>
+      <textarea {...control} rows={props.rows ?? 3} value={props.value} spellcheck={false}
+        onInput={props.onInput && ((event) => props.onInput!((event.currentTarget as HTMLTextAreaElement).value))} />
+      {after}
+    </div>
+  );
+}
+
+export type Option = { value: string; label: string };
+
+export function SelectField(props: FieldProps & { options: Option[]; value?: string; required?: boolean; placeholder?: string; onChange?: (value: string) => void }) {
+  const { control, after } = described(props.form, props.name, props.errors, props.hint);
+  return (
+    <div class={`field${props.errors.fields[props.name] ? ' invalid' : ''}`}>
+      <label for={control.id}>{props.label}</label>
+      <select {...control} value={props.value} required={props.required}
+        onChange={props.onChange && ((event) => props.onChange!((event.currentTarget as HTMLSelectElement).value))}>
+        {props.placeholder !== undefined && <option value="">{props.placeholder}</option>}
+        {props.options.map((option) => <option key={option.value} value={option.value}>{option.label}</option>)}
+      </select>
+      {after}
+    </div>
+  );
+}
+
+/** A group of checkboxes under one legend; the error of the group sits under the legend. */
+export function CheckboxGroup(props: FieldProps & { options: Option[]; checked: string[]; onChange: (checked: string[]) => void; empty?: string }) {
+  const error = props.errors.fields[props.name];
+  const errorId = `${idOf(props.form, props.name)}-error`;
+  const toggle = (value: string, on: boolean) =>
+    props.onChange(on ? [...props.checked, value] : props.checked.filter((item) => item !== value));
+  return (
+    <fieldset class={`field${error ? ' invalid' : ''}`} id={idOf(props.form, props.name)} tabIndex={-1} aria-describedby={error ? errorId : undefined}>
+      <legend>{props.label}</legend>
+      {props.hint && <p class="hint">{props.hint}</p>}
+      {props.options.length === 0 && <p class="hint">{props.empty ?? 'Nothing to choose from yet.'}</p>}
+      {props.options.map((option) => (
+        <div class="check" key={option.value}>
+          <input type="checkbox" id={`${idOf(props.form, props.name)}-${option.value}`} name={props.name} value={option.value}
+            checked={props.checked.includes(option.value)} onChange={(event) => toggle(option.value, (event.currentTarget as HTMLInputElement).checked)} />
+          <label for={`${idOf(props.form, props.name)}-${option.value}`}>{option.label}</label>
+        </div>
+      ))}
+      {error && <p class="field-error" id={errorId}>{error}</p>}
+    </fieldset>
+  );
+}
+
+export function Checkbox(props: { form: string; name: string; label: string; checked: boolean; onChange: (checked: boolean) => void; hint?: string }) {
+  const id = idOf(props.form, props.name);
+  return (
+    <div class="field check">
+      <input type="checkbox" id={id} name={props.name} checked={props.checked} aria-describedby={props.hint ? `${id}-hint` : undefined}
+        onChange={(event) => props.onChange((event.currentTarget as HTMLInputElement).checked)} />
+      <label for={id}>{props.label}</label>
+      {props.hint && <p class="hint" id={`${id}-hint`}>{props.hint}</p>}
+    </div>
+  );
+}
+
+/**
+ * The summary of a refused change, at the top of its form: it takes the focus, and each entry
+ * moves the focus to the field it concerns.
+ */
+export function ErrorSummary(props: { form: string; errors: FormErrors }) {
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (props.errors.summary.length > 0) box.current?.focus();
+  }, [props.errors]);
+  if (props.errors.summary.length === 0) return null;
+  return (
+    <div class="error-summary" role="alert" tabIndex={-1} ref={box} aria-labelledby={`${props.form}-summary-title`}>
+      <h3 id={`${props.form}-summary-title`}>The change was refused: nothing was saved</h3>
+      <ul>
+        {props.errors.summary.map((entry, index) => (
+          <li key={index}>
+            {entry.field ? (
+              <a href={`#${idOf(props.form, entry.field)}`} onClick={(event) => {
+                event.preventDefault();
+                document.getElementById(idOf(props.form, entry.field!))?.focus();
+              }}>{entry.message}</a>
+            ) : entry.message}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** A status line read out by screen readers (success messages). */
+export function Status(props: { children?: ComponentChildren }) {
+  return <p class="status" role="status">{props.children}</p>;
+}

@@ -1,0 +1,80 @@
+import { Fragment } from 'preact';
+import { useState } from 'preact/hooks';
+import type { ScreenProps } from '../app.js';
+import { useLoad } from '../api/use-load.js';
+import { Status } from '../forms/fields.js';
+import { messageOf } from '../forms/form-errors.js';
+import { formatDate } from '../format.js';
+
+type Key = { kid: string; alg: string; created: string; signing: boolean; publishedUntil: string | null };
+type AuthorizationServer = { issuer: string; metadata: Record<string, unknown>; keys: Key[] };
+
+const ENDPOINTS: [string, string][] = [
+  ['token_endpoint', 'Token endpoint'],
+  ['jwks_uri', 'JWKS URI'],
+  ['introspection_endpoint', 'Introspection endpoint'],
+  ['revocation_endpoint', 'Revocation endpoint'],
+];
+
+const list = (value: unknown) => (Array.isArray(value) ? value.join(', ') : typeof value === 'string' ? value : '');
+
+/** Wallet activity 1: the authorization server, its endpoints and its signing keys. */
+export function ServerScreen({ api }: ScreenProps) {
+  const server = useLoad(async () => (await api.get<{ data: { attributes: AuthorizationServer } }>('/admin/authorization-server')).data.attributes);
+  const [status, setStatus] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  const rotate = async () => {
+    setBusy(true);
+    try {
+      const { data } = await api.post<{ data: { id: string } }>('/admin/keys/rotate');
+      setStatus(`A new signing key ${data.id} signs from now on; the previous key stays published while its tokens live.`);
+      server.reload();
+    } catch (error) {
+      setStatus(`The key was not rotated: ${messageOf(error)}`);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (server.error) return <p class="load-error" role="alert">{server.error}</p>;
+  if (!server.value) return <p class="loading">Loading…</p>;
+  const { issuer, metadata, keys } = server.value;
+  return (
+    <>
+      <section aria-labelledby="endpoints-title">
+        <h2 id="endpoints-title">Issuer and endpoints</h2>
+        <dl class="facts">
+          <dt>Issuer</dt><dd><code>{issuer}</code></dd>
+          {ENDPOINTS.map(([member, label]) => (
+            <Fragment key={member}><dt>{label}</dt><dd><code>{list(metadata[member])}</code></dd></Fragment>
+          ))}
+          <dt>Grant types</dt><dd>{list(metadata.grant_types_supported)}</dd>
+          <dt>Client authentication</dt><dd>{list(metadata.token_endpoint_auth_methods_supported)}</dd>
+          <dt>Token signing</dt><dd>{list(metadata.access_token_signing_alg_values_supported)}</dd>
+        </dl>
+      </section>
+      <section aria-labelledby="keys-title">
+        <h2 id="keys-title">Signing keys</h2>
+        <div class="table-wrap">
+          <table>
+            <caption>Keys published in the JWKS, newest first</caption>
+            <thead><tr><th scope="col">Key ID</th><th scope="col">Algorithm</th><th scope="col">Created</th><th scope="col">Status</th></tr></thead>
+            <tbody>
+              {keys.map((key) => (
+                <tr key={key.kid}>
+                  <td><code class="wrap">{key.kid}</code></td>
+                  <td>{key.alg}</td>
+                  <td>{formatDate(key.created)}</td>
+                  <td>{key.signing ? 'signing' : `retired, published until ${formatDate(key.publishedUntil)}`}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <button type="button" onClick={rotate} disabled={busy}>Rotate key</button>
+        {status && <Status>{status}</Status>}
+      </section>
+    </>
+  );
+}

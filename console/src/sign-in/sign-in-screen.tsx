@@ -1,0 +1,49 @@
+import { useState } from 'preact/hooks';
+import { ApiClient, ApiError } from '../api/api-client.js';
+import { ErrorSummary, TextField } from '../forms/fields.js';
+import { NO_ERRORS, type FormErrors } from '../forms/form-errors.js';
+
+/** Sign-in with the admin token: checked against the admin interface before it is kept. */
+export function SignInScreen(props: { notice?: string; onSignedIn: (token: string) => void }) {
+  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const token = String(new FormData(event.currentTarget as HTMLFormElement).get('adminToken') ?? '').trim();
+    if (token === '') {
+      setErrors({ summary: [{ message: 'Enter the admin token.', field: 'adminToken' }], fields: { adminToken: 'Enter the admin token.' } });
+      return;
+    }
+    setBusy(true);
+    try {
+      await new ApiClient(token, () => undefined).get('/admin/authorization-server');
+      props.onSignedIn(token);
+    } catch (error) {
+      const message = !(error instanceof ApiError)
+        ? 'The server could not be reached. Try again.'
+        : error.status === 401
+          ? 'That admin token was refused: it is not the token of this server.'
+          : error.status === 429
+            ? 'Too many wrong tokens from this address: wait a minute, then try again.'
+            : error.message;
+      setErrors({ summary: [{ message, field: 'adminToken' }], fields: { adminToken: message } });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main class="sign-in" id="main">
+      <h1>Authorization server console</h1>
+      {props.notice && <p class="notice" role="status">{props.notice}</p>}
+      <form onSubmit={submit} noValidate aria-labelledby="sign-in-title">
+        <h2 id="sign-in-title">Sign in</h2>
+        <ErrorSummary form="sign-in" errors={errors} />
+        <TextField form="sign-in" name="adminToken" label="Admin token" type="password" autoComplete="off" errors={errors}
+          hint="The server's administrative token (ADMIN_TOKEN, or .data/admin-token). It is kept in this tab only, until you sign out or close it." />
+        <button type="submit" disabled={busy}>Sign in</button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,48 @@
+import { Controller, Get, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Response } from 'express';
+import { DataSource } from 'typeorm';
+import { DiscoveryController } from '../tokens/discovery.controller.js';
+import { AdminExceptionFilter } from './admin-exception.filter.js';
+import { AdminTokenGuard } from './admin-token.guard.js';
+import { sendJsonApi } from './json-api/send-json-api.js';
+
+type KeyRow = { kid: string; alg: string; date_created: Date; retired_at: Date | null; verify_until: Date | null };
+
+/**
+ * `GET {admin_url}/authorization-server`: the server as the console shows it, read-only. The
+ * RFC 8414 metadata is on the public listener, which the console (confined to the admin
+ * listener's origin) must not call: the same document is served here, with the signing keys.
+ */
+@ApiTags('admin')
+@ApiSecurity('admin_token')
+@Controller('admin')
+@UseGuards(AdminTokenGuard)
+@UseFilters(AdminExceptionFilter)
+export class AuthorizationServerController {
+  constructor(
+    private readonly moduleRef: ModuleRef,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  @Get('authorization-server')
+  @ApiOperation({ summary: 'The RFC 8414 metadata and the signing keys (current and retiring), as one JSON:API resource' })
+  @ApiResponse({ status: 200, description: 'JSON:API document of type authorization-server' })
+  async read(@Res() response: Response): Promise<void> {
+    const metadata = this.moduleRef.get(DiscoveryController, { strict: false }).metadata();
+    const rows: KeyRow[] = await this.dataSource.query(
+      `SELECT kid, alg, date_created, retired_at, verify_until FROM signing_key
+        WHERE verify_until IS NULL OR verify_until > now() ORDER BY id DESC`,
+    );
+    const keys = rows.map((row) => ({
+      kid: row.kid,
+      alg: row.alg,
+      created: row.date_created,
+      signing: row.retired_at === null,
+      publishedUntil: row.verify_until,
+    }));
+    sendJsonApi(response, 200, { data: { type: 'authorization-server', id: '1', attributes: { issuer: metadata.issuer, metadata, keys } } });
+  }
+}

@@ -1,0 +1,425 @@
+import { randomBytes } from 'node:crypto';
+import request from 'supertest';
+import type { Browser, Page } from 'playwright-core';
+import { expect as expectPage } from './support/page-expect.js';
+import { add, getAdmin, patchAdmin, ref, rowCounts } from './support/admin.js';
+import { launchChromium, openScreen, openTab, PHONE, screenshot, signIn } from './support/browser.js';
+import { basic } from './support/factories.js';
+import { startTestApp, type TestApp } from './support/test-app.js';
+
+/**
+ * The administrator's console (API.md §13) in a real Chromium, against the real server on the
+ * test database. Controls are found by role and accessible name, as an administrator (or a
+ * screen reader) finds them.
+ */
+let server: TestApp;
+let browser: Browser;
+
+beforeAll(async () => {
+  server = await startTestApp();
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const unique = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
+
+function tokenRequest(clientId: string, secret: string, scope: string) {
+  return request(server.url).post('/oauth2/token').set('Authorization', basic(clientId, secret))
+    .type('form').send({ grant_type: 'client_credentials', scope });
+}
+
+/** A client with a known secret, a definition and its scope, written through the admin interface. */
+async function world(scopes = ['read']) {
+  const clientId = unique('app');
+  const definition = unique('glucose');
+  const secret = `secret-${randomBytes(12).toString('hex')}`;
+  const response = await patchAdmin(server, [
+    add('uma-client', { lid: 'client', attributes: { clientId, clientName: 'App', allowedScopes: `${scopes.map((scope) => `${definition}:${scope}`).join(' ')} uma_protection`, clientSecret: secret } }),
+    add('resource-definition', { lid: 'definition', attributes: { name: definition, description: 'Blood glucose' } }),
+    ...scopes.map((name) => add('scope', { attributes: { name }, relationships: { resourceDefinition: { data: { type: 'resource-definition', lid: 'definition' } } } })),
+  ]).expect(200);
+  return { clientId, definition, secret, clientRecordId: response.body[0].data.id as string };
+}
+
+async function fillTicketForm(page: Page, values: { clientId: string; definition: string; scopes: string[]; purpose: string; ticketId: string; requestedResourceId: string; seconds: string }) {
+  await page.getByLabel('Client', { exact: true }).selectOption({ label: values.clientId });
+  await page.getByLabel('Resource definition').selectOption({ label: values.definition });
+  const scopes = page.getByRole('group', { name: 'Scopes' });
+  for (const scope of values.scopes) await scopes.getByLabel(scope).check();
+  await page.getByLabel('Purpose').fill(values.purpose);
+  await page.getByLabel('Ticket ID').fill(values.ticketId);
+  await page.getByLabel('Ticket name').fill(`Ticket ${values.ticketId}`);
+  await page.getByLabel('Requested resource ID').fill(values.requestedResourceId);
+  await page.getByLabel('Maximum duration').fill(values.seconds);
+}
+
+describe('the console', () => {
+  it('signs in with the admin token and keeps it in sessionStorage only: never in a URL, a cookie or localStorage', async () => {
+    const { context, page, requests } = await openTab(browser);
+    await page.goto(`${server.adminUrl}/console`);
+    await screenshot(page, 'sign-in');
+    await signIn(page, server.adminUrl, server.adminToken);
+    for (const name of ['Resource definitions', 'Data sources', 'Clients', 'Consent tickets', 'Explain', 'Audit trail', 'Authorization server']) {
+      await openScreen(page, name);
+      expect(page.url()).not.toContain(server.adminToken);
+    }
+    expect(await page.evaluate('sessionStorage.getItem("adminToken")')).toBe(server.adminToken);
+    expect(await page.evaluate('localStorage.length')).toBe(0);
+    expect(await context.cookies()).toEqual([]);
+    // Every request stayed on the admin listener's origin, and none carried the token in its URL.
+    expect(requests.length).toBeGreaterThan(10);
+    for (const sent of requests) {
+      expect(new URL(sent.url()).origin).toBe(server.adminUrl);
+      expect(sent.url()).not.toContain(server.adminToken);
+      expect(sent.url()).not.toContain(encodeURIComponent(server.adminToken));
+    }
+    await context.close();
+  });
+
+  it('refuses a wrong admin token plainly and keeps nothing', async () => {
+    const { context, page } = await openTab(browser);
+    await page.goto(`${server.adminUrl}/console`);
+    await page.getByLabel('Admin token').fill('not-the-admin-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expectPage(page.getByRole('alert')).toContainText('That admin token was refused');
+    await expectPage(page.getByLabel('Admin token')).toHaveAttribute('aria-invalid', 'true');
+    expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
+    await context.close();
+  });
+
+  it('signs out: the token is forgotten and the sign-in comes back, also after a reload', async () => {
+    const { context, page } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expectPage(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
+    await expectPage(page.getByText('You are signed out')).toBeVisible();
+    expect(await page.evaluate('sessionStorage.getItem("adminToken")')).toBeNull();
+    await page.reload();
+    await expectPage(page.getByLabel('Admin token')).toBeVisible();
+    await context.close();
+  });
+
+  it('brings the sign-in back when the server answers 401 to a call', async () => {
+    const { context, page } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    // The token the tab holds stops being the server's (as after a rotation of the admin token).
+    await page.evaluate('sessionStorage.setItem("adminToken", "a-token-the-server-no-longer-accepts")');
+    await page.reload();
+    await expectPage(page.getByText('The server refused the admin token: sign in again.')).toBeVisible();
+    await expectPage(page.getByLabel('Admin token')).toBeVisible();
+    expect(await page.evaluate('sessionStorage.getItem("adminToken")')).toBeNull();
+    await context.close();
+  });
+
+  it('shows the issuer, the endpoints and the signing keys, and rotates the key', async () => {
+    const { context, page } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    await expectPage(page.getByText(server.url, { exact: true })).toBeVisible();
+    await expectPage(page.getByText(`${server.url}/oauth2/token`)).toBeVisible();
+    const keys = page.getByRole('table', { name: /Keys published/ }).getByRole('row');
+    const before = await keys.count();
+    await screenshot(page, 'authorization-server');
+    await page.getByRole('button', { name: 'Rotate key' }).click();
+    await expectPage(page.getByRole('status')).toContainText('A new signing key');
+    await expectPage(keys).toHaveCount(before + 1);
+    await context.close();
+  });
+
+  it('adds a resource definition and a scope, renames both and removes them', async () => {
+    const { context, page } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    await openScreen(page, 'Resource definitions');
+    const name = unique('heart-rate');
+    await page.getByLabel('Definition name').fill(name);
+    await page.getByLabel('Description').fill('Heart rate measurements');
+    await page.getByRole('button', { name: 'Add definition' }).click();
+    await expectPage(page.getByRole('rowheader', { name })).toBeVisible();
+
+    await page.getByLabel('Resource definition').selectOption({ label: name });
+    await page.getByLabel('Scope name').fill('read');
+    await page.getByRole('button', { name: 'Add scope' }).click();
+    await expectPage(page.getByRole('button', { name: `Remove scope read of ${name}` })).toBeVisible();
+    await screenshot(page, 'resource-definitions');
+
+    await page.getByLabel('Scope to rename').selectOption({ label: `${name}: read` });
+    await page.getByLabel('New name of the scope').fill('observe');
+    await page.getByRole('button', { name: 'Rename scope' }).click();
+    await expectPage(page.getByRole('button', { name: `Remove scope observe of ${name}` })).toBeVisible();
+    await page.getByLabel('Definition to rename').selectOption({ label: name });
+    await page.getByLabel('New name of the definition').fill(`${name}-renamed`);
+    await page.getByRole('button', { name: 'Rename definition' }).click();
+    await expectPage(page.getByRole('rowheader', { name: `${name}-renamed` })).toBeVisible();
+
+    // A definition with a scope cannot go first: the server's refusal is shown, nothing changes.
+    await page.getByRole('button', { name: `Remove definition ${name}-renamed` }).click();
+    await expectPage(page.getByRole('alert')).toContainText('still referenced');
+    await page.getByRole('button', { name: `Remove scope observe of ${name}-renamed` }).click();
+    await expectPage(page.getByRole('button', { name: `Remove scope observe of ${name}-renamed` })).toHaveCount(0);
+    await page.getByRole('button', { name: `Remove definition ${name}-renamed` }).click();
+    await expectPage(page.getByRole('rowheader', { name: `${name}-renamed` })).toHaveCount(0);
+    const { body } = await getAdmin(server, '/admin/resource-definition?page[size]=100').expect(200);
+    expect(body.data.map((record: { attributes: { name: string } }) => record.attributes.name)).not.toContain(`${name}-renamed`);
+    await context.close();
+  });
+
+  it('enrols a client and shows its secret once, with a copy button; that secret gets a token', async () => {
+    const { context, page } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    await openScreen(page, 'Clients');
+    const clientId = unique('reader');
+    await page.getByLabel('Client ID').fill(clientId);
+    await page.getByLabel('Client name').fill('Glucose reader');
+    await page.getByLabel('Allowed scopes').fill('read uma_protection');
+    await page.getByRole('button', { name: 'Enrol client' }).click();
+    const secret = await page.getByLabel('Client secret').inputValue();
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43,}$/);
+    await expectPage(page.getByRole('button', { name: 'Copy secret' })).toBeVisible();
+    await expectPage(page.getByRole('rowheader', { name: clientId })).toBeVisible();
+    await screenshot(page, 'clients');
+    await tokenRequest(clientId, secret, 'read').expect(200);
+    await page.getByRole('button', { name: 'Done' }).click();
+    await expectPage(page.getByLabel('Client secret')).toHaveCount(0);
+    // Shown once: reading the clients again never shows it.
+    await page.reload();
+    await expectPage(page.getByRole('rowheader', { name: clientId })).toBeVisible();
+    expect(await page.content()).not.toContain(secret);
+    await context.close();
+  });
+
+  it('searches clients, edits a client\'s scopes and grant types, rotates its secret and removes it', async () => {
+    const { clientId, secret } = await world();
+    const { context, page } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    await openScreen(page, 'Clients');
+    await page.getByLabel('Search clients').fill(clientId);
+    await expectPage(page.getByRole('table', { name: /Clients \(1 of/ })).toBeVisible();
+
+    await page.getByRole('button', { name: `Edit ${clientId}` }).click();
+    await page.getByLabel('Allowed scopes').fill('read write');
+    await page.getByRole('group', { name: 'Grant types' }).getByLabel('refresh_token').check();
+    await page.getByRole('button', { name: 'Save client' }).click();
+    await expectPage(page.getByRole('status')).toContainText(`Client ${clientId} saved.`);
+    const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: clientId }) });
+    await expectPage(row).toContainText('read write');
+    await expectPage(row).toContainText('client_credentials refresh_token');
+
+    await page.getByRole('button', { name: `Rotate secret of ${clientId}` }).click();
+    const rotated = await page.getByLabel('Client secret').inputValue();
+    expect(rotated).not.toBe(secret);
+    await tokenRequest(clientId, secret, 'read').expect(401);
+    await tokenRequest(clientId, rotated, 'read').expect(200);
+
+    await page.getByRole('button', { name: `Remove ${clientId}` }).click();
+    await expectPage(page.getByRole('rowheader', { name: clientId })).toHaveCount(0);
+    await tokenRequest(clientId, rotated, 'read').expect(401);
+    await context.close();
+  });
+
+  it('defines a consent ticket in one form and one request, reads it as a sentence, and the client gets a token for the resource scope', async () => {
+    const { clientId, definition, secret } = await world();
+    await tokenRequest(clientId, secret, `${definition}:read`).expect(400);
+    const { context, page, requests } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    await openScreen(page, 'Consent tickets');
+    const ticketId = unique('T');
+    await fillTicketForm(page, { clientId, definition, scopes: ['read'], purpose: 'Your doctor follows your blood glucose level', ticketId, requestedResourceId: 'glucose-readings', seconds: '1800' });
+    const before = requests.length;
+    await page.getByRole('button', { name: 'Create ticket' }).click();
+    const sentence = `${clientId} may read ${definition} for 'Your doctor follows your blood glucose level', at most 30 min, ticket ${ticketId}`;
+    await expectPage(page.getByText(sentence)).toBeVisible();
+    expect(requests.slice(before).filter((sent) => sent.method() !== 'GET').map((sent) => `${sent.method()} ${new URL(sent.url()).pathname}`)).toEqual(['PATCH /admin']);
+    await screenshot(page, 'consent-tickets');
+
+    const token = await tokenRequest(clientId, secret, `${definition}:read`).expect(200);
+    expect(token.body.expires_in).toBe(1800);
+    const claims = JSON.parse(Buffer.from(token.body.access_token.split('.')[1], 'base64url').toString());
+    expect(claims.permissions).toEqual([expect.objectContaining({ resource_id: 'glucose-readings', resource_type: definition, resource_scopes: ['read'], ticket_id: ticketId })]);
+    await context.close();
+  });
+
+  it('shows a refused change beside the field the server names, with a focused summary, and writes nothing', async () => {
+    const { clientId, definition } = await world();
+    const taken = unique('T');
+    const { context, page } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    await openScreen(page, 'Consent tickets');
+    await fillTicketForm(page, { clientId, definition, scopes: ['read'], purpose: 'First', ticketId: taken, requestedResourceId: 'first', seconds: '600' });
+    await page.getByRole('button', { name: 'Create ticket' }).click();
+    await expectPage(page.getByText(`ticket ${taken}`, { exact: false })).toBeVisible();
+
+    const counts = await rowCounts(server);
+    await fillTicketForm(page, { clientId, definition, scopes: ['read'], purpose: 'Second', ticketId: taken, requestedResourceId: 'second', seconds: '600' });
+    await page.getByRole('button', { name: 'Create ticket' }).click();
+    const ticketField = page.getByLabel('Ticket ID');
+    await expectPage(ticketField).toHaveAttribute('aria-invalid', 'true');
+    await expectPage(ticketField).toHaveAccessibleDescription(/ticketId|ticket/i);
+    const summary = page.getByRole('alert');
+    await expectPage(summary).toBeFocused();
+    await expectPage(summary).toContainText('nothing was saved');
+    expect(await rowCounts(server)).toEqual(counts);
+    await screenshot(page, 'error-beside-field');
+
+    // A duration the server refuses lands beside the duration field.
+    await page.getByLabel('Ticket ID').fill(unique('T'));
+    await page.getByLabel('Maximum duration').fill('0');
+    await page.getByRole('button', { name: 'Create ticket' }).click();
+    await expectPage(page.getByLabel('Maximum duration')).toHaveAttribute('aria-invalid', 'true');
+    await expectPage(page.getByLabel('Ticket ID')).not.toHaveAttribute('aria-invalid', 'true');
+    expect(await rowCounts(server)).toEqual(counts);
+    await context.close();
+  });
+
+  it('removes a ticket with its whole chain in one request, and the token is refused again', async () => {
+    const { clientId, definition, secret } = await world();
+    const { context, page, requests } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    await openScreen(page, 'Consent tickets');
+    const ticketId = unique('T');
+    await fillTicketForm(page, { clientId, definition, scopes: ['read'], purpose: 'To be removed', ticketId, requestedResourceId: 'r', seconds: '60' });
+    await page.getByRole('button', { name: 'Create ticket' }).click();
+    await expectPage(page.getByRole('button', { name: `Remove ticket ${ticketId}` })).toBeVisible();
+    await tokenRequest(clientId, secret, `${definition}:read`).expect(200);
+    const counts = await rowCounts(server);
+
+    const before = requests.length;
+    await page.getByRole('button', { name: `Remove ticket ${ticketId}` }).click();
+    await expectPage(page.getByRole('button', { name: `Remove ticket ${ticketId}` })).toHaveCount(0);
+    expect(requests.slice(before).filter((sent) => sent.method() !== 'GET')).toHaveLength(1);
+    const after = await rowCounts(server);
+    for (const table of ['purpose', 'capability_ticket', 'requested_resource', 'requested_resource_scopes', 'requested_resources_capability_tickets']) {
+      expect(after[table]).toBe(counts[table]! - 1);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    await tokenRequest(clientId, secret, `${definition}:read`).expect(400);
+    await context.close();
+  });
+
+  it('shows the audit trail newest first, and it grows with each change', async () => {
+    const { context, page } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    await openScreen(page, 'Audit trail');
+    const caption = page.getByRole('table', { name: /Audit trail, newest first/ });
+    const total = Number(/\((\d+) events\)/.exec((await caption.textContent()) ?? '')![1]);
+    const name = unique('audited');
+    await patchAdmin(server, [add('resource-definition', { attributes: { name, description: '' } })]).expect(200);
+    await openScreen(page, 'Authorization server');
+    await openScreen(page, 'Audit trail');
+    await expectPage(caption).toContainText(`(${total + 1} events)`);
+    const firstRow = caption.getByRole('row').nth(1);
+    await expectPage(firstRow).toContainText('add');
+    await expectPage(firstRow).toContainText('resource-definition');
+    await screenshot(page, 'audit-trail');
+    if (total + 1 > 20) {
+      await page.getByRole('button', { name: 'Older' }).click();
+      await expectPage(caption).toContainText('page 2 of');
+      await page.getByRole('button', { name: 'Newer' }).click();
+      await expectPage(caption).toContainText('page 1 of');
+    }
+    await context.close();
+  });
+
+  it('explains a granted and a refused token request', async () => {
+    const { clientId, definition } = await world(['read', 'write']);
+    const { context, page } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    await openScreen(page, 'Consent tickets');
+    await fillTicketForm(page, { clientId, definition, scopes: ['read'], purpose: 'Explained', ticketId: unique('T'), requestedResourceId: 'explained', seconds: '900' });
+    await page.getByRole('button', { name: 'Create ticket' }).click();
+    await expectPage(page.getByText(`${clientId} may read ${definition}`)).toBeVisible();
+
+    await openScreen(page, 'Explain');
+    await page.getByLabel('Client', { exact: true }).selectOption({ label: clientId });
+    await page.getByLabel('Scopes').fill(`${definition}:read`);
+    await page.getByRole('button', { name: 'Explain' }).click();
+    await expectPage(page.getByRole('heading', { name: 'Granted' })).toBeVisible();
+    await expectPage(page.getByText('15 min')).toBeVisible();
+    await screenshot(page, 'explain');
+
+    await page.getByLabel('Scopes').fill(`${definition}:write`);
+    await page.getByRole('button', { name: 'Explain' }).click();
+    await expectPage(page.getByRole('heading', { name: 'Refused' })).toBeVisible();
+    await expectPage(page.getByRole('listitem').filter({ hasText: `${definition}:write` })).toContainText('refused');
+    await context.close();
+  });
+
+  it('enrols a data source serving a definition, edits it and removes it', async () => {
+    const { clientId, definition } = await world();
+    const { context, page } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    await openScreen(page, 'Data sources');
+    const name = unique('glucose-rs');
+    const uri = `https://${name}.example/api`;
+    await page.getByLabel('Data source name').fill(name);
+    await page.getByLabel('Kind').selectOption('resource-server');
+    await page.getByLabel('Resource URI').fill(uri);
+    await page.getByRole('group', { name: 'Definitions served' }).getByLabel(definition).check();
+    await page.getByLabel('Introspection client').selectOption({ label: clientId });
+    await page.getByRole('button', { name: 'Enrol data source' }).click();
+    const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name }) });
+    await expectPage(row).toContainText(definition);
+    await expectPage(row).toContainText(clientId);
+    await screenshot(page, 'data-sources');
+
+    await page.getByRole('button', { name: `Edit data source ${name}` }).click();
+    await page.getByLabel('Resource URI').fill(`${uri}/v2`);
+    await page.getByRole('group', { name: 'Definitions served' }).getByLabel(definition).uncheck();
+    await page.getByRole('button', { name: 'Save data source' }).click();
+    await expectPage(row).toContainText(`${uri}/v2`);
+    await expectPage(row).not.toContainText(definition);
+
+    await page.getByRole('button', { name: `Remove data source ${name}` }).click();
+    await expectPage(page.getByRole('rowheader', { name })).toHaveCount(0);
+    await context.close();
+  });
+
+  it('is readable on a phone: nothing wider than the screen', async () => {
+    const { context, page } = await openTab(browser, PHONE);
+    await signIn(page, server.adminUrl, server.adminToken);
+    for (const name of ['Consent tickets', 'Clients']) {
+      await openScreen(page, name);
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
+    }
+    await openScreen(page, 'Consent tickets');
+    await screenshot(page, 'phone');
+    await context.close();
+  });
+
+  it('works with the keyboard alone: sign in by typing and pressing Enter', async () => {
+    const { context, page } = await openTab(browser);
+    await page.goto(`${server.adminUrl}/console`);
+    await page.keyboard.press('Tab');
+    await expectPage(page.getByLabel('Admin token')).toBeFocused();
+    await page.keyboard.type(server.adminToken);
+    await page.keyboard.press('Enter');
+    await expectPage(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+    await context.close();
+  });
+});
+
+describe('the console over HTTP', () => {
+  it('is absent on the public port (404)', async () => {
+    for (const path of ['/console', '/console/', '/console/app.js', '/CONSOLE']) {
+      await request(server.url).get(path).expect(404);
+    }
+  });
+
+  it('is served on the admin port with a strict Content-Security-Policy and no inline script', async () => {
+    const page = await request(server.adminUrl).get('/console').expect(200).expect('Content-Type', /text\/html/);
+    const policy = page.headers['content-security-policy'];
+    for (const directive of ["default-src 'self'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'"]) {
+      expect(policy).toContain(directive);
+    }
+    expect(policy).not.toContain('unsafe-inline');
+    expect(page.text).not.toMatch(/<script(?![^>]*\bsrc=)/);
+    expect(page.text).not.toMatch(/\sstyle=/);
+    await request(server.adminUrl).get('/console/app.js').expect(200).expect('Content-Type', /javascript/);
+    await request(server.adminUrl).get('/console/app.css').expect(200).expect('Content-Type', /text\/css/);
+    await request(server.adminUrl).get('/console/secrets.txt').expect(404);
+    await request(server.adminUrl).get('/console/..%2Fpackage.json').expect(404);
+  });
+});

@@ -1,0 +1,45 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
+
+// Debian's chromium (see ../shared/TOOLCHAIN.md); playwright-core never downloads a browser.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+}
+
+/** A fresh tab (own storage) that records every request it makes. */
+export async function openTab(browser: Browser, viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page; requests: Request[] }> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const requests: Request[] = [];
+  page.on('request', (request) => requests.push(request));
+  return { context, page, requests };
+}
+
+/** Opens the console and signs in the way an administrator does. */
+export async function signIn(page: Page, adminUrl: string, token: string): Promise<void> {
+  await page.goto(`${adminUrl}/console`);
+  await page.getByLabel('Admin token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+export async function openScreen(page: Page, name: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name }).click();
+  await page.getByRole('heading', { level: 1, name }).waitFor();
+}
+
+const DOCS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs');
+
+/** A screenshot for the README (docs/console-<name>.png), taken on purpose at a chosen moment. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(DOCS, { recursive: true });
+  await page.screenshot({ path: join(DOCS, `console-${name}.png`), fullPage: true, animations: 'disabled' });
+}

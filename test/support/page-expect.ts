@@ -1,0 +1,44 @@
+import type { Locator } from 'playwright-core';
+
+const TIMEOUT_MS = 5_000;
+
+// Run in the page (the tests' TypeScript has no DOM library, so these are written as source).
+const IS_FOCUSED = new Function('element', 'return element === document.activeElement') as (element: unknown) => boolean;
+const DESCRIPTION = new Function('element', `return (element.getAttribute('aria-describedby') || '').split(' ')
+  .map((id) => (document.getElementById(id) || {}).textContent || '').join(' ')`) as (element: unknown) => string;
+
+/**
+ * Web-first assertions for playwright-core locators inside Jest (the auto-waiting `expect` of
+ * @playwright/test needs its own runner): each check is retried until it holds or 5 s pass.
+ */
+export function expect(locator: Locator) {
+  return matchers(locator, false);
+}
+
+function matchers(locator: Locator, negated: boolean) {
+  const check = (description: string, holds: () => Promise<boolean>) => waitFor(locator, negated ? `not ${description}` : description, async () => (await holds()) !== negated);
+  const text = async () => (await locator.count()) === 1 ? (await locator.textContent()) ?? '' : (await locator.allTextContents()).join(' ');
+  return {
+    toBeVisible: () => check('to be visible', () => locator.isVisible()),
+    toBeFocused: () => check('to be focused', () => locator.evaluate(IS_FOCUSED).catch(() => false)),
+    toHaveCount: (count: number) => check(`to have count ${count}`, async () => (await locator.count()) === count),
+    toContainText: (expected: string) => check(`to contain text ${JSON.stringify(expected)}`, async () => (await text()).includes(expected)),
+    toHaveAttribute: (name: string, value: string) => check(`to have ${name}="${value}"`, async () => (await locator.getAttribute(name).catch(() => null)) === value),
+    toHaveAccessibleDescription: (pattern: RegExp) => check(`to have an accessible description matching ${pattern}`, async () => {
+      const description = await locator.evaluate(DESCRIPTION).catch(() => '');
+      return pattern.test(description);
+    }),
+    get not() {
+      return matchers(locator, !negated);
+    },
+  };
+}
+
+async function waitFor(locator: Locator, description: string, holds: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + TIMEOUT_MS;
+  for (;;) {
+    if (await holds().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`expected ${locator.toString()} ${description} (waited ${TIMEOUT_MS} ms)`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
