@@ -9,6 +9,7 @@ import { AuditEventHandler } from './records/audit-event-handler.js';
 import { ClientRecordHandler } from './records/client-record-handler.js';
 import type { RecordHandler, Written } from './records/record-handler.js';
 import { TICKET_RECORD_HANDLERS } from './records/ticket-records.js';
+import { DATA_SOURCE_RECORD_HANDLERS } from './records/data-source-records.js';
 
 export const MAX_OPERATIONS = 1000;
 
@@ -35,7 +36,7 @@ export class AdminRecordsService {
     private readonly keys: SigningKeysService,
   ) {
     this.handlers = new Map(
-      [...TICKET_RECORD_HANDLERS, new ClientRecordHandler(), new AuditEventHandler()].map((handler) => [handler.type, handler]),
+      [...TICKET_RECORD_HANDLERS, ...DATA_SOURCE_RECORD_HANDLERS, new ClientRecordHandler(), new AuditEventHandler()].map((handler) => [handler.type, handler]),
     );
   }
 

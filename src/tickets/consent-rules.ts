@@ -29,3 +29,15 @@ export async function scopeOutsideDefinition(manager: EntityManager, where: stri
   );
   return broken.length > 0;
 }
+
+/** A data source's umaClient is not allowed `uma_protection`, so could not introspect (API.md §3). */
+export async function dataSourceClientLacksProtection(manager: EntityManager, where: string, id: number): Promise<boolean> {
+  const broken: unknown[] = await manager.query(
+    `SELECT 1 FROM data_source d
+       JOIN client c ON c.id = d.client_id
+       JOIN client_metadata m ON m.id = c.metadata_id
+      WHERE NOT ('uma_protection' = ANY (string_to_array(m.allowed_scopes, ' '))) AND ${where} LIMIT 1`,
+    [id],
+  );
+  return broken.length > 0;
+}
