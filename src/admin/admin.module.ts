@@ -4,11 +4,13 @@ import { TokensModule } from '../tokens/tokens.module.js';
 import { AdminController } from './admin.controller.js';
 import { AdminRecordsService } from './admin-records.service.js';
 import { AdminTokenGuard } from './admin-token.guard.js';
+import { ExplainController } from './explain.controller.js';
 
 /** The administrative interface; served only on ADMIN_PORT (see admin-listener.ts). */
 @Module({
   imports: [TicketsModule, TokensModule],
-  controllers: [AdminController],
+  // ExplainController first: its static path must win over AdminController's GET /admin/:type.
+  controllers: [ExplainController, AdminController],
   providers: [AdminRecordsService, AdminTokenGuard],
 })
 export class AdminModule {}
