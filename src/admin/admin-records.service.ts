@@ -1,7 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { TICKET_RECORDS } from '../tickets/tickets.module.js';
 import { SigningKeysService } from '../tokens/signing-keys.service.js';
 import { AdminError, conflict, malformed, notFound, type ErrorObject } from './json-api/admin-error.js';
 import { LocalIds } from './json-api/local-ids.js';
@@ -10,6 +9,8 @@ import { parseResourceInput, type ResourceObject } from './json-api/resource-obj
 import { AuditEventHandler } from './records/audit-event-handler.js';
 import { ClientRecordHandler } from './records/client-record-handler.js';
 import type { RecordHandler, Written } from './records/record-handler.js';
+import { TICKET_RECORD_HANDLERS } from './records/ticket-records.js';
+import { DATA_SOURCE_RECORD_HANDLERS } from './records/data-source-records.js';
 
 export const MAX_OPERATIONS = 1000;
 
@@ -33,11 +34,10 @@ export class AdminRecordsService {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(TICKET_RECORDS) ticketRecords: RecordHandler[],
     private readonly keys: SigningKeysService,
   ) {
     this.handlers = new Map(
-      [...ticketRecords, new ClientRecordHandler(), new AuditEventHandler()].map((handler) => [handler.type, handler]),
+      [...TICKET_RECORD_HANDLERS, ...DATA_SOURCE_RECORD_HANDLERS, new ClientRecordHandler(), new AuditEventHandler()].map((handler) => [handler.type, handler]),
     );
   }
 

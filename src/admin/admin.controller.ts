@@ -15,7 +15,8 @@ const MAX_PAGE_SIZE = 100;
 /** `{admin_url}`: JSON Patch over every type, and plain JSON:API per type (API.md §6). */
 const TYPES = [
   'uma-client', 'resource-definition', 'scope', 'purpose', 'capability-ticket', 'requested-resource',
-  'requested-resource-scopes', 'requested-resources-capability-tickets', 'audit-event',
+  'requested-resource-scopes', 'requested-resources-capability-tickets', 'data-source', 'data-source-resource-definitions',
+  'audit-event',
 ];
 const TYPE_PARAMETER = { name: 'type', enum: TYPES, description: 'JSON:API resource type (audit-event is read-only)' };
 const ID_PARAMETER = { name: 'id', description: 'positive 32-bit integer' };

@@ -5,12 +5,13 @@ import { AdminController } from './admin.controller.js';
 import { AuthorizationServerController } from './authorization-server.controller.js';
 import { AdminRecordsService } from './admin-records.service.js';
 import { AdminTokenGuard } from './admin-token.guard.js';
+import { ExplainController } from './explain.controller.js';
 
 /** The administrative interface; served only on ADMIN_PORT (see admin-listener.ts). */
 @Module({
   imports: [TicketsModule, TokensModule],
-  // Before AdminController: its GET /admin/:type would otherwise take /admin/authorization-server.
-  controllers: [AuthorizationServerController, AdminController],
+  // Static paths first: they must win over AdminController's GET /admin/:type.
+  controllers: [ExplainController, AuthorizationServerController, AdminController],
   providers: [AdminRecordsService, AdminTokenGuard],
 })
 export class AdminModule {}

@@ -5,6 +5,7 @@ export type OAuthErrorCode =
   | 'unauthorized_client'
   | 'unsupported_grant_type'
   | 'invalid_scope'
+  | 'invalid_target'
   | 'temporarily_unavailable'
   | 'too_many_requests'
   | 'insufficient_scope'
@@ -17,6 +18,7 @@ const STATUS: Record<OAuthErrorCode, number> = {
   unauthorized_client: 400,
   unsupported_grant_type: 400,
   invalid_scope: 400,
+  invalid_target: 400,
   temporarily_unavailable: 503,
   too_many_requests: 429,
   insufficient_scope: 403,

@@ -1,5 +1,5 @@
 import { OAuthError } from './oauth-error.js';
-import { firstDuplicateKey, parseTokenRequestBody } from './token-request.js';
+import { firstDuplicateKey, parseTokenRequestBody, resourcesOf } from './token-request.js';
 
 const form = 'application/x-www-form-urlencoded';
 const json = 'application/json';
@@ -62,5 +62,48 @@ describe('firstDuplicateKey', () => {
 
   it('finds a repeated top-level key written with escapes', () => {
     expect(firstDuplicateKey('{"scope":"x","\\u0073cope":"y"}')).toBe('scope');
+  });
+});
+
+describe('the resource parameter (RFC 8707)', () => {
+  it('may be repeated in a form body, keeping every value in order', () => {
+    const parameters = parse(form, 'scope=a&resource=https%3A%2F%2Frs1.example&resource=https%3A%2F%2Frs2.example');
+    expect(resourcesOf(parameters)).toEqual(['https://rs1.example', 'https://rs2.example']);
+    expect(parameters.resource).toBe('https://rs1.example');
+  });
+
+  it('is a string or an array of strings in a JSON body', () => {
+    expect(resourcesOf(parse(json, '{"resource":"https://rs1.example"}'))).toEqual(['https://rs1.example']);
+    expect(resourcesOf(parse(json, '{"resource":["https://rs1.example","https://rs2.example"]}'))).toEqual(['https://rs1.example', 'https://rs2.example']);
+  });
+
+  it('is absent when not given or empty', () => {
+    expect(resourcesOf(parse(form, 'scope=a&resource='))).toEqual([]);
+    expect(resourcesOf(parse(json, '{"resource":[]}'))).toEqual([]);
+    expect(parse(form, 'scope=a&resource=').resource).toBeUndefined();
+  });
+
+  it.each([
+    ['a JSON number', '{"resource":1}'],
+    ['a JSON array holding a number', '{"resource":["https://rs.example",2]}'],
+    ['a JSON member given twice', '{"resource":"https://a.example","resource":"https://b.example"}'],
+  ])('refuses %s with invalid_request', (_case, body) => {
+    expect(refusal(() => parse(json, body)).code).toBe('invalid_request');
+  });
+
+  it('refuses a NUL character in any resource value', () => {
+    expect(refusal(() => parse(form, 'resource=https%3A%2F%2Fa.example&resource=x%00')).code).toBe('invalid_request');
+  });
+
+  it('leaves every other parameter single-valued', () => {
+    expect(refusal(() => parse(form, 'resource=https%3A%2F%2Fa.example&scope=a&scope=b')).code).toBe('invalid_request');
+  });
+});
+
+describe('the number of resource parameters', () => {
+  it('is at most ten', () => {
+    const body = Array.from({ length: 11 }, (_, index) => `resource=urn%3Ars%3A${index}`).join('&');
+    expect(refusal(() => parse(form, body)).code).toBe('invalid_request');
+    expect(resourcesOf(parse(form, body.split('&').slice(0, 10).join('&')))).toHaveLength(10);
   });
 });

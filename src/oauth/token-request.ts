@@ -6,10 +6,23 @@ export type TokenParameters = Partial<Record<string, string>>;
 
 export const MAX_BODY_BYTES = 16 * 1024;
 
+// RFC 8707 §2: `resource` is the one parameter that may be repeated. The parameters keep its first
+// value under `resource`; every value, in order, is kept here (see resourcesOf).
+const REPEATABLE = 'resource';
+// Each distinct resource costs a lookup: a request may name a few, not thousands.
+export const MAX_RESOURCES = 10;
+const resourceLists = new WeakMap<TokenParameters, string[]>();
+
+/** Every `resource` parameter of a parsed request, in order, empty values left out. */
+export function resourcesOf(parameters: TokenParameters): string[] {
+  return resourceLists.get(parameters) ?? (parameters.resource === undefined ? [] : [parameters.resource]);
+}
+
 /**
  * Parses a token request body of either media type into single-valued string parameters.
  * Throws invalid_request for an unsupported media type, a malformed body, a duplicated
- * parameter or a non-string value. Unknown parameters are kept (RFC 6749 §3.2 says ignore them).
+ * parameter (but `resource`, see resourcesOf) or a non-string value (in JSON `resource` may also
+ * be an array of strings). Unknown parameters are kept (RFC 6749 §3.2 says ignore them).
  */
 export function parseTokenRequestBody(contentType: string | undefined, body: Buffer): TokenParameters {
   const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
@@ -28,6 +41,7 @@ export function parseTokenRequestBody(contentType: string | undefined, body: Buf
 
 function parseForm(text: string): TokenParameters {
   const parameters: TokenParameters = Object.create(null);
+  const resources: string[] = [];
   for (const pair of text.split('&')) {
     if (pair === '') continue;
     const equals = pair.indexOf('=');
@@ -36,9 +50,10 @@ function parseForm(text: string): TokenParameters {
     if (name === undefined || value === undefined) {
       throw new OAuthError('invalid_request', 'malformed form body: bad percent-encoding');
     }
-    add(parameters, name, value);
+    if (name === REPEATABLE) resources.push(value);
+    else add(parameters, name, value);
   }
-  return normalise(parameters);
+  return withResources(normalise(parameters), resources);
 }
 
 function parseJson(text: string): TokenParameters {
@@ -56,13 +71,35 @@ function parseJson(text: string): TokenParameters {
     throw new OAuthError('invalid_request', `parameter "${duplicate}" is given more than once`);
   }
   const parameters: TokenParameters = Object.create(null);
+  let resources: string[] = [];
   for (const [name, member] of Object.entries(value)) {
+    if (name === REPEATABLE && Array.isArray(member) && member.every((item) => typeof item === 'string')) {
+      resources = member;
+      continue;
+    }
+    if (name === REPEATABLE && typeof member === 'string') {
+      resources = [member];
+      continue;
+    }
+    if (name === REPEATABLE) throw new OAuthError('invalid_request', 'parameter "resource" must be a string or an array of strings');
     if (typeof member !== 'string') {
       throw new OAuthError('invalid_request', `parameter "${name}" must be a string`);
     }
     parameters[name] = member;
   }
-  return normalise(parameters);
+  return withResources(normalise(parameters), resources);
+}
+
+function withResources(parameters: TokenParameters, values: string[]): TokenParameters {
+  for (const value of values) {
+    if (value.includes('\0')) throw new OAuthError('invalid_request', 'parameter "resource" contains a NUL character');
+  }
+  const resources = values.filter((value) => value !== '');
+  if (resources.length === 0) return parameters;
+  if (resources.length > MAX_RESOURCES) throw new OAuthError('invalid_request', `at most ${MAX_RESOURCES} resource parameters per request`);
+  parameters.resource = resources[0];
+  resourceLists.set(parameters, resources);
+  return parameters;
 }
 
 function add(parameters: TokenParameters, name: string, value: string): void {

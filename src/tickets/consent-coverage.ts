@@ -20,31 +20,6 @@ export type Permission = {
 
 export type ResourceScopeRequest = { name: string; definition: string; scope: string };
 
-export type CoverageDecision =
-  | { granted: true; covering: CoveredResource[] }
-  | { granted: false; missing: string };
-
-/**
- * API.md §4 rule 2: every requested resource scope must be bound, by a requested-resource-scopes
- * row, to a requested resource of its definition that a consent ticket of the client covers.
- * Returns the covering resources (each once), or what is missing for the first uncovered scope.
- */
-export function decideCoverage(requested: ResourceScopeRequest[], held: CoveredResource[]): CoverageDecision {
-  const covering = new Set<CoveredResource>();
-  for (const wanted of requested) {
-    const ofType = held.filter((resource) => resource.definition === wanted.definition);
-    if (ofType.length === 0) {
-      return { granted: false, missing: `no consent ticket of this client covers resource type "${wanted.definition}"` };
-    }
-    const binding = ofType.filter((resource) => resource.scopes.has(wanted.scope));
-    if (binding.length === 0) {
-      return { granted: false, missing: `scope "${wanted.scope}" is not bound to resource type "${wanted.definition}" by any consent ticket of this client` };
-    }
-    for (const resource of binding) covering.add(resource);
-  }
-  return { granted: true, covering: [...covering] };
-}
-
 /** The permissions claim: one entry per covering requested resource, with the scopes granted on it. */
 export function permissionsOf(requested: ResourceScopeRequest[], covering: CoveredResource[], exp: number): Permission[] {
   return covering.map((resource) => ({

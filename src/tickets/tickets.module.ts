@@ -1,15 +1,16 @@
 import { Module } from '@nestjs/common';
+import { AccessDecisions } from './access-decisions.js';
 import { ConsentDirectory } from './consent-directory.js';
-import { TICKET_RECORD_HANDLERS } from './ticket-records.js';
-
-export const TICKET_RECORDS = Symbol('TICKET_RECORDS');
+import { DataSourceDirectory } from './data-source-directory.js';
 
 /**
- * Consent tickets: their entities (database/typeorm-options.ts), their admin record handlers, and
- * the cached view of what each client's tickets cover, for the token endpoint.
+ * Consent tickets and data sources: their entities (database/typeorm-options.ts), their
+ * consistency rules (consent-rules.ts, used by the admin transport's record handlers), and the
+ * one access decision (access-decision.ts) over cached views of them, for the token endpoint,
+ * introspection and `explain`.
  */
 @Module({
-  providers: [{ provide: TICKET_RECORDS, useValue: TICKET_RECORD_HANDLERS }, ConsentDirectory],
-  exports: [TICKET_RECORDS, ConsentDirectory],
+  providers: [ConsentDirectory, DataSourceDirectory, AccessDecisions],
+  exports: [AccessDecisions, DataSourceDirectory],
 })
 export class TicketsModule {}

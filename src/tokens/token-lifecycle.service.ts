@@ -6,6 +6,7 @@ import { AccessTokenVerifier } from './access-token-verifier.js';
 import { OAuthError } from '../oauth/oauth-error.js';
 import { RefreshTokensService } from './refresh-tokens.service.js';
 import type { TokenParameters } from '../oauth/token-request.js';
+import { DataSourceDirectory } from '../tickets/data-source-directory.js';
 
 export type IntrospectionResponse = { active: false } | ({ active: true } & Record<string, unknown>);
 
@@ -24,6 +25,7 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly verifier: AccessTokenVerifier,
     private readonly refreshTokens: RefreshTokensService,
+    private readonly dataSources: DataSourceDirectory,
   ) {}
 
   onModuleInit(): void {
@@ -42,8 +44,8 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     }
     const token = requiredToken(parameters);
     const hint = parameters.token_type_hint;
-    if (hint === 'refresh_token') return (await this.introspectRefresh(token)) ?? (await this.introspectAccess(token)) ?? { active: false };
-    return (await this.introspectAccess(token)) ?? (await this.introspectRefresh(token)) ?? { active: false };
+    if (hint === 'refresh_token') return (await this.introspectRefresh(token)) ?? (await this.introspectAccess(token, caller)) ?? { active: false };
+    return (await this.introspectAccess(token, caller)) ?? (await this.introspectRefresh(token)) ?? { active: false };
   }
 
   /** A client revokes its own token; unknown tokens are fine (200), another client's are refused. */
@@ -68,13 +70,22 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     await this.dataSource.query('DELETE FROM revoked_token WHERE expires_at < now()');
   }
 
-  private async introspectAccess(token: string): Promise<IntrospectionResponse | undefined> {
+  private async introspectAccess(token: string, caller: ClientRecord): Promise<IntrospectionResponse | undefined> {
     const claims = await this.verifier.verify(token);
     if (!claims) return undefined;
+    if (!(await this.meantFor(caller, claims.aud))) return { active: false };
     const revoked: unknown[] = await this.dataSource.query('SELECT 1 FROM revoked_token WHERE jti = $1', [claims.jti]);
     if (revoked.length > 0) return { active: false };
     const { scope, client_id, sub, aud, iss, exp, iat, jti, permissions } = claims;
     return { active: true, scope, client_id, sub, aud, iss, exp, iat, jti, token_type: 'Bearer', ...(permissions ? { permissions } : {}) };
+  }
+
+  /** API.md §11: a data source's client sees only tokens whose aud names that data source. */
+  private async meantFor(caller: ClientRecord, aud: unknown): Promise<boolean> {
+    const served = await this.dataSources.introspectedBy(caller.id);
+    if (served.length === 0) return true;
+    const audience = Array.isArray(aud) ? aud : [aud];
+    return served.some((uri) => audience.includes(uri));
   }
 
   private async introspectRefresh(token: string): Promise<IntrospectionResponse | undefined> {

@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import type { ClientRecord } from '../clients/client-record.js';
-import { ConsentDirectory } from '../tickets/consent-directory.js';
-import { decideCoverage, permissionsOf, type CoveredResource, type ResourceScopeRequest } from '../tickets/consent-coverage.js';
+import { AccessDecisions } from '../tickets/access-decisions.js';
+import type { Decision } from '../tickets/access-decision.js';
+import { permissionsOf } from '../tickets/consent-coverage.js';
 import { OAuthError } from '../oauth/oauth-error.js';
 import { RefreshTokensService } from './refresh-tokens.service.js';
-import { asResourceScope, parseScope } from '../oauth/scope.js';
+import { parseScope } from '../oauth/scope.js';
 import { SigningKeysService } from './signing-keys.service.js';
 import { signAccessToken } from './token-signer.js';
-import type { TokenParameters } from '../oauth/token-request.js';
+import { resourcesOf, type TokenParameters } from '../oauth/token-request.js';
 
 export type TokenResponse = {
   access_token: string;
@@ -19,8 +20,8 @@ export type TokenResponse = {
   refresh_token?: string;
 };
 
-/** What a token request may be granted: its scopes, and the consent tickets behind its resource scopes. */
-type Grant = { scopes: string[]; resourceScopes: ResourceScopeRequest[]; covering: CoveredResource[] };
+/** A granted decision: its scopes, lifetime, audience and the consent tickets behind its resource scopes. */
+type Grant = { scopes: string[]; decision: Decision };
 
 const SUPPORTED_GRANTS = new Set(['client_credentials', 'refresh_token']);
 
@@ -29,7 +30,7 @@ export class TokensService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly keys: SigningKeysService,
-    private readonly consents: ConsentDirectory,
+    private readonly decisions: AccessDecisions,
     private readonly refreshTokens: RefreshTokensService,
   ) {}
 
@@ -47,7 +48,7 @@ export class TokensService {
       throw new OAuthError('unauthorized_client', `the client is not registered for the ${grantType} grant`);
     }
     if (grantType === 'refresh_token') return this.refresh(client, parameters);
-    const response = await this.accessToken(client, await this.grant(client, parseScope(parameters.scope)));
+    const response = await this.accessToken(client, await this.grant(client, parseScope(parameters.scope), resourcesOf(parameters)));
     if (client.grantTypes.has('refresh_token')) response.refresh_token = await this.refreshTokens.issue(client, response.scope);
     return response;
   }
@@ -66,7 +67,7 @@ export class TokensService {
     if (wider.length > 0) throw new OAuthError('invalid_scope', `scope not granted with this refresh token: ${wider.join(' ')}`);
     let grant: Grant;
     try {
-      grant = await this.grant(client, scopes);
+      grant = await this.grant(client, scopes, resourcesOf(parameters));
     } catch (error) {
       // The client is no longer entitled: the family ends here.
       await this.refreshTokens.revokeFamily(used.family_id);
@@ -77,33 +78,26 @@ export class TokensService {
     return response;
   }
 
-  /** API.md §4 rules 1 and 2: allowed scopes, and consent tickets for resource scopes. */
-  private async grant(client: ClientRecord, scopes: string[]): Promise<Grant> {
-    const refused = scopes.filter((name) => !client.allowedScopes.has(name));
-    if (refused.length > 0) {
-      throw new OAuthError('invalid_scope', `scope not allowed for this client: ${refused.join(' ')}`);
-    }
-    const resourceScopes = scopes.map(asResourceScope).filter((resource) => resource !== undefined);
-    const covering = resourceScopes.length > 0 ? await this.covering(client, resourceScopes) : [];
-    return { scopes, resourceScopes, covering };
+  /**
+   * API.md §4 rules 1 and 2 and §11 (resource): the one decision `explain` also shows; its
+   * refusal is the error this endpoint answers.
+   */
+  private async grant(client: ClientRecord, scopes: string[], resources: string[]): Promise<Grant> {
+    const decision = await this.decisions.decide(client, { scopes, resources });
+    if (decision.refusal) throw new OAuthError(decision.refusal.error, decision.refusal.description);
+    return { scopes, decision };
   }
 
-  /** API.md §4 rule 2: the consent tickets of the client must cover every resource scope. */
-  private async covering(client: ClientRecord, requested: ResourceScopeRequest[]): Promise<CoveredResource[]> {
-    const decision = decideCoverage(requested, await this.consents.coveredFor(client.id));
-    if (!decision.granted) throw new OAuthError('invalid_scope', decision.missing);
-    return decision.covering;
-  }
-
-  private async accessToken(client: ClientRecord, { scopes, resourceScopes, covering }: Grant): Promise<TokenResponse> {
-    // API.md §4 rule 3: no longer than any covering requested resource allows.
-    const lifetime = Math.min(this.config.accessTokenTtl, ...covering.map((resource) => resource.maxPermissionDuration));
+  private async accessToken(client: ClientRecord, { scopes, decision }: Grant): Promise<TokenResponse> {
+    // API.md §4 rule 3 and §11: the lifetime and audience the decision gave.
+    const { lifetime, aud } = decision.verdict as { lifetime: number; aud: string | string[] };
+    const { resourceScopes, covered: covering } = decision;
     const issuedAt = Math.floor(Date.now() / 1000);
     const scope = scopes.join(' ');
     const claims = {
       iss: this.config.issuer,
       sub: client.clientId,
-      aud: this.config.audience,
+      aud,
       exp: issuedAt + lifetime,
       iat: issuedAt,
       jti: randomUUID(),

@@ -9,6 +9,8 @@ export type ConsentGrant = {
   combination: number;
   ticketId: string;
   resourceId: string;
+  /** Row ids of every record made. */
+  ids: { definition: number; read: number; write: number; purpose: number; ticket: number; resource: number; binding: number };
 };
 
 /**
@@ -18,7 +20,7 @@ export type ConsentGrant = {
  */
 export async function consentWorld(
   server: TestApp,
-  options: { ticket?: boolean; maxPermissionDuration?: number; grantTypes?: string } = {},
+  options: { ticket?: boolean; maxPermissionDuration?: number; grantTypes?: string; extraScopes?: string } = {},
 ): Promise<ConsentGrant> {
   const [client, definition, read, write, purpose, ticket, resource, binding, combination] = freshIds(9);
   const definitionName = `blood-glucose-level-${definition}`;
@@ -26,7 +28,7 @@ export async function consentWorld(
   const ticketId = `ticket-${ticket}`;
   const resourceId = `glucose-of-patient-${resource}`;
   const operations = [
-    add('uma-client', { id: client, attributes: { clientId, clientName: 'c', allowedScopes: `${definitionName}:read ${definitionName}:write uma_protection`, grantTypes: options.grantTypes ?? 'client_credentials' } }),
+    add('uma-client', { id: client, attributes: { clientId, clientName: 'c', allowedScopes: `${definitionName}:read ${definitionName}:write uma_protection${options.extraScopes ? ` ${options.extraScopes}` : ''}`, grantTypes: options.grantTypes ?? 'client_credentials' } }),
     add('resource-definition', { id: definition, attributes: { name: definitionName } }),
     add('scope', { id: read, attributes: { name: 'read' }, relationships: { resourceDefinition: ref('resource-definition', definition) } }),
     add('scope', { id: write, attributes: { name: 'write' }, relationships: { resourceDefinition: ref('resource-definition', definition) } }),
@@ -42,5 +44,29 @@ export async function consentWorld(
   }
   const response = await patchAdmin(server, operations);
   if (response.status !== 200) throw new Error(`consent world not created: ${JSON.stringify(response.body)}`);
-  return { clientId, secret: response.body[0].meta.clientSecret, client, definitionName, combination, ticketId, resourceId };
+  return {
+    clientId, secret: response.body[0].meta.clientSecret, client, definitionName, combination, ticketId, resourceId,
+    ids: { definition, read, write, purpose, ticket, resource, binding },
+  };
+}
+
+/** A data source (no introspection client unless given) serving these definitions; returns its id and resourceUri. */
+export async function enrolDataSource(
+  server: TestApp,
+  definitions: number[],
+  options: { umaClient?: number } = {},
+): Promise<{ id: number; resourceUri: string; pairs: number[] }> {
+  const [id, ...pairs] = freshIds(1 + definitions.length);
+  const resourceUri = `https://data-source-${id}.example/api`;
+  const response = await patchAdmin(server, [
+    add('data-source', {
+      id, attributes: { name: `Data source ${id}`, kind: 'resource-server', resourceUri },
+      ...(options.umaClient ? { relationships: { umaClient: ref('uma-client', options.umaClient) } } : {}),
+    }),
+    ...definitions.map((definition, index) => add('data-source-resource-definitions', {
+      id: pairs[index], relationships: { dataSource: ref('data-source', id), resourceDefinition: ref('resource-definition', definition) },
+    })),
+  ]);
+  if (response.status !== 200) throw new Error(`data source not enrolled: ${JSON.stringify(response.body)}`);
+  return { id, resourceUri, pairs: pairs as number[] };
 }

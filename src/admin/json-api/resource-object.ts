@@ -14,7 +14,8 @@ export type ResourceInput = {
   type: string;
   id?: number;
   attributes: Map<string, unknown>;
-  relationships: Map<string, { type: string; id: number }>;
+  /** `null` where the input unset a to-one relationship (`{"data": null}`). */
+  relationships: Map<string, { type: string; id: number } | null>;
 };
 
 const MAX_ID = 2_147_483_647;
@@ -47,12 +48,16 @@ export function parseResourceInput(value: unknown, base: string): ResourceInput 
     if (!isObject(value.attributes)) throw malformed('"attributes" must be an object', `${base}/attributes`);
     for (const [name, member] of Object.entries(value.attributes)) attributes.set(name, member);
   }
-  const relationships = new Map<string, { type: string; id: number }>();
+  const relationships = new Map<string, { type: string; id: number } | null>();
   if (value.relationships !== undefined) {
     if (!isObject(value.relationships)) throw malformed('"relationships" must be an object', `${base}/relationships`);
     for (const [name, member] of Object.entries(value.relationships)) {
       const pointer = `${base}/relationships/${escape(name)}`;
       const data = isObject(member) ? member.data : undefined;
+      if (data === null) {
+        relationships.set(name, null);
+        continue;
+      }
       if (!isObject(data) || typeof data.type !== 'string') {
         throw malformed(`relationship "${name}" must be {"data": {"type", "id"}}`, pointer);
       }

@@ -1,7 +1,8 @@
 import { malformed, ruleBroken } from '../json-api/admin-error.js';
+import { isAbsoluteUri } from '../../oauth/resource-indicator.js';
 import { escape } from '../json-api/resource-object.js';
 
-export type AttributeKind = 'string' | 'text' | 'positive-integer' | 'string-array';
+export type AttributeKind = 'string' | 'text' | 'positive-integer' | 'string-array' | 'absolute-uri';
 
 /** How an attribute is read from JSON and stored in a column. */
 export type AttributeSpec = {
@@ -11,6 +12,8 @@ export type AttributeSpec = {
   required: boolean;
   nullable?: boolean;
   maxLength?: number;
+  /** The only values allowed (another string is a 422). */
+  values?: readonly string[];
 };
 
 const MAX_INT = 2_147_483_647;
@@ -35,8 +38,16 @@ export function checkAttribute(spec: AttributeSpec, value: unknown): unknown {
     case 'string-array':
       if (!Array.isArray(value) || value.length > 100) throw malformed(`attribute "${spec.name}" must be an array of at most 100 strings`, pointer);
       return value.map((item) => checkString(spec, item, pointer));
-    default:
-      return checkString(spec, value, pointer);
+    case 'absolute-uri': {
+      const uri = checkString(spec, value, pointer);
+      if (!isAbsoluteUri(uri)) throw ruleBroken(`attribute "${spec.name}" must be an absolute URI without a fragment`, pointer);
+      return uri;
+    }
+    default: {
+      const text = checkString(spec, value, pointer);
+      if (spec.values && !spec.values.includes(text)) throw ruleBroken(`attribute "${spec.name}" must be one of: ${spec.values.join(', ')}`, pointer);
+      return text;
+    }
   }
 }
 

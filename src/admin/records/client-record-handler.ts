@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { generateClientSecret, hashClientSecret } from '../../clients/client-secrets.js';
 import { RegistrationError, validateRegistration, type ClientRegistration } from '../../clients/client-registration.js';
+import { dataSourceClientLacksProtection } from '../../tickets/consent-rules.js';
 import { conflict, malformed, notFound, ruleBroken } from '../json-api/admin-error.js';
 import { escape, type ResourceInput, type ResourceObject } from '../json-api/resource-object.js';
 import { readAttributes, type AttributeSpec } from './attribute-rules.js';
@@ -92,6 +93,10 @@ export class ClientRecordHandler implements RecordHandler {
     if (values.redirectUris !== undefined) {
       await manager.query('DELETE FROM redirect_uri WHERE client_id = $1', [id]);
       await this.writeRedirectUris(manager, id, registration.redirectUris);
+    }
+    // API.md §3: the introspection client of a data source keeps uma_protection.
+    if (await dataSourceClientLacksProtection(manager, 'd.client_id = $1', id)) {
+      throw ruleBroken('this uma-client introspects for a data-source: its allowedScopes must keep uma_protection', '/value/attributes/allowedScopes');
     }
     return { id };
   }

@@ -5,7 +5,8 @@ import { readAttributes, type AttributeSpec } from './attribute-rules.js';
 import { allocateId, keepIdsAhead } from './record-ids.js';
 import type { RecordHandler, Snapshot, Written } from './record-handler.js';
 
-export type RelationshipSpec = { name: string; type: string; table: string; column: string };
+/** A to-one relationship; an `optional` one may be absent on create and set to `{"data": null}`. */
+export type RelationshipSpec = { name: string; type: string; table: string; column: string; optional?: boolean };
 
 /** A consistency rule of API.md §3, run after a write of this type. */
 export type Rule = (manager: EntityManager, id: number) => Promise<void>;
@@ -16,7 +17,7 @@ export type TableSpec = {
   attributes: AttributeSpec[];
   relationships: RelationshipSpec[];
   rules?: Rule[];
-  /** Unique constraint name → the attribute it concerns, to answer 409 naming it. */
+  /** Unique constraint name → the attribute (or relationship) it concerns, to answer 409 naming it. */
   uniques?: Record<string, string>;
 };
 
@@ -106,6 +107,11 @@ export class TableRecordHandler implements RecordHandler {
       const spec = this.spec.relationships.find((candidate) => candidate.name === name);
       const pointer = `/value/relationships/${escape(name)}`;
       if (!spec) throw malformed(`unknown relationship "${name}"`, pointer);
+      if (target === null) {
+        if (!spec.optional) throw malformed(`relationship "${name}" must not be null`, `${pointer}/data`);
+        columns.set(spec.column, null);
+        continue;
+      }
       if (target.type !== spec.type) throw conflict(`relationship "${name}" must point to a ${spec.type}, not a ${target.type}`, `${pointer}/data/type`);
       const found: unknown[] = await manager.query(`SELECT 1 FROM "${spec.table}" WHERE id = $1 FOR KEY SHARE`, [target.id]);
       if (found.length === 0) throw notFound(`no ${spec.type} with id ${target.id}`, pointer);
@@ -113,7 +119,7 @@ export class TableRecordHandler implements RecordHandler {
     }
     if (creating) {
       for (const spec of this.spec.relationships) {
-        if (!input.relationships.has(spec.name)) throw malformed(`relationship "${spec.name}" is required`, '/value/relationships');
+        if (!spec.optional && !input.relationships.has(spec.name)) throw malformed(`relationship "${spec.name}" is required`, '/value/relationships');
       }
     }
     return columns;
@@ -129,8 +135,11 @@ export class TableRecordHandler implements RecordHandler {
       const { code, constraint } = error as { code?: string; constraint?: string };
       if (code === '23505') {
         // Two requests adding the same id at once: the primary key decides.
-        const attribute = constraint ? this.spec.uniques?.[constraint] : undefined;
-        if (attribute) throw conflict(`another ${this.type} already has this ${attribute}`, `/value/attributes/${attribute}`);
+        const member = constraint ? this.spec.uniques?.[constraint] : undefined;
+        if (member && this.relationships[member]) {
+          throw conflict(`another ${this.type} already links these records`, `/value/relationships/${member}`);
+        }
+        if (member) throw conflict(`another ${this.type} already has this ${member}`, `/value/attributes/${member}`);
         throw conflict(`this ${this.type} already exists`, '/value/id');
       }
       if (code === '23503') throw notFound('a related record does not exist', '/value/relationships');

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
-import { ruleBroken } from '../admin/json-api/admin-error.js';
-import { TableRecordHandler, type TableSpec } from '../admin/records/table-record-handler.js';
+import { scopeOutsideDefinition, ticketAndResourceClientsDiffer } from '../../tickets/consent-rules.js';
+import { ruleBroken } from '../json-api/admin-error.js';
+import { TableRecordHandler, type TableSpec } from './table-record-handler.js';
 
 const purpose: TableSpec = {
   type: 'purpose',
@@ -85,28 +86,14 @@ const combination: TableSpec = {
 
 /** API.md §3: a combination's capability ticket and requested resource belong to one client. */
 async function ticketsAndResourcesAgree(manager: EntityManager, where: string, id: number, pointer: string): Promise<void> {
-  const broken: unknown[] = await manager.query(
-    `SELECT 1 FROM requested_resources_capability_tickets c
-       JOIN capability_ticket t ON t.id = c.capability_ticket_id
-       JOIN requested_resource r ON r.id = c.requested_resource_id
-      WHERE t.client_id <> r.client_id AND ${where} LIMIT 1`,
-    [id],
-  );
-  if (broken.length > 0) {
+  if (await ticketAndResourceClientsDiffer(manager, where, id)) {
     throw ruleBroken('the capability ticket and the requested resource of a combination must belong to the same uma-client', pointer);
   }
 }
 
 /** API.md §3: a requested-resource-scopes binds a scope of the requested resource's definition. */
 async function scopesBelongToDefinition(manager: EntityManager, where: string, id: number, pointer: string): Promise<void> {
-  const broken: unknown[] = await manager.query(
-    `SELECT 1 FROM requested_resource_scopes b
-       JOIN scope s ON s.id = b.scope_id
-       JOIN requested_resource r ON r.id = b.requested_resource_id
-      WHERE s.resource_definition_id <> r.resource_definition_id AND ${where} LIMIT 1`,
-    [id],
-  );
-  if (broken.length > 0) {
+  if (await scopeOutsideDefinition(manager, where, id)) {
     throw ruleBroken("the scope must be a scope of the requested resource's resource-definition", pointer);
   }
 }

@@ -1,0 +1,39 @@
+import type { EntityManager } from 'typeorm';
+import { DATA_SOURCE_KINDS } from '../../tickets/data-source.entity.js';
+import { dataSourceClientLacksProtection } from '../../tickets/consent-rules.js';
+import { ruleBroken } from '../json-api/admin-error.js';
+import { TableRecordHandler, type TableSpec } from './table-record-handler.js';
+
+// API.md §3, §11: resource servers (and identity providers), and the resource definitions each serves.
+const dataSource: TableSpec = {
+  type: 'data-source',
+  table: 'data_source',
+  attributes: [
+    { name: 'name', column: 'name', kind: 'string', required: true },
+    { name: 'kind', column: 'kind', kind: 'string', required: true, values: DATA_SOURCE_KINDS },
+    { name: 'resourceUri', column: 'resource_uri', kind: 'absolute-uri', required: true, maxLength: 2048 },
+  ],
+  relationships: [{ name: 'umaClient', type: 'uma-client', table: 'client', column: 'client_id', optional: true }],
+  uniques: { UQ_data_source_resource_uri: 'resourceUri' },
+  rules: [(manager, id) => introspectionClientProtects(manager, 'd.id = $1', id)],
+};
+
+const dataSourceResourceDefinitions: TableSpec = {
+  type: 'data-source-resource-definitions',
+  table: 'data_source_resource_definitions',
+  attributes: [],
+  relationships: [
+    { name: 'dataSource', type: 'data-source', table: 'data_source', column: 'data_source_id' },
+    { name: 'resourceDefinition', type: 'resource-definition', table: 'resource_definition', column: 'resource_definition_id' },
+  ],
+  // As a scope's name per definition: a second identical pair is a 409.
+  uniques: { UQ_data_source_resource_definition: 'resourceDefinition' },
+};
+
+async function introspectionClientProtects(manager: EntityManager, where: string, id: number): Promise<void> {
+  if (await dataSourceClientLacksProtection(manager, where, id)) {
+    throw ruleBroken('the umaClient of a data-source must be allowed the uma_protection scope', '/value/relationships/umaClient');
+  }
+}
+
+export const DATA_SOURCE_RECORD_HANDLERS = [dataSource, dataSourceResourceDefinitions].map((spec) => new TableRecordHandler(spec));

@@ -1,0 +1,140 @@
+import fc from 'fast-check';
+import { decideAccess, type AccessFacts, type HeldResource } from './access-decision.js';
+
+const policy = { maxLifetime: 3600, defaultAudience: 'https://as.example' };
+const combination = (id: number) => ({ id, ticket: { id: 70 + id, ticketId: `T-${id}`, ticketName: 'Glucose' }, purpose: { id: 50, name: 'Follow-up' } });
+
+const glucose: HeldResource = {
+  id: 30, requestedResourceId: 'patient-1', definition: 'glucose', maxPermissionDuration: 900,
+  bindings: new Map([['read', [40]]]), combinations: [combination(60)],
+};
+
+function facts(overrides: Partial<AccessFacts> = {}): AccessFacts {
+  return {
+    clientId: 'glucose-app',
+    allowedScopes: new Set(['uma_protection', 'glucose:read', 'glucose:write', 'weight:read']),
+    held: [glucose],
+    definitions: new Map([
+      ['glucose', { name: 'glucose', scopes: new Set(['read', 'write']), servedBy: ['https://rs1.example'] }],
+      ['weight', { name: 'weight', scopes: new Set(['read']), servedBy: [] }],
+    ]),
+    dataSources: new Map([
+      ['https://rs1.example', { resourceUri: 'https://rs1.example', serves: new Set(['glucose']) }],
+      ['https://idp.example', { resourceUri: 'https://idp.example', serves: new Set<string>() }],
+    ]),
+    ...overrides,
+  };
+}
+
+const decide = (scopes: string[], resources: string[] = [], given = facts()) => decideAccess({ scopes, resources }, given, policy);
+
+describe('decideAccess', () => {
+  it('grants a covered resource scope with its evidence, lifetime and aud', () => {
+    const { verdict, refusal, covered } = decide(['uma_protection', 'glucose:read']);
+    expect(refusal).toBeUndefined();
+    expect(verdict).toEqual({
+      client: 'glucose-app', granted: true, scope: 'uma_protection glucose:read', lifetime: 900, aud: 'https://rs1.example',
+      scopes: [
+        { scope: 'uma_protection', granted: true, allowed: true },
+        {
+          scope: 'glucose:read', granted: true, allowed: true,
+          covering: [{
+            requestedResource: { id: '30', requestedResourceId: 'patient-1', maxPermissionDuration: 900 },
+            capabilityTicket: { id: '130', ticketId: 'T-60', ticketName: 'Glucose' },
+            purpose: { id: '50', name: 'Follow-up' },
+            requestedResourceScopes: ['40'],
+            requestedResourcesCapabilityTickets: ['60'],
+          }],
+        },
+      ],
+    });
+    expect(covered).toEqual([expect.objectContaining({ requestedResourceId: 'patient-1', ticketId: 'T-60', purpose: 'Follow-up' })]);
+  });
+
+  it('names every scope not allowed, before anything else', () => {
+    const { verdict, refusal } = decide(['admin', 'nope:read', 'glucose:read']);
+    expect(refusal).toEqual({ error: 'invalid_scope', description: 'scope not allowed for this client: admin nope:read' });
+    expect(verdict.scopes[1]).toEqual({ scope: 'nope:read', granted: false, allowed: false, covering: [], missing: 'scope "nope:read" is not in the allowed scopes of client glucose-app' });
+    expect(verdict).toMatchObject({ granted: false, lifetime: null, aud: null });
+  });
+
+  it.each([
+    ['an unknown definition', facts({ allowedScopes: new Set(['bone:read']) }), ['bone:read'], [], 'invalid_scope', 'no resource-definition is named "bone"'],
+    ['a scope the definition lacks', facts({ allowedScopes: new Set(['glucose:delete']) }), ['glucose:delete'], [], 'invalid_scope', 'resource-definition "glucose" has no scope named "delete"'],
+    ['no requested resource', facts(), ['weight:read'], [], 'invalid_scope', 'glucose-app has no requested-resource for it'],
+    ['no binding', facts(), ['glucose:write'], [], 'invalid_scope', 'scope "write" is not bound to requested resource 30 of glucose-app'],
+    ['no combination', facts({ held: [{ ...glucose, combinations: [] }] }), ['glucose:read'], [], 'invalid_scope', 'combines a capability ticket of glucose-app with requested resource 30'],
+    ['an unknown resource', facts(), ['glucose:read'], ['https://x.example'], 'invalid_target', 'resource "https://x.example" is not the resourceUri'],
+    ['a resource not serving the definition', facts(), ['glucose:read'], ['https://idp.example'], 'invalid_target', 'does not serve resource-definition "glucose"'],
+  ])('refuses %s, naming it', (_, given, scopes, resources, error, text) => {
+    const { verdict, refusal } = decide(scopes, resources, given);
+    expect(refusal?.error).toBe(error);
+    expect(refusal?.description).toContain(text);
+    expect(verdict.scopes[0]!.missing).toBe(refusal?.description);
+  });
+
+  it('refuses an unknown resource asked for with plain scopes only, at the top of the verdict', () => {
+    const { verdict, refusal } = decide(['uma_protection'], ['https://x.example']);
+    expect(refusal?.error).toBe('invalid_target');
+    expect(verdict.missing).toBe(refusal?.description);
+    expect(verdict.granted).toBe(false);
+  });
+
+  it('gives the default audience for plain scopes, and exactly the resources asked for otherwise', () => {
+    expect(decide(['uma_protection']).verdict.aud).toBe('https://as.example');
+    expect(decide(['uma_protection'], ['https://idp.example', 'https://rs1.example']).verdict.aud).toEqual(['https://idp.example', 'https://rs1.example']);
+  });
+
+  it('caps the lifetime at the shortest covering requested resource', () => {
+    const short: HeldResource = { ...glucose, id: 31, maxPermissionDuration: 120 };
+    expect(decide(['glucose:read'], [], facts({ held: [glucose, short] })).verdict.lifetime).toBe(120);
+  });
+});
+
+// A random world: two definitions with scopes, held resources with random bindings and combinations, data sources.
+const world = fc.record({
+  allowed: fc.subarray(['a:r', 'a:w', 'b:r', 'b:w', 'plain']),
+  scopesOfA: fc.subarray(['r', 'w']),
+  held: fc.array(fc.record({ definition: fc.constantFrom('a', 'b'), bound: fc.subarray(['r', 'w']), combined: fc.boolean(), duration: fc.integer({ min: 1, max: 7200 }) }), { maxLength: 4 }),
+  servers: fc.array(fc.subarray(['a', 'b']), { maxLength: 3 }),
+  request: fc.uniqueArray(fc.constantFrom('a:r', 'a:w', 'b:r', 'b:w', 'plain', 'c:r'), { minLength: 1, maxLength: 4 }),
+  resources: fc.subarray([0, 1, 2, 9]),
+});
+
+describe('decideAccess, properties', () => {
+  it('grants exactly when every scope is allowed and covered and every resource serves every requested definition', () => {
+    fc.assert(fc.property(world, (w) => {
+      const held: HeldResource[] = w.held.map((resource, index) => ({
+        id: index + 1, requestedResourceId: `r${index}`, definition: resource.definition, maxPermissionDuration: resource.duration,
+        bindings: new Map(resource.bound.map((scope) => [scope, [100 + index]])), combinations: resource.combined ? [combination(200 + index)] : [],
+      }));
+      const uri = (index: number) => `https://rs${index}.example`;
+      const given: AccessFacts = {
+        clientId: 'c', allowedScopes: new Set(w.allowed), held,
+        definitions: new Map([
+          ['a', { name: 'a', scopes: new Set(w.scopesOfA), servedBy: w.servers.flatMap((serves, index) => (serves.includes('a') ? [uri(index)] : [])) }],
+          ['b', { name: 'b', scopes: new Set(['r', 'w']), servedBy: w.servers.flatMap((serves, index) => (serves.includes('b') ? [uri(index)] : [])) }],
+        ]),
+        dataSources: new Map(w.servers.map((serves, index) => [uri(index), { resourceUri: uri(index), serves: new Set(serves) }])),
+      };
+      const resources = w.resources.map(uri);
+      const { verdict, refusal } = decideAccess({ scopes: w.request, resources }, given, policy);
+
+      const resourceScopes = w.request.filter((name) => name.includes(':')).map((name) => name.split(':') as [string, string]);
+      const covering = (definition: string, scope: string) =>
+        held.filter((resource) => resource.definition === definition && resource.bindings.has(scope) && resource.combinations.length > 0);
+      const expected = w.request.every((name) => w.allowed.includes(name))
+        && resourceScopes.every(([definition, scope]) => definition !== 'c' && (definition !== 'a' || w.scopesOfA.includes(scope)) && covering(definition, scope).length > 0)
+        && resources.every((target) => given.dataSources.has(target) && resourceScopes.every(([definition]) => given.dataSources.get(target)!.serves.has(definition)));
+      expect(verdict.granted).toBe(expected);
+      expect(refusal === undefined).toBe(expected);
+      expect(verdict.scopes.every((entry) => entry.granted === (entry.missing === undefined))).toBe(true);
+      if (expected) {
+        const durations = resourceScopes.flatMap(([definition, scope]) => covering(definition, scope).map((resource) => resource.maxPermissionDuration));
+        expect(verdict.lifetime).toBe(Math.min(3600, ...durations));
+        const audience = resources.length > 0 ? [...new Set(resources)] : [...new Set(resourceScopes.flatMap(([definition]) => given.definitions.get(definition)!.servedBy))];
+        expect(verdict.aud).toEqual(audience.length === 0 ? policy.defaultAudience : audience.length === 1 ? audience[0] : audience);
+      }
+    }), { numRuns: 2000 });
+  });
+});

@@ -1,0 +1,201 @@
+import { asResourceScope, type ResourceScope } from '../oauth/scope.js';
+import type { CoveredResource } from './consent-coverage.js';
+
+/** A combination of a requested resource with a capability ticket of the same client. */
+export type HeldCombination = {
+  id: number;
+  ticket: { id: number; ticketId: string; ticketName: string };
+  /** The capability ticket's purpose. */
+  purpose: { id: number; name: string };
+};
+
+/** A requested resource of the client, with its scope bindings and its combinations (either may be empty). */
+export type HeldResource = {
+  id: number;
+  requestedResourceId: string;
+  definition: string;
+  maxPermissionDuration: number;
+  /** Scope name → ids of the requested-resource-scopes records binding it. */
+  bindings: ReadonlyMap<string, readonly number[]>;
+  /** In id order; the first one's ticket and purpose speak for the resource in the token. */
+  combinations: readonly HeldCombination[];
+};
+
+/** A resource definition: its scopes, and the resourceUri of every data source serving it. */
+export type DefinitionFacts = { name: string; scopes: ReadonlySet<string>; servedBy: readonly string[] };
+
+/** An enrolled data source, by resourceUri: the names of the definitions it serves. */
+export type DataSourceFacts = { resourceUri: string; serves: ReadonlySet<string> };
+
+/** Everything the decision reads, gathered (cached or fresh) by AccessDecisions. */
+export type AccessFacts = {
+  clientId: string;
+  allowedScopes: ReadonlySet<string>;
+  held: readonly HeldResource[];
+  /** By name, for every definition a requested resource scope names; absent or null: no such definition. */
+  definitions: ReadonlyMap<string, DefinitionFacts | null>;
+  /** By resourceUri, for every requested resource; absent or null: no such data source. */
+  dataSources: ReadonlyMap<string, DataSourceFacts | null>;
+};
+
+export type AccessRequest = { scopes: readonly string[]; resources: readonly string[] };
+
+/** ACCESS_TOKEN_TTL, and the audience of a token that no data source claims (issuer or ACCESS_TOKEN_AUDIENCE). */
+export type AccessPolicy = { maxLifetime: number; defaultAudience: string };
+
+/** A covering requested resource as `explain` shows it (API.md §12); ids are strings, as in JSON:API. */
+export type Covering = {
+  requestedResource: { id: string; requestedResourceId: string; maxPermissionDuration: number };
+  capabilityTicket: { id: string; ticketId: string; ticketName: string };
+  purpose: { id: string; name: string };
+  requestedResourceScopes: string[];
+  requestedResourcesCapabilityTickets: string[];
+};
+
+export type ScopeVerdict = { scope: string; granted: boolean; allowed: boolean; covering?: Covering[]; missing?: string };
+
+/** What the token endpoint would decide (API.md §12's JSON). */
+export type Verdict = {
+  client: string;
+  granted: boolean;
+  scope: string;
+  lifetime: number | null;
+  aud: string | string[] | null;
+  scopes: ScopeVerdict[];
+  /** Only for a refused `resource` that no requested resource scope accounts for. */
+  missing?: string;
+};
+
+export type Refusal = { error: 'invalid_scope' | 'invalid_target'; description: string };
+
+/** The verdict, and for the token endpoint the refusal or what the token carries. */
+export type Decision = {
+  verdict: Verdict;
+  refusal?: Refusal;
+  /** The requested resource scopes, and each covering requested resource once (the permissions claim). */
+  resourceScopes: ResourceScope[];
+  covered: CoveredResource[];
+};
+
+type Link = 'scope' | 'target';
+type Checked = { verdict: ScopeVerdict; link?: Link; covered: HeldResource[] };
+
+/**
+ * The one decision of API.md §4 and §11, shared by the token endpoint and `explain`: for every
+ * requested scope, the first missing link in the order of API.md §12 (allowed scopes; the
+ * definition; its scope; a requested resource of the client; a requested-resource-scopes binding;
+ * a combination with a capability ticket of the client; the `resource` data sources), or the
+ * records that cover it. When granted: the lifetime and the audience the token gets.
+ */
+export function decideAccess(request: AccessRequest, facts: AccessFacts, policy: AccessPolicy): Decision {
+  const resources = [...new Set(request.resources)];
+  const resourceScopes: ResourceScope[] = [];
+  const checked = request.scopes.map((name): Checked => {
+    const wanted = asResourceScope(name);
+    if (wanted) resourceScopes.push(wanted);
+    if (!facts.allowedScopes.has(name)) {
+      const missing = `scope "${name}" is not in the allowed scopes of client ${facts.clientId}`;
+      return { verdict: { scope: name, granted: false, allowed: false, ...(wanted ? { covering: [] } : {}), missing }, link: 'scope', covered: [] };
+    }
+    if (!wanted) return { verdict: { scope: name, granted: true, allowed: true }, covered: [] };
+    return checkResourceScope(wanted, resources, facts);
+  });
+  const unknownTarget = resourceScopes.length === 0 ? resources.find((uri) => !facts.dataSources.get(uri)) : undefined;
+  const refusal = refusalOf(checked, unknownTarget);
+  const covered = [...new Set(checked.flatMap((entry) => entry.covered))];
+  const verdict: Verdict = {
+    client: facts.clientId,
+    granted: refusal === undefined,
+    scope: request.scopes.join(' '),
+    lifetime: refusal ? null : Math.min(policy.maxLifetime, ...covered.map((resource) => resource.maxPermissionDuration)),
+    aud: refusal ? null : audienceOf(resources, resourceScopes, facts, policy),
+    scopes: checked.map((entry) => entry.verdict),
+    ...(unknownTarget !== undefined ? { missing: noDataSource(unknownTarget) } : {}),
+  };
+  return { verdict, refusal, resourceScopes, covered: refusal ? [] : covered.map(coveredResource) };
+}
+
+function checkResourceScope(wanted: ResourceScope, resources: string[], facts: AccessFacts): Checked {
+  const refused = (missing: string, link: Link = 'scope'): Checked => ({
+    verdict: { scope: wanted.name, granted: false, allowed: true, covering: [], missing },
+    link,
+    covered: [],
+  });
+  const definition = facts.definitions.get(wanted.definition);
+  if (!definition) return refused(`no resource-definition is named "${wanted.definition}"`);
+  if (!definition.scopes.has(wanted.scope)) return refused(`resource-definition "${wanted.definition}" has no scope named "${wanted.scope}"`);
+  const ofDefinition = facts.held.filter((resource) => resource.definition === wanted.definition);
+  if (ofDefinition.length === 0) {
+    return refused(`no consent ticket of this client covers resource type "${wanted.definition}": ${facts.clientId} has no requested-resource for it`);
+  }
+  const binding = ofDefinition.filter((resource) => resource.bindings.has(wanted.scope));
+  if (binding.length === 0) {
+    return refused(`scope "${wanted.scope}" is not bound to requested resource ${idList(ofDefinition)} of ${facts.clientId} by any requested-resource-scopes record`);
+  }
+  const combined = binding.filter((resource) => resource.combinations.length > 0);
+  if (combined.length === 0) {
+    return refused(`no requested-resources-capability-tickets record combines a capability ticket of ${facts.clientId} with requested resource ${idList(binding)}`);
+  }
+  for (const uri of resources) {
+    const dataSource = facts.dataSources.get(uri);
+    if (!dataSource) return refused(noDataSource(uri), 'target');
+    if (!dataSource.serves.has(wanted.definition)) {
+      return refused(`resource "${uri}": that data-source does not serve resource-definition "${wanted.definition}"`, 'target');
+    }
+  }
+  return {
+    verdict: { scope: wanted.name, granted: true, allowed: true, covering: combined.map((resource) => coveringOf(resource, wanted.scope)) },
+    covered: combined,
+  };
+}
+
+/** Not allowed first (all such names, as before), then the first scope's missing link, then a stray resource. */
+function refusalOf(checked: Checked[], unknownTarget: string | undefined): Refusal | undefined {
+  const notAllowed = checked.filter((entry) => !entry.verdict.allowed).map((entry) => entry.verdict.scope);
+  if (notAllowed.length > 0) return { error: 'invalid_scope', description: `scope not allowed for this client: ${notAllowed.join(' ')}` };
+  const first = checked.find((entry) => entry.link !== undefined);
+  if (first) return { error: first.link === 'target' ? 'invalid_target' : 'invalid_scope', description: first.verdict.missing! };
+  if (unknownTarget !== undefined) return { error: 'invalid_target', description: noDataSource(unknownTarget) };
+  return undefined;
+}
+
+/** API.md §11: the resources asked for, else every data source serving a requested definition, else the default. */
+function audienceOf(resources: string[], resourceScopes: ResourceScope[], facts: AccessFacts, policy: AccessPolicy): string | string[] {
+  const audience = resources.length > 0
+    ? resources
+    : [...new Set(resourceScopes.flatMap((wanted) => facts.definitions.get(wanted.definition)?.servedBy ?? []))];
+  if (audience.length === 0) return policy.defaultAudience;
+  return audience.length === 1 ? audience[0]! : audience;
+}
+
+function noDataSource(uri: string): string {
+  return `resource "${uri}" is not the resourceUri of any enrolled data-source`;
+}
+
+function idList(resources: HeldResource[]): string {
+  const ids = resources.slice(0, 5).map((resource) => resource.id).join(', ');
+  return resources.length > 5 ? `${ids}, …` : ids;
+}
+
+function coveringOf(resource: HeldResource, scope: string): Covering {
+  const [first] = resource.combinations;
+  return {
+    requestedResource: { id: String(resource.id), requestedResourceId: resource.requestedResourceId, maxPermissionDuration: resource.maxPermissionDuration },
+    capabilityTicket: { id: String(first!.ticket.id), ticketId: first!.ticket.ticketId, ticketName: first!.ticket.ticketName },
+    purpose: { id: String(first!.purpose.id), name: first!.purpose.name },
+    requestedResourceScopes: (resource.bindings.get(scope) ?? []).map(String),
+    requestedResourcesCapabilityTickets: resource.combinations.map((combination) => String(combination.id)),
+  };
+}
+
+function coveredResource(resource: HeldResource): CoveredResource {
+  const [first] = resource.combinations;
+  return {
+    requestedResourceId: resource.requestedResourceId,
+    definition: resource.definition,
+    maxPermissionDuration: resource.maxPermissionDuration,
+    scopes: new Set(resource.bindings.keys()),
+    ticketId: first!.ticket.ticketId,
+    purpose: first!.purpose.name,
+  };
+}

@@ -1,0 +1,43 @@
+import type { EntityManager } from 'typeorm';
+
+/**
+ * The consistency rules of API.md §3 that span several consent-ticket records, as queries any
+ * writer (the admin transport today) runs inside its transaction. Each answers whether the rule
+ * is broken for the records matched by `where` (with `$1` bound to `id`).
+ */
+
+/** A combination's capability ticket and requested resource belong to different clients. */
+export async function ticketAndResourceClientsDiffer(manager: EntityManager, where: string, id: number): Promise<boolean> {
+  const broken: unknown[] = await manager.query(
+    `SELECT 1 FROM requested_resources_capability_tickets c
+       JOIN capability_ticket t ON t.id = c.capability_ticket_id
+       JOIN requested_resource r ON r.id = c.requested_resource_id
+      WHERE t.client_id <> r.client_id AND ${where} LIMIT 1`,
+    [id],
+  );
+  return broken.length > 0;
+}
+
+/** A requested-resource-scopes binds a scope that is not of the requested resource's definition. */
+export async function scopeOutsideDefinition(manager: EntityManager, where: string, id: number): Promise<boolean> {
+  const broken: unknown[] = await manager.query(
+    `SELECT 1 FROM requested_resource_scopes b
+       JOIN scope s ON s.id = b.scope_id
+       JOIN requested_resource r ON r.id = b.requested_resource_id
+      WHERE s.resource_definition_id <> r.resource_definition_id AND ${where} LIMIT 1`,
+    [id],
+  );
+  return broken.length > 0;
+}
+
+/** A data source's umaClient is not allowed `uma_protection`, so could not introspect (API.md §3). */
+export async function dataSourceClientLacksProtection(manager: EntityManager, where: string, id: number): Promise<boolean> {
+  const broken: unknown[] = await manager.query(
+    `SELECT 1 FROM data_source d
+       JOIN client c ON c.id = d.client_id
+       JOIN client_metadata m ON m.id = c.metadata_id
+      WHERE NOT ('uma_protection' = ANY (string_to_array(m.allowed_scopes, ' '))) AND ${where} LIMIT 1`,
+    [id],
+  );
+  return broken.length > 0;
+}

@@ -1,0 +1,206 @@
+import request from 'supertest';
+import { add, freshIds, patchAdmin } from './support/admin.js';
+import { consentWorld, enrolDataSource, type ConsentGrant } from './support/consent.js';
+import { basic } from './support/factories.js';
+import { startTestApp, type TestApp } from './support/test-app.js';
+
+let server: TestApp;
+
+beforeAll(async () => {
+  server = await startTestApp({ ACCESS_TOKEN_TTL: '3600' });
+});
+
+afterAll(() => server.close());
+
+function explain(query: Record<string, string | string[]>, token = server.adminToken) {
+  return request(server.adminUrl).get('/admin/explain').query(query).set('Authorization', token).set('ApiVersion', 'v1.0');
+}
+
+function ask(grant: Pick<ConsentGrant, 'clientId' | 'secret'>, scope: string, resources: string[] = []) {
+  const body = new URLSearchParams([['grant_type', 'client_credentials'], ['scope', scope], ...resources.map((uri): [string, string] => ['resource', uri])]);
+  return request(server.url).post('/oauth2/token').set('Authorization', basic(grant.clientId, grant.secret)).type('form').send(body.toString());
+}
+
+const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());
+
+/** The token endpoint's refusal and explain's first missing link say the same. */
+async function expectRefusedAlike(grant: ConsentGrant, scope: string, error: string, missing: RegExp, resources: string[] = []) {
+  const token = await ask(grant, scope, resources);
+  expect(token.status).toBe(400);
+  expect(token.body.error).toBe(error);
+  const verdict = await explain({ client: grant.clientId, scope, ...(resources.length ? { resource: resources } : {}) });
+  expect(verdict.status).toBe(200);
+  expect(verdict.body).toMatchObject({ client: grant.clientId, granted: false, scope, lifetime: null, aud: null });
+  const refused = verdict.body.scopes.find((entry: { granted: boolean }) => !entry.granted);
+  expect(refused.missing).toMatch(missing);
+  expect(token.body.error_description).toBe(refused.missing);
+  return verdict.body;
+}
+
+describe('GET /admin/explain: every missing link, in the order the token endpoint checks them', () => {
+  it('1. the scope is not in the allowed scopes', async () => {
+    const grant = await consentWorld(server);
+    const body = (await explain({ client: grant.clientId, scope: `uma_protection admin` })).body;
+    expect(body.scopes).toEqual([
+      { scope: 'uma_protection', granted: true, allowed: true },
+      { scope: 'admin', granted: false, allowed: false, missing: `scope "admin" is not in the allowed scopes of client ${grant.clientId}` },
+    ]);
+    const token = await ask(grant, 'uma_protection admin');
+    expect(token.body.error).toBe('invalid_scope');
+    expect(token.body.error_description).toContain('admin');
+  });
+
+  it('2. no resource definition of that name', async () => {
+    const grant = await consentWorld(server, { extraScopes: 'no-such-definition:read' });
+    await expectRefusedAlike(grant, 'no-such-definition:read', 'invalid_scope', /no resource-definition is named "no-such-definition"/);
+  });
+
+  it('3. no scope of that name in the definition', async () => {
+    const grant = await consentWorld(server);
+    await patchAdmin(server, [{ op: 'replace', path: `/uma-client/${grant.client}`, value: { type: 'uma-client', attributes: { allowedScopes: `${grant.definitionName}:delete` } } }]);
+    await expectRefusedAlike(grant, `${grant.definitionName}:delete`, 'invalid_scope', /has no scope named "delete"/);
+  });
+
+  it('4. no requested resource of the client for the definition', async () => {
+    const grant = await consentWorld(server, { ticket: false });
+    await expectRefusedAlike(grant, `${grant.definitionName}:read`, 'invalid_scope', /has no requested-resource for it/);
+  });
+
+  it('5. no requested-resource-scopes record binding the scope', async () => {
+    const grant = await consentWorld(server);
+    await expectRefusedAlike(grant, `${grant.definitionName}:write`, 'invalid_scope', new RegExp(`scope "write" is not bound to requested resource ${grant.ids.resource} `));
+  });
+
+  it('6. no combination with a capability ticket of the client', async () => {
+    const grant = await consentWorld(server);
+    expect((await patchAdmin(server, [{ op: 'remove', path: `/requested-resources-capability-tickets/${grant.combination}` }])).status).toBe(200);
+    const body = await expectRefusedAlike(grant, `${grant.definitionName}:read`, 'invalid_scope', /no requested-resources-capability-tickets record/);
+    expect(body.scopes[0].missing).toBe(`no requested-resources-capability-tickets record combines a capability ticket of ${grant.clientId} with requested resource ${grant.ids.resource}`);
+  });
+
+  it('7a. a resource that is no enrolled data source', async () => {
+    const grant = await consentWorld(server);
+    await expectRefusedAlike(grant, `${grant.definitionName}:read`, 'invalid_target', /resource "https:\/\/nowhere.example" is not the resourceUri of any enrolled data-source/, ['https://nowhere.example']);
+  });
+
+  it('7b. a resource whose data source does not serve the definition', async () => {
+    const grant = await consentWorld(server);
+    const [other] = freshIds(1);
+    await patchAdmin(server, [add('resource-definition', { id: other, attributes: { name: `weight-${other}` } })]);
+    const elsewhere = await enrolDataSource(server, [other]);
+    await expectRefusedAlike(grant, `${grant.definitionName}:read`, 'invalid_target', /does not serve resource-definition/, [elsewhere.resourceUri]);
+  });
+
+  it('reports the earliest missing link when several are missing', async () => {
+    const grant = await consentWorld(server, { ticket: false });
+    await expectRefusedAlike(grant, `${grant.definitionName}:read`, 'invalid_scope', /has no requested-resource/, ['https://nowhere.example']);
+  });
+});
+
+describe('GET /admin/explain: a granted request', () => {
+  it('shows the covering records, and the lifetime and aud a real token then carries', async () => {
+    const grant = await consentWorld(server, { maxPermissionDuration: 1200 });
+    const source = await enrolDataSource(server, [grant.ids.definition]);
+    const scope = `uma_protection ${grant.definitionName}:read`;
+    const verdict = (await explain({ client: grant.clientId, scope })).body;
+    expect(verdict).toEqual({
+      client: grant.clientId, granted: true, scope, lifetime: 1200, aud: source.resourceUri,
+      scopes: [
+        { scope: 'uma_protection', granted: true, allowed: true },
+        {
+          scope: `${grant.definitionName}:read`, granted: true, allowed: true,
+          covering: [{
+            requestedResource: { id: String(grant.ids.resource), requestedResourceId: grant.resourceId, maxPermissionDuration: 1200 },
+            capabilityTicket: { id: String(grant.ids.ticket), ticketId: grant.ticketId, ticketName: 'Glucose' },
+            purpose: { id: String(grant.ids.purpose), name: 'Your doctor follows your glucose' },
+            requestedResourceScopes: [String(grant.ids.binding)],
+            requestedResourcesCapabilityTickets: [String(grant.combination)],
+          }],
+        },
+      ],
+    });
+    const claims = claimsOf((await ask(grant, scope)).body.access_token);
+    expect(claims.exp - claims.iat).toBe(verdict.lifetime);
+    expect(claims.aud).toEqual(verdict.aud);
+  });
+
+  it('gives the issuer as aud when no data source serves the definition, as the token does', async () => {
+    const grant = await consentWorld(server);
+    const verdict = (await explain({ client: grant.clientId, scope: `${grant.definitionName}:read` })).body;
+    expect(verdict.aud).toBe(server.url);
+    expect(verdict.lifetime).toBe(3600);
+    expect(claimsOf((await ask(grant, `${grant.definitionName}:read`)).body.access_token).aud).toBe(server.url);
+  });
+
+  it('answers application/json, never cached', async () => {
+    const grant = await consentWorld(server);
+    const response = await explain({ client: grant.clientId, scope: 'uma_protection' });
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(response.headers['cache-control']).toBe('no-store');
+  });
+});
+
+describe('GET /admin/explain: nothing stored, nothing counted', () => {
+  async function everyTableCount(): Promise<Record<string, number>> {
+    const tables: { table_name: string }[] = await server.dataSource.query(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name");
+    const counts: Record<string, number> = {};
+    for (const { table_name: table } of tables) {
+      const [{ count }] = await server.dataSource.query(`SELECT count(*)::int AS count FROM "${table}"`);
+      counts[table] = count;
+    }
+    return counts;
+  }
+
+  it('leaves the row count of every table as it was, granted or refused', async () => {
+    const grant = await consentWorld(server);
+    const before = await everyTableCount();
+    expect((await explain({ client: grant.clientId, scope: `${grant.definitionName}:read` })).body.granted).toBe(true);
+    expect((await explain({ client: grant.clientId, scope: `${grant.definitionName}:write` })).body.granted).toBe(false);
+    expect((await explain({ client: 'nobody-at-all', scope: 'read' })).status).toBe(404);
+    expect(await everyTableCount()).toEqual(before);
+  });
+
+  it('counts no token request and no cache lookup in the metrics', async () => {
+    const grant = await consentWorld(server);
+    const scrape = async () => (await request(server.adminUrl).get('/metrics').set('Authorization', server.adminToken)).text
+      .split('\n').filter((line) => /^(oauth_|cache_lookups_total)/.test(line)).join('\n');
+    expect((await ask(grant, `${grant.definitionName}:read`)).status).toBe(200);
+    const before = await scrape();
+    expect(before).toContain('cache_lookups_total{cache="consent_coverage"');
+    await explain({ client: grant.clientId, scope: `${grant.definitionName}:read` });
+    await explain({ client: grant.clientId, scope: 'admin' });
+    expect(await scrape()).toBe(before);
+  });
+});
+
+describe('GET /admin/explain: refused requests', () => {
+  it('answers 404 with a JSON:API error document for an unknown client', async () => {
+    const response = await explain({ client: 'no-such-client', scope: 'read' });
+    expect(response.status).toBe(404);
+    expect(response.body.errors[0]).toMatchObject({ status: '404' });
+  });
+
+  it.each([
+    ['a missing client', { scope: 'read' }],
+    ['a missing scope', { client: 'x' }],
+    ['an empty scope', { client: 'x', scope: '' }],
+    ['a malformed scope', { client: 'x', scope: 'a  b' }],
+    ['a client given twice', { client: ['x', 'y'], scope: 'read' }],
+  ])('answers 400 for %s', async (_, query) => {
+    const response = await explain(query as Record<string, string>);
+    expect(response.status).toBe(400);
+    expect(response.body.errors[0].status).toBe('400');
+  });
+
+  it('answers 401 without the admin token, and 400 for another ApiVersion', async () => {
+    expect((await explain({ client: 'x', scope: 'read' }, 'wrong-token')).status).toBe(401);
+    const versioned = await request(server.adminUrl).get('/admin/explain').query({ client: 'x', scope: 'read' }).set('Authorization', server.adminToken).set('ApiVersion', 'v2.0');
+    expect(versioned.status).toBe(400);
+  });
+
+  it('is not served on the public port', async () => {
+    expect((await request(server.url).get('/admin/explain').query({ client: 'x', scope: 'read' })).status).toBe(404);
+  });
+});
+
