@@ -71,7 +71,7 @@ export function ClientForm(props: { client?: ResourceObject; errors: FormErrors;
 
   const title = editing ? `Edit ${text(editing, 'clientId')}` : 'Enrol a client';
   return (
-    <form onSubmit={submit} noValidate aria-labelledby={`${form}-title`} class="wide">
+    <form onSubmit={submit} noValidate class="wide">
       <h2 id={`${form}-title`}>{title}</h2>
       <ErrorSummary form={form} errors={props.errors} />
       {!editing && (

@@ -8,7 +8,7 @@ export function SecretPanel(props: { clientId: string; secret: string; onDone: (
   const [copied, setCopied] = useState<string>();
   useEffect(() => heading.current?.focus(), [props.secret]);
   return (
-    <section class="secret" aria-labelledby="secret-title">
+    <section class="secret">
       <h2 id="secret-title" tabIndex={-1} ref={heading}>Secret of {props.clientId}</h2>
       <p>Shown once: copy it now and give it to the client's operator. The server keeps only a hash of it.</p>
       <div class="field">

@@ -40,7 +40,7 @@ export function DataSourceForm(props: {
   };
 
   return (
-    <form onSubmit={submit} noValidate aria-labelledby={`${form}-title`} class="wide">
+    <form onSubmit={submit} noValidate class="wide">
       <h2 id={`${form}-title`}>{source ? `Edit data source ${text(source, 'name')}` : 'Enrol a data source'}</h2>
       <ErrorSummary form={form} errors={props.errors} />
       <TextField form={form} name="name" label="Data source name" value={source ? text(source, 'name') : undefined} errors={props.errors} />

@@ -69,14 +69,14 @@ export function DefinitionsScreen({ api }: ScreenProps) {
       <ErrorSummary form="list" errors={errorsOf('list')} />
       <DefinitionTable definitions={list} onRemove={(operation, label) => void change('list', [operation], [], `${label} removed.`)} />
       <div class="forms">
-        <form onSubmit={addDefinition} noValidate aria-labelledby="add-definition-title">
+        <form onSubmit={addDefinition} noValidate>
           <h2 id="add-definition-title">Add a resource definition</h2>
           <ErrorSummary form="add-definition" errors={errorsOf('add-definition')} />
           <TextField form="add-definition" name="name" label="Definition name" errors={errorsOf('add-definition')} hint="A resource type, e.g. blood-glucose-level" />
           <TextField form="add-definition" name="description" label="Description" errors={errorsOf('add-definition')} />
           <button type="submit">Add definition</button>
         </form>
-        <form onSubmit={addScope} noValidate aria-labelledby="add-scope-title">
+        <form onSubmit={addScope} noValidate>
           <h2 id="add-scope-title">Add a scope</h2>
           <ErrorSummary form="add-scope" errors={errorsOf('add-scope')} />
           <SelectField form="add-scope" name="definition" label="Resource definition" options={definitionOptions} placeholder="Choose a definition"
@@ -84,14 +84,14 @@ export function DefinitionsScreen({ api }: ScreenProps) {
           <TextField form="add-scope" name="name" label="Scope name" errors={errorsOf('add-scope')} hint="e.g. read; clients ask for definition:scope" />
           <button type="submit">Add scope</button>
         </form>
-        <form onSubmit={renameDefinition} noValidate aria-labelledby="rename-definition-title">
+        <form onSubmit={renameDefinition} noValidate>
           <h2 id="rename-definition-title">Rename a resource definition</h2>
           <ErrorSummary form="rename-definition" errors={errorsOf('rename-definition')} />
           <SelectField form="rename-definition" name="definition" label="Definition to rename" options={definitionOptions} placeholder="Choose a definition" errors={errorsOf('rename-definition')} />
           <TextField form="rename-definition" name="name" label="New name of the definition" errors={errorsOf('rename-definition')} />
           <button type="submit">Rename definition</button>
         </form>
-        <form onSubmit={renameScope} noValidate aria-labelledby="rename-scope-title">
+        <form onSubmit={renameScope} noValidate>
           <h2 id="rename-scope-title">Rename a scope</h2>
           <ErrorSummary form="rename-scope" errors={errorsOf('rename-scope')} />
           <SelectField form="rename-scope" name="scope" label="Scope to rename" options={scopeOptions} placeholder="Choose a scope" errors={errorsOf('rename-scope')} />

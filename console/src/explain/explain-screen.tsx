@@ -48,7 +48,7 @@ export function ExplainScreen({ api }: ScreenProps) {
   if (!clients.value) return <p class="loading">Loading…</p>;
   return (
     <>
-      <form onSubmit={submit} noValidate aria-labelledby="explain-title" class="wide">
+      <form onSubmit={submit} noValidate class="wide">
         <h2 id="explain-title">Would this client get a token?</h2>
         <p class="hint">Asks the server's own decision, without issuing, storing or counting anything.</p>
         <ErrorSummary form="explain" errors={errors} />
@@ -66,7 +66,7 @@ export function ExplainScreen({ api }: ScreenProps) {
 function VerdictView({ verdict }: { verdict: Verdict }) {
   const audience = Array.isArray(verdict.aud) ? verdict.aud.join(', ') : verdict.aud;
   return (
-    <section class={`verdict ${verdict.granted ? 'granted' : 'refused'}`} aria-labelledby="verdict-title" aria-live="polite">
+    <section class={`verdict ${verdict.granted ? 'granted' : 'refused'}`} aria-live="polite">
       <h2 id="verdict-title">{verdict.granted ? 'Granted' : 'Refused'}</h2>
       <p>
         {verdict.granted

@@ -27,12 +27,20 @@ function described(form: string, name: string, errors: FormErrors, hint?: string
   };
 }
 
+/**
+ * A field the component follows (onInput) is controlled; any other keeps what the administrator
+ * typed across re-renders (a controlled value would be put back whenever another field changes).
+ */
+function initial(value: string | undefined, onInput: unknown) {
+  return onInput ? { value } : { defaultValue: value };
+}
+
 export function TextField(props: FieldProps & { value?: string; type?: 'text' | 'password' | 'url' | 'search'; required?: boolean; autoComplete?: string; inputMode?: 'numeric' | 'url' | 'text'; onInput?: (value: string) => void }) {
   const { control, after } = described(props.form, props.name, props.errors, props.hint);
   return (
     <div class={`field${props.errors.fields[props.name] ? ' invalid' : ''}`}>
       <label for={control.id}>{props.label}</label>
-      <input {...control} type={(props.type ?? 'text') as 'text'} value={props.value} required={props.required} autoComplete={props.autoComplete ?? 'off'}
+      <input {...control} type={(props.type ?? 'text') as 'text'} {...initial(props.value, props.onInput)} required={props.required} autoComplete={props.autoComplete ?? 'off'}
         inputMode={props.inputMode} spellcheck={false} onInput={props.onInput && ((event) => props.onInput!((event.currentTarget as HTMLInputElement).value))} />
       {after}
     </div>
@@ -44,7 +52,7 @@ export function TextArea(props: FieldProps & { value?: string; rows?: number; on
   return (
     <div class={`field${props.errors.fields[props.name] ? ' invalid' : ''}`}>
       <label for={control.id}>{props.label}</label>
-      <textarea {...control} rows={props.rows ?? 3} value={props.value} spellcheck={false}
+      <textarea {...control} rows={props.rows ?? 3} {...initial(props.value, props.onInput)} spellcheck={false}
         onInput={props.onInput && ((event) => props.onInput!((event.currentTarget as HTMLTextAreaElement).value))} />
       {after}
     </div>
@@ -114,7 +122,7 @@ export function ErrorSummary(props: { form: string; errors: FormErrors }) {
   }, [props.errors]);
   if (props.errors.summary.length === 0) return null;
   return (
-    <div class="error-summary" role="alert" tabIndex={-1} ref={box} aria-labelledby={`${props.form}-summary-title`}>
+    <div class="error-summary" role="alert" tabIndex={-1} ref={box}>
       <h3 id={`${props.form}-summary-title`}>The change was refused: nothing was saved</h3>
       <ul>
         {props.errors.summary.map((entry, index) => (

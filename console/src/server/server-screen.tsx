@@ -42,7 +42,7 @@ export function ServerScreen({ api }: ScreenProps) {
   const { issuer, metadata, keys } = server.value;
   return (
     <>
-      <section aria-labelledby="endpoints-title">
+      <section>
         <h2 id="endpoints-title">Issuer and endpoints</h2>
         <dl class="facts">
           <dt>Issuer</dt><dd><code>{issuer}</code></dd>
@@ -54,7 +54,7 @@ export function ServerScreen({ api }: ScreenProps) {
           <dt>Token signing</dt><dd>{list(metadata.access_token_signing_alg_values_supported)}</dd>
         </dl>
       </section>
-      <section aria-labelledby="keys-title">
+      <section>
         <h2 id="keys-title">Signing keys</h2>
         <div class="table-wrap">
           <table>

@@ -37,7 +37,7 @@ export function SignInScreen(props: { notice?: string; onSignedIn: (token: strin
     <main class="sign-in" id="main">
       <h1>Authorization server console</h1>
       {props.notice && <p class="notice" role="status">{props.notice}</p>}
-      <form onSubmit={submit} noValidate aria-labelledby="sign-in-title">
+      <form onSubmit={submit} noValidate>
         <h2 id="sign-in-title">Sign in</h2>
         <ErrorSummary form="sign-in" errors={errors} />
         <TextField form="sign-in" name="adminToken" label="Admin token" type="password" autoComplete="off" errors={errors}

@@ -75,7 +75,7 @@ export function TicketForm(props: { clients: ResourceObject[]; definitions: Defi
   };
 
   return (
-    <form onSubmit={submit} noValidate aria-labelledby="ticket-form-title" class="wide">
+    <form onSubmit={submit} noValidate class="wide">
       <h2 id="ticket-form-title">Create a consent ticket</h2>
       <p class="hint">One form, one request: the purpose, the capability ticket, the requested resource, its scopes and their combination are written together, or not at all.</p>
       <ErrorSummary form="ticket" errors={errors} />

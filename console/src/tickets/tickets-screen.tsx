@@ -47,11 +47,11 @@ export function TicketsScreen({ api }: ScreenProps) {
     <>
       {status && <Status>{status}</Status>}
       <ErrorSummary form="ticket-list" errors={listErrors} />
-      <section aria-labelledby="tickets-title">
+      <section>
         <h2 id="tickets-title">Tickets by client</h2>
         {owners.length === 0 && <p>No consent ticket yet: create one with the form below.</p>}
         {owners.map((owner) => (
-          <section key={owner} class="client-tickets" aria-label={`Tickets of ${owner}`}>
+          <section key={owner} class="client-tickets">
             <h3>{owner}</h3>
             <ul class="sentences">
               {chains.filter((chain) => chain.clientId === owner).map((chain) => (
