@@ -8,6 +8,7 @@ COPY package.json package-lock.json ./
 RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
 COPY src ./src
+COPY console ./console
 # Production: no dev dependencies and no embedded PostgreSQL (the container uses DATABASE_URL).
 RUN npm run build && npm prune --omit=dev --omit=optional
 

@@ -34,8 +34,8 @@ function tokenRequest(clientId: string, secret: string, scope: string) {
 
 /** A client with a known secret, a definition and its scope, written through the admin interface. */
 async function world(scopes = ['read']) {
-  const clientId = unique('app');
-  const definition = unique('glucose');
+  const clientId = unique('glucose-app');
+  const definition = unique('blood-glucose-level');
   const secret = `secret-${randomBytes(12).toString('hex')}`;
   const response = await patchAdmin(server, [
     add('uma-client', { lid: 'client', attributes: { clientId, clientName: 'App', allowedScopes: `${scopes.map((scope) => `${definition}:${scope}`).join(' ')} uma_protection`, clientSecret: secret } }),

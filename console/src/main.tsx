@@ -1,4 +1,7 @@
 import { render } from 'preact';
 import { App } from './app.js';
 
-render(<App />, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+// The static "Loading…" line is replaced, not kept beside the application.
+root.replaceChildren();
+render(<App />, root);
