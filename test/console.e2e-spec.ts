@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import request from 'supertest';
 import type { Browser, Page } from 'playwright-core';
 import { expect as expectPage } from './support/page-expect.js';
@@ -188,6 +189,42 @@ describe('the console', () => {
     await page.reload();
     await expectPage(page.getByRole('rowheader', { name: clientId })).toBeVisible();
     expect(await page.content()).not.toContain(secret);
+    await context.close();
+  });
+
+  it('enrols a private_key_jwt client with its JWKS and DPoP binding: no secret is shown, a signed assertion gets a token only with a DPoP proof', async () => {
+    const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const jwk = { ...(await exportJWK(publicKey)), kid: 'console-key', alg: 'ES256', use: 'sig' };
+    const { context, page } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    await openScreen(page, 'Clients');
+    const clientId = unique('key-client');
+    await page.getByLabel('Client ID').fill(clientId);
+    await page.getByLabel('Client name').fill('Key client');
+    await page.getByLabel('Authentication method').selectOption('private_key_jwt');
+    await page.getByLabel('JWKS', { exact: true }).fill(JSON.stringify({ keys: [jwk] }));
+    await page.getByLabel('Allowed scopes').fill('read');
+    await page.getByLabel('DPoP-bound access tokens').check();
+    await page.getByRole('button', { name: 'Enrol client' }).click();
+    await expectPage(page.getByRole('status')).toContainText(`Client ${clientId} enrolled.`);
+    await expectPage(page.getByLabel('Client secret')).toHaveCount(0);
+    await expectPage(page.getByRole('button', { name: `Rotate secret of ${clientId}` })).toHaveCount(0);
+    const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: clientId }) });
+    await expectPage(row).toContainText('private_key_jwt, DPoP-bound tokens');
+
+    const assertion = () => new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'console-key' }).setIssuer(clientId).setSubject(clientId)
+      .setAudience(server.url).setIssuedAt().setExpirationTime('2m').setJti(randomBytes(16).toString('hex')).sign(privateKey);
+    const body = async () => ({
+      grant_type: 'client_credentials', scope: 'read',
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: await assertion(),
+    });
+    const unbound = await request(server.url).post('/oauth2/token').type('form').send(await body()).expect(400);
+    expect(unbound.body.error).toBe('invalid_dpop_proof');
+    const proofKey = await generateKeyPair('ES256');
+    const proof = await new SignJWT({ htm: 'POST', htu: `${server.url}/oauth2/token`, jti: randomBytes(16).toString('hex') })
+      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(proofKey.publicKey) }).setIssuedAt().sign(proofKey.privateKey);
+    const bound = await request(server.url).post('/oauth2/token').set('DPoP', proof).type('form').send(await body()).expect(200);
+    expect(bound.body.token_type).toBe('DPoP');
     await context.close();
   });
 
