@@ -14,8 +14,8 @@ function isUnder(url: string, prefix: string): boolean {
 }
 
 /**
- * Which listener serves a path: the admin interface, its console, metrics and the API
- * documentation only on ADMIN_PORT; health on both (container health checks and load balancers use the public port,
+ * Which listener serves a path: the admin interface, metrics and the API documentation only on
+ * ADMIN_PORT; health on both (container health checks and load balancers use the public port,
  * monitoring inside the network may use either); everything else only on PORT.
  */
 export function listenersOf(rawUrl: string): Listeners {
