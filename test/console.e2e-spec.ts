@@ -51,7 +51,7 @@ async function fillTicketForm(page: Page, values: { clientId: string; definition
   await page.getByLabel('Resource definition').selectOption({ label: values.definition });
   const scopes = page.getByRole('group', { name: 'Scopes' });
   for (const scope of values.scopes) await scopes.getByLabel(scope).check();
-  await page.getByLabel('Purpose').fill(values.purpose);
+  await page.getByLabel('Purpose text').fill(values.purpose);
   await page.getByLabel('Ticket ID').fill(values.ticketId);
   await page.getByLabel('Ticket name').fill(`Ticket ${values.ticketId}`);
   await page.getByLabel('Requested resource ID').fill(values.requestedResourceId);

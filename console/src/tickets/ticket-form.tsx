@@ -89,7 +89,7 @@ export function TicketForm(props: { clients: ResourceObject[]; definitions: Defi
         options={(definition?.scopes ?? []).map((scope) => ({ value: scope.id, label: scope.name }))}
         empty={definition ? 'This definition has no scope yet: add one under Resource definitions.' : 'Choose a resource definition first.'}
         onChange={(scopes) => setChoice({ ...choice, scopes })} />
-      <TextField form="ticket" name="purpose" label="Purpose" errors={errors} hint="The message an end user reads, e.g. Your doctor follows your blood glucose level" />
+      <TextField form="ticket" name="purpose" label="Purpose text" errors={errors} hint="The message an end user reads, e.g. Your doctor follows your blood glucose level" />
       <div class="pair">
         <TextField form="ticket" name="ticketId" label="Ticket ID" errors={errors} />
         <TextField form="ticket" name="ticketName" label="Ticket name" errors={errors} />
