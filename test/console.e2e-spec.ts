@@ -287,7 +287,7 @@ describe('the console', () => {
     await openScreen(page, 'Consent tickets');
     await fillTicketForm(page, { clientId, definition, scopes: ['read'], purpose: 'First', ticketId: taken, requestedResourceId: 'first', seconds: '600' });
     await page.getByRole('button', { name: 'Create ticket' }).click();
-    await expectPage(page.getByText(`ticket ${taken}`, { exact: false })).toBeVisible();
+    await expectPage(page.getByText(new RegExp(`, ticket ${taken}$`))).toBeVisible();
 
     const counts = await rowCounts(server);
     await fillTicketForm(page, { clientId, definition, scopes: ['read'], purpose: 'Second', ticketId: taken, requestedResourceId: 'second', seconds: '600' });

@@ -36,9 +36,14 @@ function matchers(locator: Locator, negated: boolean) {
 
 async function waitFor(locator: Locator, description: string, holds: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + TIMEOUT_MS;
+  let failure = '';
   for (;;) {
-    if (await holds().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`expected ${locator.toString()} ${description} (waited ${TIMEOUT_MS} ms)`);
+    const held = await holds().catch((error: unknown) => {
+      failure = `: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
+      return false;
+    });
+    if (held) return;
+    if (Date.now() > deadline) throw new Error(`expected ${locator.toString()} ${description} (waited ${TIMEOUT_MS} ms)${failure}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
