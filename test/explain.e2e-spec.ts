@@ -52,23 +52,23 @@ describe('GET /admin/explain: every missing link, in the order the token endpoin
 
   it('2. no resource definition of that name', async () => {
     const grant = await consentWorld(server, { extraScopes: 'no-such-definition:read' });
-    await expectRefusedAlike(grant, 'no-such-definition:read', 'invalid_scope', /no resource-definition is named "no-such-definition"/);
+    await expectRefusedAlike(grant, 'no-such-definition:read', 'invalid_scope', /no resource definition named "no-such-definition"/);
   });
 
   it('3. no scope of that name in the definition', async () => {
     const grant = await consentWorld(server);
     await patchAdmin(server, [{ op: 'replace', path: `/uma-client/${grant.client}`, value: { type: 'uma-client', attributes: { allowedScopes: `${grant.definitionName}:delete` } } }]);
-    await expectRefusedAlike(grant, `${grant.definitionName}:delete`, 'invalid_scope', /has no scope named "delete"/);
+    await expectRefusedAlike(grant, `${grant.definitionName}:delete`, 'invalid_scope', /no scope named "delete" in resource definition/);
   });
 
   it('4. no requested resource of the client for the definition', async () => {
     const grant = await consentWorld(server, { ticket: false });
-    await expectRefusedAlike(grant, `${grant.definitionName}:read`, 'invalid_scope', /has no requested-resource for it/);
+    await expectRefusedAlike(grant, `${grant.definitionName}:read`, 'invalid_scope', /no requested resource of .* for resource definition/);
   });
 
   it('5. no requested-resource-scopes record binding the scope', async () => {
     const grant = await consentWorld(server);
-    await expectRefusedAlike(grant, `${grant.definitionName}:write`, 'invalid_scope', new RegExp(`scope "write" is not bound to requested resource ${grant.ids.resource} `));
+    await expectRefusedAlike(grant, `${grant.definitionName}:write`, 'invalid_scope', new RegExp(`no requested-resource-scopes record binds scope "write" to requested resource ${grant.ids.resource} `));
   });
 
   it('6. no combination with a capability ticket of the client', async () => {
@@ -80,7 +80,7 @@ describe('GET /admin/explain: every missing link, in the order the token endpoin
 
   it('7a. a resource that is no enrolled data source', async () => {
     const grant = await consentWorld(server);
-    await expectRefusedAlike(grant, `${grant.definitionName}:read`, 'invalid_target', /resource "https:\/\/nowhere.example" is not the resourceUri of any enrolled data-source/, ['https://nowhere.example']);
+    await expectRefusedAlike(grant, `${grant.definitionName}:read`, 'invalid_target', /resource "https:\/\/nowhere.example" is no enrolled data source/, ['https://nowhere.example']);
   });
 
   it('7b. a resource whose data source does not serve the definition', async () => {
@@ -88,12 +88,12 @@ describe('GET /admin/explain: every missing link, in the order the token endpoin
     const [other] = freshIds(1);
     await patchAdmin(server, [add('resource-definition', { id: other, attributes: { name: `weight-${other}` } })]);
     const elsewhere = await enrolDataSource(server, [other]);
-    await expectRefusedAlike(grant, `${grant.definitionName}:read`, 'invalid_target', /does not serve resource-definition/, [elsewhere.resourceUri]);
+    await expectRefusedAlike(grant, `${grant.definitionName}:read`, 'invalid_target', /does not serve resource definition/, [elsewhere.resourceUri]);
   });
 
   it('reports the earliest missing link when several are missing', async () => {
     const grant = await consentWorld(server, { ticket: false });
-    await expectRefusedAlike(grant, `${grant.definitionName}:read`, 'invalid_scope', /has no requested-resource/, ['https://nowhere.example']);
+    await expectRefusedAlike(grant, `${grant.definitionName}:read`, 'invalid_scope', /no requested resource of/, ['https://nowhere.example']);
   });
 });
 
