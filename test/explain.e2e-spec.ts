@@ -187,6 +187,9 @@ describe('GET /admin/explain: refused requests', () => {
     ['an empty scope', { client: 'x', scope: '' }],
     ['a malformed scope', { client: 'x', scope: 'a  b' }],
     ['a client given twice', { client: ['x', 'y'], scope: 'read' }],
+    ['a NUL character in the client', { client: 'x\u0000y', scope: 'read' }],
+    ['a NUL character in a resource', { client: 'x', scope: 'read', resource: 'https://a.example/\u0000' }],
+    ['eleven resources', { client: 'x', scope: 'read', resource: Array.from({ length: 11 }, (_, index) => `https://r${index}.example`) }],
   ])('answers 400 for %s', async (_, query) => {
     const response = await explain(query as Record<string, string>);
     expect(response.status).toBe(400);
