@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { add, freshIds, patchAdmin } from './support/admin.js';
+import { add, freshIds, patchAdmin, ref } from './support/admin.js';
 import { consentWorld, enrolDataSource, type ConsentGrant } from './support/consent.js';
 import { basic } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
@@ -122,6 +122,19 @@ describe('GET /admin/explain: a granted request', () => {
     const claims = claimsOf((await ask(grant, scope)).body.access_token);
     expect(claims.exp - claims.iat).toBe(verdict.lifetime);
     expect(claims.aud).toEqual(verdict.aud);
+  });
+
+  it('lists every combination of a covering requested resource, the first ticket speaking for it', async () => {
+    const grant = await consentWorld(server);
+    const [ticket, combination] = freshIds(2);
+    const added = await patchAdmin(server, [
+      add('capability-ticket', { id: ticket, attributes: { ticketId: `ticket-${ticket}`, ticketName: 'Second' }, relationships: { purpose: ref('purpose', grant.ids.purpose), umaClient: ref('uma-client', grant.client) } }),
+      add('requested-resources-capability-tickets', { id: combination, relationships: { capabilityTicket: ref('capability-ticket', ticket), requestedResource: ref('requested-resource', grant.ids.resource) } }),
+    ]);
+    expect(added.status).toBe(200);
+    const [covering] = (await explain({ client: grant.clientId, scope: `${grant.definitionName}:read` })).body.scopes[0].covering;
+    expect(covering.requestedResourcesCapabilityTickets).toEqual([String(grant.combination), String(combination)]);
+    expect(covering.capabilityTicket.ticketId).toBe(grant.ticketId);
   });
 
   it('gives the issuer as aud when no data source serves the definition, as the token does', async () => {
