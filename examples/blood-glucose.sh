@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The seed's scenario end to end with curl, against a running server (`npm start`):
-# enrol a client, define the resource type and its scope, the four ticket steps, a token
-# request, and the decoded token.
+# enrol a client, define the resource type and its scope, the four ticket steps, enrol the
+# data source that serves the resource type (with the client it introspects with), ask why the
+# client gets a token (explain), a token request for that data source, the decoded token (its
+# aud is the data source), and the data source introspecting it.
 #
 #   AS_URL      public listener      (default http://localhost:3000)
 #   ADMIN_URL   admin interface      (default http://localhost:3001/admin)
@@ -15,6 +17,8 @@ ADMIN_TOKEN=${ADMIN_TOKEN:-$(cat "$(dirname "$0")/../.data/admin-token")}
 BASE_ID=${BASE_ID:-$(( $(date +%s) % 100000000 * 10 ))}
 DEFINITION="blood-glucose-level"
 CLIENT_ID="glucose-app-$BASE_ID"
+RS_CLIENT_ID="glucose-api-$BASE_ID"
+RESOURCE_URI="https://glucose-api.example/fhir"
 
 id() { echo $(( BASE_ID + $1 )); }
 
@@ -75,9 +79,31 @@ admin '[{"op":"add","path":"/requested-resource","value":{"type":"requested-reso
 echo "== 4. the combination: the client's overall permission"
 admin '[{"op":"add","path":"/requested-resources-capability-tickets","value":{"type":"requested-resources-capability-tickets","id":'$(id 8)',"attributes":{},"relationships":{"capabilityTicket":{"data":{"type":"capability-ticket","id":'$(id 5)'}},"requestedResource":{"data":{"type":"requested-resource","id":'$(id 6)'}}}}}]' >/dev/null
 
-echo "== a token request, as in the seed (Basic authentication, JSON body)"
+echo "== 5. the data source serving $DEFINITION, and the client it introspects with"
+RS_CLIENT_SECRET=$(admin '[{"op":"add","path":"/uma-client","value":{"type":"uma-client","id":'$(id 9)',"attributes":{"clientId":"'$RS_CLIENT_ID'","clientName":"Glucose API","allowedScopes":"uma_protection"}}}]' \
+  | node -e 'console.log(JSON.parse(require("fs").readFileSync(0))[0].meta.clientSecret)')
+# An earlier run may have enrolled it: then it introspects with this run's client from now on.
+data_source_id=$(find_record data-source "r.attributes.resourceUri === '$RESOURCE_URI'")
+if [ -z "$data_source_id" ]; then
+  data_source_id=$(id 10)
+  admin '[{"op":"add","path":"/data-source","value":{"type":"data-source","id":'$data_source_id',"attributes":{"name":"Glucose API","kind":"resource-server","resourceUri":"'$RESOURCE_URI'"},"relationships":{"umaClient":{"data":{"type":"uma-client","id":'$(id 9)'}}}}}]' >/dev/null
+else
+  admin '[{"op":"replace","path":"/data-source/'$data_source_id'","value":{"type":"data-source","relationships":{"umaClient":{"data":{"type":"uma-client","id":'$(id 9)'}}}}}]' >/dev/null
+fi
+pair_id=$(find_record data-source-resource-definitions "r.relationships.dataSource.data.id === '$data_source_id' && r.relationships.resourceDefinition.data.id === '$definition_id'")
+if [ -z "$pair_id" ]; then
+  admin '[{"op":"add","path":"/data-source-resource-definitions","value":{"type":"data-source-resource-definitions","id":'$(id 11)',"relationships":{"dataSource":{"data":{"type":"data-source","id":'$data_source_id'}},"resourceDefinition":{"data":{"type":"resource-definition","id":'$definition_id'}}}}}]' >/dev/null
+fi
+echo "data source $RESOURCE_URI serves $DEFINITION, introspects as $RS_CLIENT_ID"
+
+echo "== why the client gets a token (GET /admin/explain)"
+curl -sS -G "$ADMIN_URL/explain" -H "Authorization: $ADMIN_TOKEN" \
+  --data-urlencode "client=$CLIENT_ID" --data-urlencode "scope=$DEFINITION:read" --data-urlencode "resource=$RESOURCE_URI" \
+  | node -e 'const v=JSON.parse(require("fs").readFileSync(0)); console.log(JSON.stringify({ granted: v.granted, lifetime: v.lifetime, aud: v.aud, covering: v.scopes[0].covering?.map((c) => c.capabilityTicket.ticketId) }))'
+
+echo "== a token request, as in the seed (Basic authentication, JSON body), for the data source"
 response=$(curl -sS -u "$CLIENT_ID:$CLIENT_SECRET" -H 'Content-Type: application/json' \
-  -d '{"grant_type":"client_credentials","scope":"'$DEFINITION':read"}' "$AS_URL/oauth2/token")
+  -d '{"grant_type":"client_credentials","scope":"'$DEFINITION':read","resource":"'$RESOURCE_URI'"}' "$AS_URL/oauth2/token")
 echo "$response" | node -e 'const r=JSON.parse(require("fs").readFileSync(0)); if(!r.access_token){console.error(JSON.stringify(r)); process.exit(1)} console.log(JSON.stringify({...r, access_token: r.access_token.slice(0, 24) + "…"}))'
 
 echo "== the decoded token"
@@ -85,3 +111,8 @@ echo "$response" | node -e '
   const token = JSON.parse(require("fs").readFileSync(0)).access_token;
   const [header, claims] = token.split(".").slice(0, 2).map((part) => JSON.parse(Buffer.from(part, "base64url")));
   console.log(JSON.stringify({ header, claims }, null, 2));'
+
+echo "== the data source introspects the token"
+access_token=$(echo "$response" | node -e 'console.log(JSON.parse(require("fs").readFileSync(0)).access_token)')
+curl -sS -u "$RS_CLIENT_ID:$RS_CLIENT_SECRET" --data-urlencode "token=$access_token" "$AS_URL/oauth2/introspect" \
+  | node -e 'const r=JSON.parse(require("fs").readFileSync(0)); console.log(JSON.stringify({ active: r.active, aud: r.aud, scope: r.scope }))'

@@ -11,15 +11,24 @@ import { RegistrationError } from './clients/client-registration.js';
 import { DatabaseModule } from './database/database.module.js';
 import { openDatabase } from './database/database-runtime.js';
 import { SigningKeysService } from './tokens/signing-keys.service.js';
+import { TicketsModule } from './tickets/tickets.module.js';
+import { AccessDecisions } from './tickets/access-decisions.js';
+import { verdictText } from './tickets/verdict-text.js';
+import { parseScope } from './oauth/scope.js';
+import { OAuthError } from './oauth/oauth-error.js';
 
 const USAGE = `usage:
   cli client create --client-id ID --name NAME --scopes "a b" [--auth-method client_secret_basic|client_secret_post]
                     [--grant-types "client_credentials refresh_token"] [--redirect-uri URI]... [--secret S] [--json]
   cli client rotate-secret ID [--json]
-  cli keys rotate`;
+  cli keys rotate
+  cli explain --client-id ID --scope "a b" [--resource URI]... [--json]`;
 
 /** A mistake in the command line: exit code 2 and the usage. */
 class UsageError extends Error {}
+
+/** A record the command names does not exist: exit code 1, one line. */
+class NotFoundError extends Error {}
 
 /** The operator's modules without HTTP: the same services and database the server uses. */
 @Module({})
@@ -27,7 +36,7 @@ class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [DatabaseModule.forRoot(config), ClientsModule],
+      imports: [DatabaseModule.forRoot(config), ClientsModule, TicketsModule],
       providers: [SigningKeysService],
     };
   }
@@ -46,6 +55,8 @@ async function main(argv: string[]): Promise<void> {
       'grant-types': { type: 'string' },
       'redirect-uri': { type: 'string', multiple: true },
       secret: { type: 'string' },
+      scope: { type: 'string' },
+      resource: { type: 'string', multiple: true },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -96,6 +107,17 @@ async function main(argv: string[]): Promise<void> {
         process.stdout.write(values.json ? JSON.stringify({ kid, alg: config.tokenSigningAlg }) + '\n' : `new ${config.tokenSigningAlg} signing key: ${kid}\n`);
       });
     }
+    case 'explain': {
+      if (positionals.length !== 1) throw new UsageError('explain takes no positional arguments');
+      const clientId = required(values['client-id'], '--client-id');
+      const scopes = scopesOf(required(values.scope, '--scope'));
+      const resources = (values.resource ?? []).filter((resource) => resource !== '');
+      return run(async (app) => {
+        const decision = await app.get(AccessDecisions).explain(clientId, { scopes, resources });
+        if (!decision) throw new NotFoundError(`no client has client_id "${clientId}"`);
+        process.stdout.write(values.json ? JSON.stringify(decision.verdict) + '\n' : verdictText(decision.verdict));
+      });
+    }
     default:
       throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
   }
@@ -104,6 +126,15 @@ async function main(argv: string[]): Promise<void> {
 function required(value: string | undefined, flag: string): string {
   if (value === undefined || value === '') throw new UsageError(`${flag} is required`);
   return value;
+}
+
+function scopesOf(value: string): string[] {
+  try {
+    return parseScope(value);
+  } catch (error) {
+    if (error instanceof OAuthError) throw new UsageError(`--scope: ${error.description}`);
+    throw error;
+  }
 }
 
 function printCredentials(issued: IssuedCredentials, json: boolean): void {
@@ -121,7 +152,7 @@ main(process.argv.slice(2)).then(
   () => process.exit(0),
   (error: unknown) => {
     const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    const known = error instanceof UsageError || error instanceof RegistrationError || error instanceof ConfigurationError;
+    const known = error instanceof UsageError || error instanceof RegistrationError || error instanceof ConfigurationError || error instanceof NotFoundError;
     const argumentError = (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     const usage = error instanceof UsageError || argumentError;
     const text = known || argumentError ? message : `cannot complete the command: ${message}`;

@@ -84,7 +84,7 @@ describe('the resource parameter (RFC 8707)', () => {
     const response = await ask(grant, `${grant.definitionName}:read`, ['https://unknown.example/api']);
     expect(response.status).toBe(400);
     expect(response.headers['cache-control']).toBe('no-store');
-    expect(response.body).toEqual({ error: 'invalid_target', error_description: expect.stringContaining('"https://unknown.example/api" is not the resourceUri of any enrolled data-source') });
+    expect(response.body).toEqual({ error: 'invalid_target', error_description: expect.stringContaining('"https://unknown.example/api" is no enrolled data source') });
   });
 
   it('answers invalid_target naming the resource and the definition it does not serve', async () => {
@@ -97,7 +97,7 @@ describe('the resource parameter (RFC 8707)', () => {
     expect(response.status).toBe(400);
     expect(response.body.error).toBe('invalid_target');
     expect(response.body.error_description).toContain(elsewhere.resourceUri);
-    expect(response.body.error_description).toContain(`does not serve resource-definition "${grant.definitionName}"`);
+    expect(response.body.error_description).toContain(`does not serve resource definition "${grant.definitionName}"`);
   });
 
   it('answers invalid_target for an unknown resource with plain scopes only', async () => {
@@ -187,7 +187,7 @@ describe('changes to data sources, on every instance', () => {
       for (const instance of [server, second]) {
         await eventually(async () => {
           const response = await ask(grant, `${grant.definitionName}:read`, [source.resourceUri], instance);
-          return response.body.error_description?.includes('is not the resourceUri of any enrolled data-source') ? true : undefined;
+          return response.body.error_description?.includes('is no enrolled data source') ? true : undefined;
         }, 1_000, 20);
       }
       expect(Date.now() - removedAt).toBeLessThan(1_000);

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { basic } from './support/factories.js';
+import { consentWorld, enrolDataSource } from './support/consent.js';
 import { eventually, runCli } from './support/processes.js';
 import { startTestApp, testDatabaseUrl, type TestApp } from './support/test-app.js';
 
@@ -140,5 +141,37 @@ describe('cli keys rotate', () => {
     const jwks = createRemoteJWKSet(new URL(`${server.url}/oauth2/jwks`));
     await expect(jwtVerify(before, jwks)).resolves.toBeDefined();
     await expect(jwtVerify(after, jwks)).resolves.toBeDefined();
+  });
+});
+
+describe('cli explain', () => {
+  it('prints, with --json, the verdict GET /admin/explain gives', async () => {
+    const grant = await consentWorld(server);
+    const source = await enrolDataSource(server, [grant.ids.definition]);
+    const scope = `uma_protection ${grant.definitionName}:read`;
+    const result = await runCli(['explain', '--client-id', grant.clientId, '--scope', scope, '--resource', source.resourceUri, '--json'], environment());
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const printed = JSON.parse(result.stdout);
+    const served = await request(server.adminUrl).get('/admin/explain').query({ client: grant.clientId, scope, resource: source.resourceUri }).set('Authorization', server.adminToken);
+    expect(printed).toEqual(served.body);
+    expect(printed).toMatchObject({ granted: true, aud: source.resourceUri });
+  });
+
+  it('prints the first missing link for a person', async () => {
+    const grant = await consentWorld(server);
+    const result = await runCli(['explain', '--client-id', grant.clientId, '--scope', `${grant.definitionName}:write`], environment());
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`${grant.clientId} is refused a token`);
+    expect(result.stdout).toContain('scope "write" is not bound');
+  });
+
+  it('fails with one line for an unknown client, and with the usage without --scope', async () => {
+    const unknown = await runCli(['explain', '--client-id', 'nobody-here', '--scope', 'read'], environment());
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr.trim().split('\n')).toEqual(['error: no client has client_id "nobody-here"']);
+    const usage = await runCli(['explain', '--client-id', 'nobody-here'], environment());
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('--scope is required');
   });
 });

@@ -24,8 +24,14 @@ describe('examples/blood-glucose.sh', () => {
     expect(first.stdout).toContain('"token_type":"Bearer"');
     expect(first.stdout).toContain('"resource_type": "blood-glucose-level"');
     expect(first.stdout).toContain('"typ": "at+jwt"');
-    // A second run reuses the resource definition it finds.
+    // The data source: explain grants for it, the token names it, and it finds the token active.
+    expect(first.stdout).toContain('{"granted":true,"lifetime":1800,"aud":"https://glucose-api.example/fhir"');
+    expect(first.stdout).toContain('"aud": "https://glucose-api.example/fhir"');
+    expect(first.stdout).toContain('{"active":true,"aud":"https://glucose-api.example/fhir"');
+    // A second run reuses the resource definition and the data source it finds.
     const second = await run(String(800_000_000 + Math.floor(Math.random() * 1_000_000) * 10));
+    expect(second.stderr).toBe('');
     expect(second.code).toBe(0);
+    expect(second.stdout).toContain('{"active":true,"aud":"https://glucose-api.example/fhir"');
   });
 });

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { add, freshIds, patchAdmin } from './support/admin.js';
+import { add, freshIds, patchAdmin, ref } from './support/admin.js';
 import { consentWorld, enrolDataSource, type ConsentGrant } from './support/consent.js';
 import { basic } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
@@ -52,23 +52,23 @@ describe('GET /admin/explain: every missing link, in the order the token endpoin
 
   it('2. no resource definition of that name', async () => {
     const grant = await consentWorld(server, { extraScopes: 'no-such-definition:read' });
-    await expectRefusedAlike(grant, 'no-such-definition:read', 'invalid_scope', /no resource-definition is named "no-such-definition"/);
+    await expectRefusedAlike(grant, 'no-such-definition:read', 'invalid_scope', /no resource definition named "no-such-definition"/);
   });
 
   it('3. no scope of that name in the definition', async () => {
     const grant = await consentWorld(server);
     await patchAdmin(server, [{ op: 'replace', path: `/uma-client/${grant.client}`, value: { type: 'uma-client', attributes: { allowedScopes: `${grant.definitionName}:delete` } } }]);
-    await expectRefusedAlike(grant, `${grant.definitionName}:delete`, 'invalid_scope', /has no scope named "delete"/);
+    await expectRefusedAlike(grant, `${grant.definitionName}:delete`, 'invalid_scope', /no scope named "delete" in resource definition/);
   });
 
   it('4. no requested resource of the client for the definition', async () => {
     const grant = await consentWorld(server, { ticket: false });
-    await expectRefusedAlike(grant, `${grant.definitionName}:read`, 'invalid_scope', /has no requested-resource for it/);
+    await expectRefusedAlike(grant, `${grant.definitionName}:read`, 'invalid_scope', /no requested resource of .* for resource definition/);
   });
 
   it('5. no requested-resource-scopes record binding the scope', async () => {
     const grant = await consentWorld(server);
-    await expectRefusedAlike(grant, `${grant.definitionName}:write`, 'invalid_scope', new RegExp(`scope "write" is not bound to requested resource ${grant.ids.resource} `));
+    await expectRefusedAlike(grant, `${grant.definitionName}:write`, 'invalid_scope', new RegExp(`no requested-resource-scopes record binds scope "write" to requested resource ${grant.ids.resource} `));
   });
 
   it('6. no combination with a capability ticket of the client', async () => {
@@ -80,7 +80,7 @@ describe('GET /admin/explain: every missing link, in the order the token endpoin
 
   it('7a. a resource that is no enrolled data source', async () => {
     const grant = await consentWorld(server);
-    await expectRefusedAlike(grant, `${grant.definitionName}:read`, 'invalid_target', /resource "https:\/\/nowhere.example" is not the resourceUri of any enrolled data-source/, ['https://nowhere.example']);
+    await expectRefusedAlike(grant, `${grant.definitionName}:read`, 'invalid_target', /resource "https:\/\/nowhere.example" is no enrolled data source/, ['https://nowhere.example']);
   });
 
   it('7b. a resource whose data source does not serve the definition', async () => {
@@ -88,12 +88,12 @@ describe('GET /admin/explain: every missing link, in the order the token endpoin
     const [other] = freshIds(1);
     await patchAdmin(server, [add('resource-definition', { id: other, attributes: { name: `weight-${other}` } })]);
     const elsewhere = await enrolDataSource(server, [other]);
-    await expectRefusedAlike(grant, `${grant.definitionName}:read`, 'invalid_target', /does not serve resource-definition/, [elsewhere.resourceUri]);
+    await expectRefusedAlike(grant, `${grant.definitionName}:read`, 'invalid_target', /does not serve resource definition/, [elsewhere.resourceUri]);
   });
 
   it('reports the earliest missing link when several are missing', async () => {
     const grant = await consentWorld(server, { ticket: false });
-    await expectRefusedAlike(grant, `${grant.definitionName}:read`, 'invalid_scope', /has no requested-resource/, ['https://nowhere.example']);
+    await expectRefusedAlike(grant, `${grant.definitionName}:read`, 'invalid_scope', /no requested resource of/, ['https://nowhere.example']);
   });
 });
 
@@ -122,6 +122,19 @@ describe('GET /admin/explain: a granted request', () => {
     const claims = claimsOf((await ask(grant, scope)).body.access_token);
     expect(claims.exp - claims.iat).toBe(verdict.lifetime);
     expect(claims.aud).toEqual(verdict.aud);
+  });
+
+  it('lists every combination of a covering requested resource, the first ticket speaking for it', async () => {
+    const grant = await consentWorld(server);
+    const [ticket, combination] = freshIds(2);
+    const added = await patchAdmin(server, [
+      add('capability-ticket', { id: ticket, attributes: { ticketId: `ticket-${ticket}`, ticketName: 'Second' }, relationships: { purpose: ref('purpose', grant.ids.purpose), umaClient: ref('uma-client', grant.client) } }),
+      add('requested-resources-capability-tickets', { id: combination, relationships: { capabilityTicket: ref('capability-ticket', ticket), requestedResource: ref('requested-resource', grant.ids.resource) } }),
+    ]);
+    expect(added.status).toBe(200);
+    const [covering] = (await explain({ client: grant.clientId, scope: `${grant.definitionName}:read` })).body.scopes[0].covering;
+    expect(covering.requestedResourcesCapabilityTickets).toEqual([String(grant.combination), String(combination)]);
+    expect(covering.capabilityTicket.ticketId).toBe(grant.ticketId);
   });
 
   it('gives the issuer as aud when no data source serves the definition, as the token does', async () => {
@@ -187,6 +200,9 @@ describe('GET /admin/explain: refused requests', () => {
     ['an empty scope', { client: 'x', scope: '' }],
     ['a malformed scope', { client: 'x', scope: 'a  b' }],
     ['a client given twice', { client: ['x', 'y'], scope: 'read' }],
+    ['a NUL character in the client', { client: 'x\u0000y', scope: 'read' }],
+    ['a NUL character in a resource', { client: 'x', scope: 'read', resource: 'https://a.example/\u0000' }],
+    ['eleven resources', { client: 'x', scope: 'read', resource: Array.from({ length: 11 }, (_, index) => `https://r${index}.example`) }],
   ])('answers 400 for %s', async (_, query) => {
     const response = await explain(query as Record<string, string>);
     expect(response.status).toBe(400);

@@ -52,7 +52,7 @@ const hostileJson = fc.letrec((tie) => ({
     fc.double(),
     fc.constantFrom(1e308, -1, 0, 2 ** 31, 2 ** 53 + 1, null, true, [], {}),
     fc.array(tie('value'), { maxLength: 4 }),
-    fc.dictionary(fc.oneof(nasty, fc.constantFrom('__proto__', 'constructor', 'grant_type', 'scope', 'client_id', 'client_secret', 'token')), tie('value'), { maxKeys: 4 }),
+    fc.dictionary(fc.oneof(nasty, fc.constantFrom('__proto__', 'constructor', 'grant_type', 'scope', 'client_id', 'client_secret', 'token', 'resource')), tie('value'), { maxKeys: 4 }),
   ),
 })).value;
 const deeplyNested = fc.integer({ min: 100, max: 5000 }).map((depth) => '['.repeat(depth) + ']'.repeat(depth));
@@ -63,7 +63,7 @@ const contentTypes = fc.constantFrom(
 const bodies = fc.oneof(
   hostileJson.map((value) => JSON.stringify(value)),
   deeplyNested,
-  fc.array(fc.tuple(fc.constantFrom('grant_type', 'scope', 'client_id', 'client_secret', 'token', 'token_type_hint', '__proto__', 'refresh_token'), nasty), { maxLength: 6 })
+  fc.array(fc.tuple(fc.constantFrom('grant_type', 'scope', 'client_id', 'client_secret', 'token', 'token_type_hint', '__proto__', 'refresh_token', 'resource', 'resource'), nasty), { maxLength: 6 })
     .map((pairs) => pairs.map(([name, value]) => `${percentEncode(name)}=${percentEncode(value)}`).join('&')),
   fc.uint8Array({ maxLength: 400 }).map((bytes) => Buffer.from(bytes).toString('latin1')),
   fc.constant('grant_type=client_credentials&grant_type=client_credentials&scope=read'),
@@ -110,7 +110,7 @@ describe.each(['/oauth2/token', '/oauth2/introspect', '/oauth2/revoke'])('fuzzin
 });
 
 describe('fuzzing the admin interface', () => {
-  const types = fc.constantFrom('purpose', 'capability-ticket', 'requested-resource', 'requested-resource-scopes', 'requested-resources-capability-tickets', 'uma-client', 'resource-definition', 'scope', 'audit-event', 'nothing', '__proto__');
+  const types = fc.constantFrom('purpose', 'capability-ticket', 'requested-resource', 'requested-resource-scopes', 'requested-resources-capability-tickets', 'uma-client', 'resource-definition', 'scope', 'data-source', 'data-source-resource-definitions', 'audit-event', 'explain', 'nothing', '__proto__');
   // A valid template with exactly one defect, so that no case can succeed.
   const brokenOperations = fc.tuple(types, hostileJson, fc.constantFrom('op', 'path', 'value', 'type', 'attributes', 'relationships', 'id')).map(([type, junk, where]) => {
     const operation: Record<string, unknown> = { op: 'add', path: `/${type}`, value: { type, attributes: { name: '\u0000' }, relationships: { purpose: ref('purpose', 2_000_000_123) } } };
@@ -143,6 +143,15 @@ describe('fuzzing the admin interface', () => {
         const response = await request(server.adminUrl)[method](path).set('Authorization', server.adminToken).set('Content-Type', JSON_API).send(body);
         record(response.status);
         if (method !== 'get') expect(response.status).toBeGreaterThanOrEqual(400);
+      }), { numRuns: CASES_PER_ENDPOINT });
+    });
+  });
+
+  it(`answers ${CASES_PER_ENDPOINT} malformed explain queries with 4xx (or a verdict), changing nothing`, async () => {
+    const parameter = fc.tuple(fc.constantFrom('client', 'scope', 'resource', 'include', '__proto__'), nasty).map(([name, value]) => `${name}=${percentEncode(value)}`);
+    await assertNothingChanged(async () => {
+      await fc.assert(fc.asyncProperty(fc.array(parameter, { maxLength: 6 }), async (parameters) => {
+        record((await request(server.adminUrl).get(`/admin/explain?${parameters.join('&')}`).set('Authorization', server.adminToken)).status);
       }), { numRuns: CASES_PER_ENDPOINT });
     });
   });

@@ -43,9 +43,13 @@ export class ExplainController {
   }
 }
 
+// Control characters (NUL above all) never reach the database: PostgreSQL refuses NUL in text.
+const CONTROL = /[\x00-\x1f\x7f]/;
+
 function single(value: unknown, name: string): string {
   if (value === undefined || value === '') throw malformed(`the ${name} query parameter is required`);
   if (typeof value !== 'string') throw malformed(`give the ${name} query parameter once`);
+  if (CONTROL.test(value)) throw malformed(`the ${name} query parameter contains a control character`);
   return value;
 }
 
@@ -62,6 +66,7 @@ function resourcesOf(value: unknown): string[] {
   const values = value === undefined ? [] : Array.isArray(value) ? value : [value];
   if (!values.every((item) => typeof item === 'string')) throw malformed('resource must be a plain query parameter (repeatable)');
   const resources = (values as string[]).filter((item) => item !== '');
+  if (resources.some((item) => CONTROL.test(item))) throw malformed('a resource query parameter contains a control character');
   if (resources.length > MAX_RESOURCES) throw malformed(`at most ${MAX_RESOURCES} resource parameters`);
   return resources;
 }

@@ -59,13 +59,13 @@ describe('decideAccess', () => {
   });
 
   it.each([
-    ['an unknown definition', facts({ allowedScopes: new Set(['bone:read']) }), ['bone:read'], [], 'invalid_scope', 'no resource-definition is named "bone"'],
-    ['a scope the definition lacks', facts({ allowedScopes: new Set(['glucose:delete']) }), ['glucose:delete'], [], 'invalid_scope', 'resource-definition "glucose" has no scope named "delete"'],
-    ['no requested resource', facts(), ['weight:read'], [], 'invalid_scope', 'glucose-app has no requested-resource for it'],
-    ['no binding', facts(), ['glucose:write'], [], 'invalid_scope', 'scope "write" is not bound to requested resource 30 of glucose-app'],
+    ['an unknown definition', facts({ allowedScopes: new Set(['bone:read']) }), ['bone:read'], [], 'invalid_scope', 'no resource definition named "bone"'],
+    ['a scope the definition lacks', facts({ allowedScopes: new Set(['glucose:delete']) }), ['glucose:delete'], [], 'invalid_scope', 'no scope named "delete" in resource definition "glucose"'],
+    ['no requested resource', facts(), ['weight:read'], [], 'invalid_scope', 'no requested resource of glucose-app for resource definition "weight"'],
+    ['no binding', facts(), ['glucose:write'], [], 'invalid_scope', 'no requested-resource-scopes record binds scope "write" to requested resource 30 of glucose-app'],
     ['no combination', facts({ held: [{ ...glucose, combinations: [] }] }), ['glucose:read'], [], 'invalid_scope', 'combines a capability ticket of glucose-app with requested resource 30'],
-    ['an unknown resource', facts(), ['glucose:read'], ['https://x.example'], 'invalid_target', 'resource "https://x.example" is not the resourceUri'],
-    ['a resource not serving the definition', facts(), ['glucose:read'], ['https://idp.example'], 'invalid_target', 'does not serve resource-definition "glucose"'],
+    ['an unknown resource', facts(), ['glucose:read'], ['https://x.example'], 'invalid_target', 'resource "https://x.example" is no enrolled data source'],
+    ['a resource not serving the definition', facts(), ['glucose:read'], ['https://idp.example'], 'invalid_target', 'does not serve resource definition "glucose"'],
   ])('refuses %s, naming it', (_, given, scopes, resources, error, text) => {
     const { verdict, refusal } = decide(scopes, resources, given);
     expect(refusal?.error).toBe(error);

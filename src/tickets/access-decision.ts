@@ -122,15 +122,15 @@ function checkResourceScope(wanted: ResourceScope, resources: string[], facts: A
     covered: [],
   });
   const definition = facts.definitions.get(wanted.definition);
-  if (!definition) return refused(`no resource-definition is named "${wanted.definition}"`);
-  if (!definition.scopes.has(wanted.scope)) return refused(`resource-definition "${wanted.definition}" has no scope named "${wanted.scope}"`);
+  if (!definition) return refused(`no resource definition named "${wanted.definition}"`);
+  if (!definition.scopes.has(wanted.scope)) return refused(`no scope named "${wanted.scope}" in resource definition "${wanted.definition}"`);
   const ofDefinition = facts.held.filter((resource) => resource.definition === wanted.definition);
   if (ofDefinition.length === 0) {
-    return refused(`no consent ticket of this client covers resource type "${wanted.definition}": ${facts.clientId} has no requested-resource for it`);
+    return refused(`no requested resource of ${facts.clientId} for resource definition "${wanted.definition}": no consent ticket of this client covers resource type "${wanted.definition}"`);
   }
   const binding = ofDefinition.filter((resource) => resource.bindings.has(wanted.scope));
   if (binding.length === 0) {
-    return refused(`scope "${wanted.scope}" is not bound to requested resource ${idList(ofDefinition)} of ${facts.clientId} by any requested-resource-scopes record`);
+    return refused(`no requested-resource-scopes record binds scope "${wanted.scope}" to requested resource ${idList(ofDefinition)} of ${facts.clientId}: scope "${wanted.scope}" is not bound to resource type "${wanted.definition}" by any consent ticket of this client`);
   }
   const combined = binding.filter((resource) => resource.combinations.length > 0);
   if (combined.length === 0) {
@@ -140,7 +140,7 @@ function checkResourceScope(wanted: ResourceScope, resources: string[], facts: A
     const dataSource = facts.dataSources.get(uri);
     if (!dataSource) return refused(noDataSource(uri), 'target');
     if (!dataSource.serves.has(wanted.definition)) {
-      return refused(`resource "${uri}": that data-source does not serve resource-definition "${wanted.definition}"`, 'target');
+      return refused(`resource "${uri}" does not serve resource definition "${wanted.definition}": no data-source-resource-definitions record pairs them`, 'target');
     }
   }
   return {
@@ -169,7 +169,7 @@ function audienceOf(resources: string[], resourceScopes: ResourceScope[], facts:
 }
 
 function noDataSource(uri: string): string {
-  return `resource "${uri}" is not the resourceUri of any enrolled data-source`;
+  return `resource "${uri}" is no enrolled data source: no data-source has that resourceUri`;
 }
 
 function idList(resources: HeldResource[]): string {

@@ -26,6 +26,10 @@ const TOKEN_REQUEST = {
     scope: { type: 'string', description: 'space-separated scopes; `<definition>:<scope>` needs a consent ticket', example: 'read' },
     client_id: { type: 'string', description: 'client_secret_post only' },
     client_secret: { type: 'string', description: 'client_secret_post only', format: 'password' },
+    resource: {
+      oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, maxItems: 10 }],
+      description: 'RFC 8707 resource indicators (repeatable): enrolled data sources; they become the aud',
+    },
   },
 };
 
@@ -71,7 +75,7 @@ export class TokensController {
       },
     },
   })
-  @ApiResponse({ status: 400, description: 'invalid_request, unauthorized_client, unsupported_grant_type, invalid_scope', schema: OAUTH_ERROR })
+  @ApiResponse({ status: 400, description: 'invalid_request, unauthorized_client, unsupported_grant_type, invalid_scope, invalid_target', schema: OAUTH_ERROR })
   @ApiResponse({ status: 401, description: 'invalid_client', schema: OAUTH_ERROR })
   @ApiResponse({ status: 413, description: 'body over 16 KiB (invalid_request)', schema: OAUTH_ERROR })
   @ApiResponse({ status: 429, description: 'too_many_requests, with Retry-After', schema: OAUTH_ERROR })

@@ -1,0 +1,23 @@
+import type { ScopeVerdict, Verdict } from './access-decision.js';
+
+/** An access verdict for an operator's terminal (CLI `explain` without --json). */
+export function verdictText(verdict: Verdict): string {
+  const audience = Array.isArray(verdict.aud) ? verdict.aud.join(' ') : verdict.aud;
+  const lines = [
+    verdict.granted
+      ? `${verdict.client} gets a token for "${verdict.scope}": lifetime ${verdict.lifetime} s, aud ${audience}`
+      : `${verdict.client} is refused a token for "${verdict.scope}"`,
+    ...verdict.scopes.map(scopeLine),
+  ];
+  if (verdict.missing !== undefined) lines.push(`  missing: ${verdict.missing}`);
+  return lines.join('\n') + '\n';
+}
+
+function scopeLine(entry: ScopeVerdict): string {
+  if (!entry.granted) return `  ${entry.scope}: refused, ${entry.missing}`;
+  const covering = (entry.covering ?? []).map((record) =>
+    `\n    requested resource ${record.requestedResource.id} (${record.requestedResource.requestedResourceId}, at most ${record.requestedResource.maxPermissionDuration} s)` +
+    `, ticket ${record.capabilityTicket.ticketId} "${record.capabilityTicket.ticketName}", purpose "${record.purpose.name}"` +
+    `, requested-resource-scopes ${record.requestedResourceScopes.join(', ')}, combinations ${record.requestedResourcesCapabilityTickets.join(', ')}`);
+  return `  ${entry.scope}: granted${covering.join('')}`;
+}
