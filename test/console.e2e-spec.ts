@@ -4,7 +4,7 @@ import request from 'supertest';
 import type { Browser, Page } from 'playwright-core';
 import { expect as expectPage } from './support/page-expect.js';
 import { add, getAdmin, patchAdmin, ref, rowCounts } from './support/admin.js';
-import { launchChromium, openScreen, openTab, PHONE, screenshot, signIn } from './support/browser.js';
+import { launchChromium, openScreen, openTab, PHONE, screenshot, signIn, takeRequestedUrls } from './support/browser.js';
 import { basic } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
@@ -19,6 +19,14 @@ let browser: Browser;
 beforeAll(async () => {
   server = await startTestApp();
   browser = await launchChromium();
+});
+
+// API.md §13: no request leaves the admin listener, and the admin token is never in a URL.
+afterEach(() => {
+  for (const url of takeRequestedUrls()) {
+    expect(new URL(url).origin).toBe(server.adminUrl);
+    expect(url).not.toContain(server.adminToken);
+  }
 });
 
 afterAll(async () => {
@@ -179,7 +187,10 @@ describe('the console', () => {
     await page.getByRole('button', { name: 'Enrol client' }).click();
     const secret = await page.getByLabel('Client secret').inputValue();
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43,}$/);
-    await expectPage(page.getByRole('button', { name: 'Copy secret' })).toBeVisible();
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.adminUrl });
+    await page.getByRole('button', { name: 'Copy secret' }).click();
+    await expectPage(page.getByText('Copied to the clipboard.')).toBeVisible();
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(secret);
     await expectPage(page.getByRole('rowheader', { name: clientId })).toBeVisible();
     await screenshot(page, 'clients');
     await tokenRequest(clientId, secret, 'read').expect(200);

@@ -14,12 +14,22 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
 }
 
+const seen: string[] = [];
+
+/** Every URL any tab requested since the last call (each test checks where its tabs went). */
+export function takeRequestedUrls(): string[] {
+  return seen.splice(0, seen.length);
+}
+
 /** A fresh tab (own storage) that records every request it makes. */
 export async function openTab(browser: Browser, viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page; requests: Request[] }> {
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   const requests: Request[] = [];
-  page.on('request', (request) => requests.push(request));
+  page.on('request', (request) => {
+    requests.push(request);
+    seen.push(request.url());
+  });
   return { context, page, requests };
 }
 
