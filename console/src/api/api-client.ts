@@ -64,7 +64,6 @@ export class ApiClient {
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
       credentials: 'omit',
-      cache: 'no-store',
       referrerPolicy: 'no-referrer',
     });
     const answer: unknown = response.status === 204 ? undefined : await response.json().catch(() => undefined);
