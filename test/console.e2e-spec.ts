@@ -392,6 +392,13 @@ describe('the console', () => {
     await page.getByRole('button', { name: 'Explain' }).click();
     await expectPage(page.getByRole('heading', { name: 'Refused' })).toBeVisible();
     await expectPage(page.getByRole('listitem').filter({ hasText: `${definition}:write` })).toContainText('refused');
+
+    // A resource indicator no data source answers to: refused, and the verdict says why.
+    await page.getByLabel('Scopes').fill(`${definition}:read`);
+    await page.getByLabel('Resources').fill('https://nowhere.example/api');
+    await page.getByRole('button', { name: 'Explain' }).click();
+    await expectPage(page.getByRole('heading', { name: 'Refused' })).toBeVisible();
+    await expectPage(page.getByText(/nowhere.example\/api" is no enrolled data source/)).toBeVisible();
     await context.close();
   });
 
