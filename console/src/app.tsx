@@ -49,6 +49,12 @@ export function App() {
   useEffect(() => {
     document.title = api ? `${screen.title} · Authorization server console` : 'Sign in · Authorization server console';
   }, [api, screen]);
+  // After a move to another screen, keyboard and screen-reader users start at its content.
+  const [moved, setMoved] = useState(false);
+  useEffect(() => {
+    if (moved) document.getElementById('main')?.focus();
+    setMoved(true);
+  }, [path]);
 
   if (!api) {
     return <SignInScreen notice={notice} onSignedIn={(value) => { keepToken(value); setNotice(undefined); setToken(value); }} />;

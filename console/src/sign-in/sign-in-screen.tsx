@@ -23,7 +23,7 @@ export function SignInScreen(props: { notice?: string; onSignedIn: (token: strin
       const message = !(error instanceof ApiError)
         ? 'The server could not be reached. Try again.'
         : error.status === 401
-          ? 'That admin token was refused: it is not the token of this server.'
+          ? 'Wrong admin token: the server refused it. Check it and try again.'
           : error.status === 429
             ? 'Too many wrong tokens from this address: wait a minute, then try again.'
             : error.message;
