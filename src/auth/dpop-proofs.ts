@@ -1,0 +1,88 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { calculateJwkThumbprint, compactVerify, decodeProtectedHeader, EmbeddedJWK, type JWK } from 'jose';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { DPOP_ALGORITHMS, MAX_PROOF_AHEAD_SECONDS, MAX_PROOF_AGE_SECONDS, checkProofClaims, checkProofHeader, invalidProof } from '../oauth/dpop-proof-claims.js';
+import { OAuthError } from '../oauth/oauth-error.js';
+import { DpopNonces } from './dpop-nonces.js';
+import { ReplayStore } from './replay-store.js';
+
+/** A valid proof: the RFC 7638 thumbprint of its key, for `cnf.jkt`. */
+export type DpopProof = { jkt: string };
+
+const ALGORITHMS = [...DPOP_ALGORITHMS];
+
+/**
+ * Checks a DPoP proof at the token endpoint (RFC 9449 §4.3, API.md §10). `htu` is the token
+ * endpoint URL derived from ISSUER, never from the request's Host or X-Forwarded-* headers.
+ * The jti is used up (on every instance) only once everything else, nonce included, passed.
+ */
+@Injectable()
+export class DpopProofs {
+  private readonly tokenEndpoint: string;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly nonces: DpopNonces,
+    private readonly replays: ReplayStore,
+  ) {
+    this.tokenEndpoint = `${config.issuer}/oauth2/token`;
+  }
+
+  get noncesRequired(): boolean {
+    return this.config.dpopNonce;
+  }
+
+  async check(headerValue: string | string[], method: string): Promise<DpopProof> {
+    try {
+      return await this.checkProof(headerValue, method);
+    } catch (error) {
+      // A client refused while nonces are on learns the current one at once.
+      if (this.config.dpopNonce && error instanceof OAuthError) error.headers['DPoP-Nonce'] = await this.nonces.current();
+      throw error;
+    }
+  }
+
+  /** The nonce to hand out with every token response when DPOP_NONCE is on. */
+  freshNonce(): Promise<string> {
+    return this.nonces.current();
+  }
+
+  private async checkProof(headerValue: string | string[], method: string): Promise<DpopProof> {
+    // Node joins repeated headers with ", "; a JWT never contains a comma.
+    if (Array.isArray(headerValue) || headerValue.includes(',')) throw invalidProof('send exactly one DPoP header');
+    let header: Record<string, unknown>;
+    try {
+      header = decodeProtectedHeader(headerValue);
+    } catch {
+      throw invalidProof('the DPoP header is not a JWT');
+    }
+    checkProofHeader(header);
+    let payloadBytes: Uint8Array;
+    try {
+      ({ payload: payloadBytes } = await compactVerify(headerValue, EmbeddedJWK, { algorithms: ALGORITHMS }));
+    } catch {
+      throw invalidProof('the proof\'s signature does not verify with its "jwk"');
+    }
+    const payload = parseObject(payloadBytes);
+    const now = Math.floor(Date.now() / 1000);
+    const claims = checkProofClaims(payload, { htm: method, htu: this.tokenEndpoint, now });
+    if (this.config.dpopNonce && (claims.nonce === undefined || !(await this.nonces.isValid(claims.nonce)))) {
+      throw new OAuthError('use_dpop_nonce', claims.nonce === undefined ? 'DPoP: a server nonce is required' : 'DPoP: the nonce is stale or unknown: use the one in the DPoP-Nonce header');
+    }
+    const jkt = await calculateJwkThumbprint(header.jwk as JWK, 'sha256');
+    // Seen once per key within the window its iat allows.
+    const expiresAt = Math.max(claims.iat, now) + MAX_PROOF_AGE_SECONDS + MAX_PROOF_AHEAD_SECONDS;
+    if (!(await this.replays.firstUse('dpop', jkt, claims.jti, expiresAt))) throw invalidProof('the proof\'s "jti" has already been used');
+    return { jkt };
+  }
+}
+
+function parseObject(bytes: Uint8Array): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(new TextDecoder().decode(bytes));
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // Refused below.
+  }
+  throw invalidProof('the proof\'s payload is not a JSON object');
+}
