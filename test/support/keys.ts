@@ -59,3 +59,20 @@ export function withOverrides(base: Record<string, unknown>, overrides: Record<s
 export function claimsOf(jwt: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8'));
 }
+
+/**
+ * A DPoP proof (RFC 9449 §4.2) for POST to `htu`, its public key in the header. `claims` and
+ * `header` override or (with undefined) remove members.
+ */
+export async function dpopProof(
+  key: ClientKey,
+  htu: string,
+  claims: Record<string, unknown> = {},
+  header: Record<string, unknown> = {},
+): Promise<string> {
+  const { kid: _kid, alg: _alg, use: _use, ...publicJwk } = key.jwk;
+  const payload = withOverrides({ htm: 'POST', htu, iat: Math.floor(Date.now() / 1000), jti: randomUUID() }, claims);
+  return new SignJWT(payload as JWTPayload)
+    .setProtectedHeader(withOverrides({ alg: key.alg, typ: 'dpop+jwt', jwk: publicJwk }, header) as { alg: string })
+    .sign(key.privateKey);
+}
