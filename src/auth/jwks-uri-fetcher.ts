@@ -19,7 +19,8 @@ export class JwksUnavailable extends Error {}
 type Entry = {
   keys?: KeySet;
   freshUntil: number;
-  fetchedAt: number;
+  /** When an unknown kid last caused a fetch (regular fetches do not count). */
+  refetchedAt: number;
   pending?: Promise<KeySet>;
 };
 
@@ -47,7 +48,8 @@ export class JwksUriFetcher {
   async refetched(clientId: string, uri: string): Promise<KeySet | undefined> {
     const entry = this.entries.get(cacheKey(clientId, uri));
     if (entry?.pending) return entry.pending;
-    if (entry && Date.now() - entry.fetchedAt < REFETCH_INTERVAL_MS) return undefined;
+    if (entry && Date.now() - entry.refetchedAt < REFETCH_INTERVAL_MS) return undefined;
+    if (entry) entry.refetchedAt = Date.now();
     return this.fetchShared(clientId, uri);
   }
 
@@ -57,11 +59,10 @@ export class JwksUriFetcher {
     if (entry?.pending) return entry.pending;
     if (!entry) {
       if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-      entry = { freshUntil: 0, fetchedAt: 0 };
+      entry = { freshUntil: 0, refetchedAt: 0 };
       this.entries.set(key, entry);
     }
     const current = entry;
-    current.fetchedAt = Date.now();
     const pending = this.download(uri).then(
       ({ keys, freshForMs }) => {
         current.keys = keys;
