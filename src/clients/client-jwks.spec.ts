@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { JwksError, validateJwks } from './client-jwks.js';
 
 const publicJwk = (type: 'ec' | 'ed25519' | 'rsa', options: object = {}) =>
-  (generateKeyPairSync(type as never, options as never) as { publicKey: KeyObject }).publicKey.export({ format: 'jwk' }) as Record<string, unknown>;
+  (generateKeyPairSync(type as never, options as never) as unknown as { publicKey: KeyObject }).publicKey.export({ format: 'jwk' }) as Record<string, unknown>;
 const ec = { ...publicJwk('ec', { namedCurve: 'P-256' }), kid: 'ec' };
 const ed = { ...publicJwk('ed25519'), kid: 'ed' };
 const rsa = { ...publicJwk('rsa', { modulusLength: 2048 }), kid: 'rsa', alg: 'PS256' };
