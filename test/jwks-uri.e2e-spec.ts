@@ -52,6 +52,9 @@ afterAll(async () => {
   await keys.stop();
 });
 
+// Failed authentications from 127.0.0.1 add up across tests; each test starts from none.
+beforeEach(() => server.dataSource.query('TRUNCATE auth_failure'));
+
 async function askWithKey(target: TestApp, key: ClientKey, clientId: string, header: Record<string, unknown> = {}) {
   return request(target.url).post('/oauth2/token').type('form').send({
     grant_type: 'client_credentials', scope: 'read', client_assertion_type: ASSERTION_TYPE,

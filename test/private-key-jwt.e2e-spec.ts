@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import * as oidc from 'openid-client';
 import { createRemoteJWKSet, jwtVerify, SignJWT } from 'jose';
+import { FAILURES_PER_CLIENT } from '../src/auth/auth-throttle.js';
 import { add, patchAdmin, rowCounts } from './support/admin.js';
 import { basic, createClient } from './support/factories.js';
 import { ASSERTION_TYPE, assertion, claimsOf, clientKey, createKeyClient, type ClientKey } from './support/keys.js';
@@ -18,6 +19,9 @@ beforeAll(async () => {
 });
 
 afterAll(() => server.close());
+
+// Failed authentications from 127.0.0.1 add up across tests; each test starts from none.
+beforeEach(() => server.dataSource.query('TRUNCATE auth_failure'));
 
 function tokenRequest(target: TestApp, form: Record<string, string>) {
   return request(target.url).post('/oauth2/token').type('form').send({ grant_type: 'client_credentials', scope: 'read', ...form });
@@ -197,6 +201,20 @@ describe('private_key_jwt refused: 401 invalid_client naming the check, jti not 
     const response = await tokenRequest(server, {}).set('Authorization', basic(clientId, 'guessed-secret-value'));
     expect(response.status).toBe(401);
     expect(response.body.error).toBe('invalid_client');
+  });
+});
+
+describe('brute-force limits for assertions', () => {
+  it(`answers 429 with Retry-After after ${FAILURES_PER_CLIENT} refused assertions of one client`, async () => {
+    const holder = await clientKey('ES256');
+    const id = await createKeyClient(server.app, holder);
+    for (let index = 0; index < FAILURES_PER_CLIENT; index += 1) {
+      expect((await withAssertion(await assertion(holder, id, server.url, { aud: 'https://elsewhere.example' }))).status).toBe(401);
+    }
+    const blocked = await withAssertion(await assertion(holder, id, server.url));
+    expect(blocked.status).toBe(429);
+    expect(blocked.body.error).toBe('too_many_requests');
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
   });
 });
 
