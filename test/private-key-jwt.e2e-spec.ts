@@ -205,16 +205,26 @@ describe('private_key_jwt refused: 401 invalid_client naming the check, jti not 
 });
 
 describe('brute-force limits for assertions', () => {
+  const refusedAssertion = (holder: ClientKey, id: string) => assertion(holder, id, server.url, { aud: 'https://elsewhere.example' });
+
   it(`answers 429 with Retry-After after ${FAILURES_PER_CLIENT} refused assertions of one client`, async () => {
     const holder = await clientKey('ES256');
     const id = await createKeyClient(server.app, holder);
     for (let index = 0; index < FAILURES_PER_CLIENT; index += 1) {
-      expect((await withAssertion(await assertion(holder, id, server.url, { aud: 'https://elsewhere.example' }))).status).toBe(401);
+      expect((await withAssertion(await refusedAssertion(holder, id))).status).toBe(401);
     }
-    const blocked = await withAssertion(await assertion(holder, id, server.url));
+    const blocked = await withAssertion(await refusedAssertion(holder, id));
     expect(blocked.status).toBe(429);
     expect(blocked.body.error).toBe('too_many_requests');
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('still lets a valid assertion through past the limit: an attacker cannot lock the client out', async () => {
+    const holder = await clientKey('ES256');
+    const id = await createKeyClient(server.app, holder);
+    for (let index = 0; index <= FAILURES_PER_CLIENT; index += 1) await withAssertion(await refusedAssertion(holder, id));
+    expect((await withAssertion(await refusedAssertion(holder, id))).status).toBe(429);
+    expect((await withAssertion(await assertion(holder, id, server.url))).status).toBe(200);
   });
 });
 

@@ -35,26 +35,28 @@ export class ClientAssertionAuthenticator {
 
   async authenticate(parameters: TokenParameters, sourceAddress: string, beforeConsume?: BeforeConsume): Promise<ClientRecord> {
     const { assertion, clientId } = readAssertion(parameters);
-    const [wait, outcome] = await Promise.all([
-      this.throttle.blockedFor(clientId, sourceAddress),
-      this.verify(assertion, clientId).then(
-        (verified) => ({ verified }),
-        (error: unknown) => ({ error }),
-      ),
-    ]);
-    if (wait !== undefined) throw OAuthError.tooManyRequests(wait);
     try {
-      if ('error' in outcome) throw outcome.error;
-      const { client, jti, exp } = outcome.verified;
+      const { client, jti, exp } = await this.verify(assertion, clientId);
       beforeConsume?.(client);
       if (!(await this.replays.firstUse('client-assertion', client.clientId, jti, exp))) {
         throw refused('the assertion\'s "jti" has already been used');
       }
       return client;
     } catch (error) {
-      if (error instanceof OAuthError && error.code === 'invalid_client') await this.throttle.recordFailure(clientId, sourceAddress);
+      if (error instanceof OAuthError && error.code === 'invalid_client') await this.countFailure(clientId, sourceAddress);
       throw error;
     }
+  }
+
+  /**
+   * API.md §4 limits, counted only when an assertion fails: a valid signature cannot be guessed,
+   * so (like a recently verified secret) it passes without a look at the counters, and a working
+   * client cannot be locked out. Past either limit a failure is answered 429.
+   */
+  private async countFailure(clientId: string, sourceAddress: string): Promise<void> {
+    const wait = await this.throttle.blockedFor(clientId, sourceAddress);
+    if (wait !== undefined) throw OAuthError.tooManyRequests(wait);
+    await this.throttle.recordFailure(clientId, sourceAddress);
   }
 
   private async verify(assertion: string, clientId: string): Promise<{ client: ClientRecord; jti: string; exp: number }> {
