@@ -173,6 +173,38 @@ describe('DPoP proofs refused: 400 invalid_dpop_proof', () => {
   });
 });
 
+describe('an assertion and a proof are used up together, all or none', () => {
+  let key: ClientKey;
+  let id: string;
+  const send = (jwt: string, proof: string) => request(server.url).post('/oauth2/token').set('DPoP', proof).type('form')
+    .send({ grant_type: 'client_credentials', scope: 'read', client_assertion_type: ASSERTION_TYPE, client_assertion: jwt });
+
+  beforeAll(async () => {
+    key = await clientKey('ES256');
+    id = await createKeyClient(server.app, key);
+  });
+
+  it('refuses a replayed proof without using up the fresh assertion sent with it', async () => {
+    const proof = await dpopProof(proofKey, tokenEndpoint);
+    expect((await send(await assertion(key, id, server.url), proof)).status).toBe(200);
+    const jwt = await assertion(key, id, server.url);
+    const replay = await send(jwt, proof);
+    expect(replay.status).toBe(400);
+    expect(replay.body.error).toBe('invalid_dpop_proof');
+    expect((await send(jwt, await dpopProof(proofKey, tokenEndpoint))).status).toBe(200);
+  });
+
+  it('refuses a replayed assertion without using up the fresh proof sent with it', async () => {
+    const jwt = await assertion(key, id, server.url);
+    expect((await send(jwt, await dpopProof(proofKey, tokenEndpoint))).status).toBe(200);
+    const proof = await dpopProof(proofKey, tokenEndpoint);
+    const replay = await send(jwt, proof);
+    expect(replay.status).toBe(401);
+    expect(replay.body.error).toBe('invalid_client');
+    expect((await send(await assertion(key, id, server.url), proof)).status).toBe(200);
+  });
+});
+
 describe('DPoP on two instances of one database', () => {
   let second: TestApp;
 

@@ -11,6 +11,7 @@ import type { TokenParameters } from '../oauth/token-request.js';
 import { AuthThrottle } from './auth-throttle.js';
 import { ClientKeys } from './client-keys.js';
 import { JwksUnavailable, type KeySet } from './jwks-uri-fetcher.js';
+import { DpopProofs, type DpopProof } from './dpop-proofs.js';
 import { ReplayStore } from './replay-store.js';
 
 const ALGORITHMS = [...ASSERTION_ALGORITHMS];
@@ -31,16 +32,19 @@ export class ClientAssertionAuthenticator {
     private readonly keys: ClientKeys,
     private readonly replays: ReplayStore,
     private readonly throttle: AuthThrottle,
+    private readonly proofs: DpopProofs,
   ) {}
 
-  async authenticate(parameters: TokenParameters, sourceAddress: string, beforeConsume?: BeforeConsume): Promise<ClientRecord> {
+  /** `proof`: a checked DPoP proof whose jti is used up together with the assertion's, all or none. */
+  async authenticate(parameters: TokenParameters, sourceAddress: string, beforeConsume?: BeforeConsume, proof?: DpopProof): Promise<ClientRecord> {
     const { assertion, clientId } = readAssertion(parameters);
     try {
       const { client, jti, exp } = await this.verify(assertion, clientId);
       beforeConsume?.(client);
-      if (!(await this.replays.firstUse('client-assertion', client.clientId, jti, exp))) {
-        throw refused('the assertion\'s "jti" has already been used');
-      }
+      const assertionUse = { kind: 'client-assertion', namespace: client.clientId, jti, expiresAt: exp };
+      const replayed = await this.replays.useOnce(proof ? [proof.use, assertionUse] : [assertionUse]);
+      if (proof && replayed === 0) throw await this.proofs.replayed();
+      if (replayed !== -1) throw refused('the assertion\'s "jti" has already been used');
       return client;
     } catch (error) {
       if (error instanceof OAuthError && error.code === 'invalid_client') await this.countFailure(clientId, sourceAddress);

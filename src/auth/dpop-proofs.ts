@@ -4,17 +4,21 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DPOP_ALGORITHMS, MAX_PROOF_AHEAD_SECONDS, MAX_PROOF_AGE_SECONDS, checkProofClaims, checkProofHeader, invalidProof } from '../oauth/dpop-proof-claims.js';
 import { OAuthError } from '../oauth/oauth-error.js';
 import { DpopNonces } from './dpop-nonces.js';
-import { ReplayStore } from './replay-store.js';
+import { ReplayStore, type SingleUse } from './replay-store.js';
 
-/** A valid proof: the RFC 7638 thumbprint of its key, for `cnf.jkt`. */
-export type DpopProof = { jkt: string };
+/**
+ * A proof that passed every check but the replay one: the RFC 7638 thumbprint of its key (for
+ * `cnf.jkt`) and its jti, used up once the client is authenticated (consume, or together with
+ * a client assertion's jti in one statement).
+ */
+export type DpopProof = { jkt: string; use: SingleUse };
 
 const ALGORITHMS = [...DPOP_ALGORITHMS];
 
 /**
  * Checks a DPoP proof at the token endpoint (RFC 9449 §4.3, API.md §10). `htu` is the token
  * endpoint URL derived from ISSUER, never from the request's Host or X-Forwarded-* headers.
- * The jti is used up (on every instance) only once everything else, nonce included, passed.
+ * The jti is used up (on every instance) only after the client is authenticated.
  */
 @Injectable()
 export class DpopProofs {
@@ -40,6 +44,18 @@ export class DpopProofs {
       if (this.config.dpopNonce && error instanceof OAuthError) error.headers['DPoP-Nonce'] = await this.nonces.current();
       throw error;
     }
+  }
+
+  /** Uses up the proof's jti (secret-authenticated clients; assertions use it up with theirs). */
+  async consume(proof: DpopProof): Promise<void> {
+    if ((await this.replays.useOnce([proof.use])) !== -1) throw await this.replayed();
+  }
+
+  /** The refusal of a replayed proof, with a fresh nonce when nonces are on. */
+  async replayed(): Promise<OAuthError> {
+    const error = invalidProof('the proof\'s "jti" has already been used');
+    if (this.config.dpopNonce) error.headers['DPoP-Nonce'] = await this.nonces.current();
+    return error;
   }
 
   /** The nonce to hand out with every token response when DPOP_NONCE is on. */
@@ -72,8 +88,7 @@ export class DpopProofs {
     const jkt = await calculateJwkThumbprint(header.jwk as JWK, 'sha256');
     // Seen once per key within the window its iat allows.
     const expiresAt = Math.max(claims.iat, now) + MAX_PROOF_AGE_SECONDS + MAX_PROOF_AHEAD_SECONDS;
-    if (!(await this.replays.firstUse('dpop', jkt, claims.jti, expiresAt))) throw invalidProof('the proof\'s "jti" has already been used');
-    return { jkt };
+    return { jkt, use: { kind: 'dpop', namespace: jkt, jti: claims.jti, expiresAt } };
   }
 }
 

@@ -4,6 +4,9 @@ import pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 
 const PURGE_INTERVAL_MS = 60_000;
+
+/** A single-use identifier: `jti` within `namespace` (the client, or the DPoP key) until `expiresAt` (seconds). */
+export type SingleUse = { kind: string; namespace: string; jti: string; expiresAt: number };
 const POOL_SIZE = 4;
 
 /**
@@ -48,19 +51,40 @@ export class ReplayStore implements OnModuleInit, OnApplicationShutdown {
 
   /** True the first time (kind, namespace, jti) is seen before `expiresAt` (seconds); false for a replay. */
   async firstUse(kind: string, namespace: string, jti: string, expiresAt: number): Promise<boolean> {
-    const key = createHash('sha256').update(`${kind}\u0000${namespace}\u0000${jti}`).digest('base64url');
+    return (await this.useOnce([{ kind, namespace, jti, expiresAt }])) === -1;
+  }
+
+  /**
+   * Records every identifier in one statement, all or none: -1 when all were new, else the index
+   * of the first one already used (then nothing is recorded, but for a lost race between two
+   * instances). One statement per token request keeps PostgreSQL's share of the work small.
+   */
+  async useOnce(entries: SingleUse[]): Promise<number> {
+    const keys = entries.map(keyOf);
     // A named statement: parsed and planned once per connection.
-    const result = await this.pool.query({
-      name: 'use-jti',
-      text: `INSERT INTO used_jti (key, expires_at) VALUES ($1, to_timestamp($2))
-             ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE used_jti.expires_at <= now()
-             RETURNING 1`,
-      values: [key, expiresAt],
+    const result = await this.pool.query<{ taken: string[]; fresh: string[] }>({
+      name: 'use-jtis',
+      text: `WITH input AS (SELECT * FROM unnest($1::text[], $2::float8[]) AS i(key, expires_at)),
+                  live AS (SELECT u.key FROM used_jti u JOIN input i ON i.key = u.key WHERE u.expires_at > now()),
+                  inserted AS (
+                    INSERT INTO used_jti (key, expires_at)
+                    SELECT key, to_timestamp(expires_at) FROM input WHERE NOT EXISTS (SELECT 1 FROM live)
+                    ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE used_jti.expires_at <= now()
+                    RETURNING key)
+             SELECT ARRAY(SELECT key FROM live) AS taken, ARRAY(SELECT key FROM inserted) AS fresh`,
+      values: [keys, entries.map((entry) => entry.expiresAt)],
     });
-    return result.rowCount === 1;
+    const { taken, fresh } = result.rows[0]!;
+    const replayed = keys.findIndex((key) => taken.includes(key));
+    return replayed !== -1 ? replayed : keys.findIndex((key) => !fresh.includes(key));
   }
 
   async purge(): Promise<void> {
     await this.pool.query('DELETE FROM used_jti WHERE expires_at < now()');
   }
+}
+
+// Digests: nothing a client sent is stored in clear, and every key fits the column.
+function keyOf({ kind, namespace, jti }: SingleUse): string {
+  return createHash('sha256').update(`${kind}\u0000${namespace}\u0000${jti}`).digest('base64url');
 }

@@ -18,7 +18,8 @@ export type ProofRequest = Request & { dpop?: DpopProof };
  * `client_secret_basic` through the passport strategy, `client_secret_post` from the body, or
  * `private_key_jwt` (client_assertion). Sets `request.user` to the authenticated ClientRecord.
  * At the token endpoint a DPoP proof is checked first (API.md §10), so a request refused for
- * its proof or nonce does not use up its client assertion.
+ * its proof or nonce does not use up its client assertion; the proof's jti is used up once the
+ * client is authenticated.
  */
 @Injectable()
 export class ClientAuthGuard implements CanActivate {
@@ -41,14 +42,18 @@ export class ClientAuthGuard implements CanActivate {
     if ((headerTried ? 1 : 0) + (body.client_secret !== undefined ? 1 : 0) + (assertionTried ? 1 : 0) > 1) {
       throw new OAuthError('invalid_request', 'use one client authentication method, not several (Authorization header, client_secret, client_assertion)');
     }
-    if (request.headers.dpop !== undefined && isTokenEndpoint(request)) {
-      request.dpop = await this.proofs.check(request.headers.dpop, request.method);
-    }
+    const proof = request.headers.dpop !== undefined && isTokenEndpoint(request) ? await this.proofs.check(request.headers.dpop, request.method) : undefined;
+    if (proof !== undefined) request.dpop = proof;
     if (assertionTried) {
-      request.user = await this.assertions.authenticate(body, request.ip ?? 'unknown', (client) => requireProof(client, request));
+      // The assertion's jti and the proof's are used up together, all or none.
+      request.user = await this.assertions.authenticate(body, request.ip ?? 'unknown', (client) => requireProof(client, request), proof);
       return true;
     }
-    if (headerTried) return (await this.basic.canActivate(context)) as boolean;
+    if (headerTried) {
+      const authenticated = (await this.basic.canActivate(context)) as boolean;
+      if (proof !== undefined) await this.proofs.consume(proof);
+      return authenticated;
+    }
     if (body.client_secret !== undefined && body.client_id === undefined) {
       throw new OAuthError('invalid_request', 'client_secret is given without client_id');
     }
@@ -64,6 +69,7 @@ export class ClientAuthGuard implements CanActivate {
       method: 'client_secret_post',
       sourceAddress: request.ip ?? 'unknown',
     });
+    if (proof !== undefined) await this.proofs.consume(proof);
     return true;
   }
 }
