@@ -170,7 +170,13 @@ describe('private_key_jwt refused: 401 invalid_client naming the check, jti not 
     const secretClient = await createClient(server.app);
     const response = await withAssertion(await assertion(key, secretClient.clientId, server.url));
     expect(response.status).toBe(401);
-    expect(response.body.error_description).toMatch(/not registered for private_key_jwt/);
+    expect(response.body.error_description).toMatch(/no client registered for private_key_jwt/);
+  });
+
+  it('refuses an assertion for an unknown client with the same description', async () => {
+    const response = await withAssertion(await assertion(key, 'no-such-client', server.url));
+    expect(response.status).toBe(401);
+    expect(response.body.error_description).toMatch(/no client registered for private_key_jwt/);
   });
 
   it('refuses a wrong client_assertion_type', async () => {

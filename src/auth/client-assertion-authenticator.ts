@@ -65,8 +65,8 @@ export class ClientAssertionAuthenticator {
 
   private async verify(assertion: string, clientId: string): Promise<{ client: ClientRecord; jti: string; exp: number }> {
     const client = await this.clients.find(clientId);
-    if (!client) throw refused('unknown client');
-    if (client.authenticationType !== 'private_key_jwt') throw refused('the client is not registered for private_key_jwt');
+    // One description for both: it does not tell which client ids exist.
+    if (!client || client.authenticationType !== 'private_key_jwt') throw refused('no client registered for private_key_jwt has this id');
     const { payload } = await this.verifySignature(assertion, client);
     let claims: Record<string, unknown>;
     try {
