@@ -5,6 +5,7 @@ import { createRemoteJWKSet, jwtVerify, SignJWT } from 'jose';
 import { FAILURES_PER_CLIENT } from '../src/auth/auth-throttle.js';
 import { add, patchAdmin, rowCounts } from './support/admin.js';
 import { basic, createClient } from './support/factories.js';
+import { eventually } from './support/processes.js';
 import { ASSERTION_TYPE, assertion, claimsOf, clientKey, createKeyClient, type ClientKey } from './support/keys.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
@@ -272,6 +273,20 @@ describe('registering a key-holding client over JSON:API', () => {
     expect(JSON.stringify(response.body)).not.toMatch(/clientSecret/);
     const token = await withAssertion(await assertion(key, record.attributes.clientId, server.url));
     expect(token.status).toBe(200);
+  });
+
+  it('replace moves a secret client to private_key_jwt: its secret stops working, its key works', async () => {
+    const secretClient = await createClient(server.app);
+    const [row] = await server.dataSource.query('SELECT id FROM client WHERE client_id = $1', [secretClient.clientId]);
+    const replaced = await patchAdmin(server, [{ op: 'replace', path: `/uma-client/${row.id}`, value: { type: 'uma-client', id: String(row.id),
+      attributes: { clientAuthenticationType: 'private_key_jwt', jwksRaw: JSON.stringify({ keys: [key.jwk] }), dpopBoundAccessTokens: true } } }]);
+    expect(replaced.status).toBe(200);
+    expect(replaced.body[0].data.attributes).toMatchObject({ clientAuthenticationType: 'private_key_jwt', dpopBoundAccessTokens: true });
+    const [metadata] = await server.dataSource.query('SELECT m.client_secret_hash FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.id = $1', [row.id]);
+    expect(metadata.client_secret_hash).toBeNull();
+    await eventually(async () => ((await tokenRequest(server, {}).set('Authorization', basic(secretClient.clientId, secretClient.clientSecret))).status === 401 ? true : undefined));
+    const unbound = await withAssertion(await assertion(key, secretClient.clientId, server.url));
+    expect(unbound.body.error).toBe('invalid_dpop_proof');
   });
 
   const privateJwk = async () => {
