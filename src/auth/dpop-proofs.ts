@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { calculateJwkThumbprint, compactVerify, decodeProtectedHeader, EmbeddedJWK, type JWK } from 'jose';
+import { compactVerify, decodeProtectedHeader } from 'jose';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DPOP_ALGORITHMS, MAX_PROOF_AHEAD_SECONDS, MAX_PROOF_AGE_SECONDS, checkProofClaims, checkProofHeader, invalidProof } from '../oauth/dpop-proof-claims.js';
 import { OAuthError } from '../oauth/oauth-error.js';
+import { DpopKeys } from './dpop-keys.js';
 import { DpopNonces } from './dpop-nonces.js';
 import { ReplayStore, type SingleUse } from './replay-store.js';
 
@@ -23,6 +24,7 @@ const ALGORITHMS = [...DPOP_ALGORITHMS];
 @Injectable()
 export class DpopProofs {
   private readonly tokenEndpoint: string;
+  private readonly keys = new DpopKeys();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -73,9 +75,10 @@ export class DpopProofs {
       throw invalidProof('the DPoP header is not a JWT');
     }
     checkProofHeader(header);
+    const { key, jkt } = await this.keys.resolve(header.jwk as Record<string, unknown>, header.alg as string);
     let payloadBytes: Uint8Array;
     try {
-      ({ payload: payloadBytes } = await compactVerify(headerValue, EmbeddedJWK, { algorithms: ALGORITHMS }));
+      ({ payload: payloadBytes } = await compactVerify(headerValue, key, { algorithms: ALGORITHMS }));
     } catch {
       throw invalidProof('the proof\'s signature does not verify with its "jwk"');
     }
@@ -85,7 +88,6 @@ export class DpopProofs {
     if (this.config.dpopNonce && (claims.nonce === undefined || !(await this.nonces.isValid(claims.nonce)))) {
       throw new OAuthError('use_dpop_nonce', claims.nonce === undefined ? 'DPoP: a server nonce is required' : 'DPoP: the nonce is stale or unknown: use the one in the DPoP-Nonce header');
     }
-    const jkt = await calculateJwkThumbprint(header.jwk as JWK, 'sha256');
     // Seen once per key within the window its iat allows.
     const expiresAt = Math.max(claims.iat, now) + MAX_PROOF_AGE_SECONDS + MAX_PROOF_AHEAD_SECONDS;
     return { jkt, use: { kind: 'dpop', namespace: jkt, jti: claims.jti, expiresAt } };
