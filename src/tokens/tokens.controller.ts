@@ -1,5 +1,5 @@
 import { applyDecorators, Controller, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { ApiBasicAuth, ApiBody, ApiConsumes, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBody, ApiConsumes, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ClientAuthGuard, type ProofRequest } from '../auth/guards/client-auth.guard.js';
 import { DpopProofs } from '../auth/dpop-proofs.js';
@@ -61,6 +61,7 @@ export class TokensController {
   @Post('token')
   @ApiOperation({ summary: 'Client credentials grant (RFC 6749 §4.4): an RFC 9068 JWT access token' })
   @ApiBody({ schema: TOKEN_REQUEST })
+  @ApiHeader({ name: 'DPoP', required: false, description: 'RFC 9449 proof of possession: the access token is bound to its key (token_type DPoP, cnf.jkt)' })
   @ApiResponse({
     status: 200,
     description: 'issued (Cache-Control: no-store)',
