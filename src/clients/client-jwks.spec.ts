@@ -27,6 +27,9 @@ describe('validateJwks', () => {
     ['no keys', { keys: [] }, /1 to 10/],
     ['broken coordinates', { keys: [{ ...ec, x: 'AA' }] }, /not a valid EC public key/],
     ['no keys member', { other: [] }, /"keys" array/],
+    ['a kty naming an Object member', { keys: [{ kty: 'constructor' }] }, /"kty" must be/],
+    ['a kty that is an object', { keys: [{ kty: { toString: 0 } }] }, /"kty" must be/],
+    ['an alg that is not a string', { keys: [{ ...ec, alg: { toString: 0 } }] }, /does not fit/],
   ])('refuses %s', (_name, jwks, message) => {
     expect(() => validateJwks(jwks)).toThrow(message);
   });

@@ -49,19 +49,20 @@ function checkKey(key: unknown, index: number): void {
   const jwk = key as Record<string, unknown>;
   const privateMember = PRIVATE_MEMBERS.find((member) => member in jwk);
   if (privateMember !== undefined) throw new JwksError(`key ${index} has the private member "${privateMember}": register public keys only`);
-  const allowed = ALGORITHMS_BY_TYPE[jwk.kty as string];
+  // An own member only: "constructor" or an object with its own toString is no key type.
+  const allowed = typeof jwk.kty === 'string' && Object.hasOwn(ALGORITHMS_BY_TYPE, jwk.kty) ? ALGORITHMS_BY_TYPE[jwk.kty] : undefined;
   if (!allowed) throw new JwksError(`key ${index}: "kty" must be RSA, EC or OKP`);
   if (jwk.kty === 'EC' && jwk.crv !== 'P-256') throw new JwksError(`key ${index}: EC keys must be on curve P-256`);
   if (jwk.kty === 'OKP' && jwk.crv !== 'Ed25519') throw new JwksError(`key ${index}: OKP keys must be Ed25519`);
-  if (jwk.alg !== undefined && !allowed.includes(jwk.alg as string)) {
-    throw new JwksError(`key ${index}: "alg" ${JSON.stringify(jwk.alg)} does not fit a ${String(jwk.kty)} key (use ${allowed.join(' or ')})`);
+  if (jwk.alg !== undefined && (typeof jwk.alg !== 'string' || !allowed.includes(jwk.alg))) {
+    throw new JwksError(`key ${index}: "alg" does not fit a ${jwk.kty} key (use ${allowed.join(' or ')})`);
   }
   if (jwk.use !== undefined && jwk.use !== 'sig') throw new JwksError(`key ${index}: "use" must be "sig"`);
   let modulusLength: number | undefined;
   try {
     modulusLength = createPublicKey({ key: jwk as never, format: 'jwk' }).asymmetricKeyDetails?.modulusLength;
   } catch {
-    throw new JwksError(`key ${index} is not a valid ${String(jwk.kty)} public key`);
+    throw new JwksError(`key ${index} is not a valid ${jwk.kty} public key`);
   }
   if (jwk.kty === 'RSA' && (modulusLength ?? 0) < 2048) throw new JwksError(`key ${index}: RSA keys must have at least 2048 bits`);
 }
