@@ -304,6 +304,7 @@ describe('registering a key-holding client over JSON:API', () => {
     ['two keys with one kid', async () => ({ jwksRaw: JSON.stringify({ keys: [key.jwk, key.jwk] }) }), 'jwksRaw', /used twice/],
     ['eleven keys', async () => ({ jwksRaw: JSON.stringify({ keys: Array.from({ length: 11 }, (_, index) => ({ ...key.jwk, kid: `k${index}` })) }) }), 'jwksRaw', /1 to 10 keys/],
     ['text that is not JSON', async () => ({ jwksRaw: '{keys' }), 'jwksRaw', /not valid JSON/],
+    ['a kty that is an object', async () => ({ jwksRaw: JSON.stringify({ keys: [{ kty: { toString: 0 } }] }) }), 'jwksRaw', /"kty" must be/],
     ['no keys at all', async () => ({}), 'jwksRaw', /needs its public keys/],
     ['both jwksRaw and jwksUri', async () => ({ jwksRaw: JSON.stringify({ keys: [key.jwk] }), jwksUri: 'https://client.example/jwks' }), 'jwksUri', /not both/],
     ['a secret', async () => ({ jwksRaw: JSON.stringify({ keys: [key.jwk] }), clientSecret: 'a-secret-for-a-key-client' }), 'clientSecret', /no client secret/],
