@@ -3,6 +3,8 @@
 // grant, receiving JWT access tokens signed with TOKEN_SIGNING_ALG.
 //
 // Env: PORT, TOKEN_SIGNING_ALG (RS256 | ES256), CLIENT_ID, CLIENT_SECRET.
+// Proof-of-possession case (issue 12): POP_CLIENT_ID and POP_CLIENT_JWKS (its public JWKS, JSON)
+// add a private_key_jwt client bound to DPoP (dpop_bound_access_tokens), with features.dPoP on.
 // Prints one line `oidc-provider listening on <port>` when ready.
 import { generateKeyPairSync } from 'node:crypto';
 import Provider from 'oidc-provider';
@@ -30,6 +32,22 @@ const jwks = {
   ],
 };
 
+// --- proof of possession (issue 12) ---
+const popClients = process.env.POP_CLIENT_JWKS
+  ? [{
+    client_id: process.env.POP_CLIENT_ID ?? 'bench-pop-client',
+    token_endpoint_auth_method: 'private_key_jwt',
+    token_endpoint_auth_signing_alg: 'ES256',
+    jwks: JSON.parse(process.env.POP_CLIENT_JWKS),
+    dpop_bound_access_tokens: true,
+    grant_types: ['client_credentials'],
+    response_types: [],
+    redirect_uris: [],
+    scope: SCOPE,
+  }]
+  : [];
+// --- end proof of possession ---
+
 const provider = new Provider(issuer, {
   clients: [{
     client_id: clientId,
@@ -39,7 +57,8 @@ const provider = new Provider(issuer, {
     response_types: [],
     redirect_uris: [],
     scope: SCOPE,
-  }],
+  }, ...popClients],
+  clientAuthMethods: ['client_secret_basic', 'private_key_jwt'],
   jwks,
   scopes: SCOPE.split(' '),
   // Explicit TTL, as our server issues 3600 s tokens (also silences a NOTICE).
@@ -49,6 +68,8 @@ const provider = new Provider(issuer, {
   features: {
     devInteractions: { enabled: false },
     clientCredentials: { enabled: true },
+    // No nonceSecret: no server nonces, as our server with DPOP_NONCE unset.
+    dPoP: { enabled: true },
     resourceIndicators: {
       enabled: true,
       defaultResource: async () => RESOURCE,

@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { measureProofOfPossession, POP_CLIENT_ID, popClientKey } from './proof-of-possession.mjs';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(BENCH_DIR);
@@ -21,7 +22,8 @@ const config = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
   algs: (process.env.BENCH_ALGS ?? 'RS256,ES256').split(',').map((s) => s.trim()).filter(Boolean),
   // Not in the brief's list of knobs: lets the peers be run without our server.
-  servers: (process.env.BENCH_SERVERS ?? 'ours,tickets,oidc-provider,bare').split(',').map((s) => s.trim()),
+  // `pop`: the proof-of-possession case (private_key_jwt + DPoP), ours and oidc-provider.
+  servers: (process.env.BENCH_SERVERS ?? 'ours,tickets,oidc-provider,bare,pop').split(',').map((s) => s.trim()),
 };
 
 const CLIENT_ID = 'bench-client';
@@ -418,6 +420,60 @@ async function seedTickets(dataDir) {
 }
 
 // ---------------------------------------------------------------------------
+// Proof of possession (issue 12): private_key_jwt + DPoP on every request, ours against
+// oidc-provider configured for the same. The signing and load live in proof-of-possession.mjs.
+
+const POP_SCOPE = 'read';
+
+async function runOursProofOfPossession(alg, key) {
+  let [port, adminPort] = [await freePort(), await freePort()];
+  while (adminPort === port) adminPort = await freePort();
+  const dataDir = makeDataDir();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const env = { PORT: String(port), ADMIN_PORT: String(adminPort), DATA_DIR: dataDir, TOKEN_SIGNING_ALG: alg, ISSUER: baseUrl };
+  try {
+    const jwksFile = path.join(dataDir, 'bench-client-jwks.json');
+    writeFileSync(jwksFile, JSON.stringify(key.jwks));
+    const args = ['dist/src/cli.js', 'client', 'create', '--client-id', POP_CLIENT_ID, '--name', 'Bench PoP', '--scopes', POP_SCOPE,
+      '--auth-method', 'private_key_jwt', '--jwks-file', jwksFile, '--dpop-bound', '--json'];
+    const cli = startChild('our CLI (client create, private_key_jwt)', args, env, logPath('ours-pop-cli', alg));
+    const exit = await Promise.race([cli.exited, sleep(120_000).then(() => null)]);
+    await reapGroup(cli.name, cli.child.pid);
+    if (!exit || exit.code !== 0) throw failStart(cli, 'client create --auth-method private_key_jwt failed');
+    const server = startChild('our server (pop)', ['dist/src/main.js'], env, logPath('ours-pop', alg));
+    try {
+      await waitReady(server, baseUrl + DISCOVERY_PATH, 120_000);
+      return await measureProofOfPossession({ name: 'ours, private_key_jwt + DPoP', alg, baseUrl, key, scope: POP_SCOPE, config, summarize });
+    } finally {
+      await stopChild(server);
+      scanServerLog(server, alg);
+    }
+  } finally {
+    removeDataDir(dataDir);
+  }
+}
+
+async function runOidcProviderProofOfPossession(alg, key) {
+  const port = await freePort();
+  const env = { PORT: String(port), TOKEN_SIGNING_ALG: alg, CLIENT_ID, CLIENT_SECRET: 'unused-secret', POP_CLIENT_ID, POP_CLIENT_JWKS: JSON.stringify(key.jwks) };
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const server = startChild('oidc-provider (pop)', ['bench/oidc-provider-peer.mjs'], env, logPath('oidc-provider-pop', alg));
+  try {
+    await waitReady(server, baseUrl + DISCOVERY_PATH, 30_000);
+    return await measureProofOfPossession({ name: 'oidc-provider, private_key_jwt + DPoP', alg, baseUrl, key, scope: POP_SCOPE, config, summarize });
+  } finally {
+    await stopChild(server);
+  }
+}
+
+async function runProofOfPossession(alg) {
+  const key = await popClientKey();
+  const oursPop = await runOursProofOfPossession(alg, key);
+  const oidcProviderPop = await runOidcProviderProofOfPossession(alg, key);
+  return { oursPop, oidcProviderPop };
+}
+
+// ---------------------------------------------------------------------------
 // Report.
 
 const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
@@ -436,7 +492,8 @@ function printReport(results) {
   console.log(`\nload average at the end ${loadAvg()} (1, 5, 15 min; the bench itself adds ~2)\n`);
   for (const [alg, r] of Object.entries(results)) {
     console.log(`${alg}  server           per second   p50 ms   p99 ms   non-2xx  body bytes`);
-    for (const [label, x] of [['ours', r.ours], ['ours, tickets', r.oursTickets], ['oidc-provider', r.oidcProvider], ['bare node:http', r.bare]]) {
+    for (const [label, x] of [['ours', r.ours], ['ours, tickets', r.oursTickets], ['oidc-provider', r.oidcProvider], ['bare node:http', r.bare],
+      ['ours, pop', r.oursPop], ['oidc-prov., pop', r.oidcProviderPop]]) {
       if (!x) continue;
       const cols = [fmtInt(x.perSecond).padStart(10), fmtMs(x.latencyMs.p50).padStart(8), fmtMs(x.latencyMs.p99).padStart(8), String(x.non2xx).padStart(9), String(x.bodyBytes).padStart(11)];
       console.log(`${alg}  ${label.padEnd(15)}${cols.join(' ')}`);
@@ -447,6 +504,7 @@ function printReport(results) {
     console.log(`${alg}  ${describe('ours', 'tok/s', r.ours)} | ${describe('oidc-provider', 'tok/s', r.oidcProvider)} | ${describe('bare node:http', 'req/s', r.bare)}`);
     console.log(`${alg}  ours/oidc-provider ${fmtRatio(r.ours, r.oidcProvider)}   ours/bare ${fmtRatio(r.ours, r.bare)}`);
     if (r.oursTickets) console.log(`${alg}  resource scope with 10k clients, 100k ticket records and 1k data sources / plain scope ${fmtRatio(r.oursTickets, r.ours)} (issue 13 wants at least 0.95x: a cost at most 1.05x)`);
+    if (r.oursPop) console.log(`${alg}  private_key_jwt + DPoP: ours/oidc-provider ${fmtRatio(r.oursPop, r.oidcProviderPop)}   ours pop/ours plain ${fmtRatio(r.oursPop, r.ours)}`);
   }
   if (notes.length > 0) console.log(`\nNotes:\n${notes.map((n) => `  - ${n}`).join('\n')}`);
 }
@@ -461,6 +519,7 @@ function writeJson(results) {
       oursOverOidcProvider: r.ours && r.oidcProvider ? r.ours.perSecond / r.oidcProvider.perSecond : null,
       oursOverBare: r.ours && r.bare ? r.ours.perSecond / r.bare.perSecond : null,
       ticketsOverPlain: r.oursTickets && r.ours ? r.oursTickets.perSecond / r.ours.perSecond : null,
+      proofOfPossessionOursOverOidcProvider: r.oursPop && r.oidcProviderPop ? r.oursPop.perSecond / r.oidcProviderPop.perSecond : null,
     }])),
     notes,
   };
@@ -482,6 +541,7 @@ async function runAlg(alg) {
   if (want('oidc-provider')) r.oidcProvider = await runOidcProvider(alg);
   // Same body size as our real token response for this alg, so bytes on the wire match.
   if (want('bare')) r.bare = await runBare(alg, r.ours?.bodyBytes ?? DEFAULT_BODY_BYTES);
+  if (want('pop')) Object.assign(r, await runProofOfPossession(alg));
   return r;
 }
 
@@ -493,7 +553,7 @@ function checkBuilt() {
 
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
-  if (config.servers.includes('ours')) checkBuilt();
+  if (config.servers.includes('ours') || config.servers.includes('pop')) checkBuilt();
   console.log(`bench: ${config.connections} connections, ${config.warmup} s warm-up + ${config.duration} s measured, algs ${config.algs.join(', ')}, ${os.cpus().length} CPUs, Node ${process.version}, load average ${loadAvg()}`);
   const results = {};
   for (const alg of config.algs) results[alg] = await runAlg(alg);

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { NestFactory } from '@nestjs/core';
 import { Module, type DynamicModule, type INestApplicationContext } from '@nestjs/common';
@@ -20,6 +21,7 @@ import { OAuthError } from './oauth/oauth-error.js';
 const USAGE = `usage:
   cli client create --client-id ID --name NAME --scopes "a b" [--auth-method client_secret_basic|client_secret_post]
                     [--grant-types "client_credentials refresh_token"] [--redirect-uri URI]... [--secret S] [--json]
+                    [--auth-method private_key_jwt --jwks-file F | --jwks-uri U] [--dpop-bound]
   cli client rotate-secret ID [--json]
   cli keys rotate
   cli explain --client-id ID --scope "a b" [--resource URI]... [--json]`;
@@ -57,6 +59,9 @@ async function main(argv: string[]): Promise<void> {
       secret: { type: 'string' },
       scope: { type: 'string' },
       resource: { type: 'string', multiple: true },
+      'jwks-file': { type: 'string' },
+      'jwks-uri': { type: 'string' },
+      'dpop-bound': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -83,6 +88,7 @@ async function main(argv: string[]): Promise<void> {
       const clientId = required(values['client-id'], '--client-id');
       const clientName = required(values.name, '--name');
       const allowedScopes = required(values.scopes, '--scopes');
+      const jwksRaw = values['jwks-file'] === undefined ? undefined : readJwksFile(values['jwks-file']);
       return run(async (app) => {
         const issued = await app.get(ClientsService).create({
           clientId,
@@ -92,6 +98,9 @@ async function main(argv: string[]): Promise<void> {
           grantTypes: values['grant-types'],
           redirectUris: values['redirect-uri'],
           clientSecret: values.secret,
+          jwksRaw,
+          jwksUri: values['jwks-uri'],
+          dpopBound: values['dpop-bound'],
         });
         printCredentials(issued, values.json);
       });
@@ -137,7 +146,20 @@ function scopesOf(value: string): string[] {
   }
 }
 
+function readJwksFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--jwks-file: cannot read ${file} (${(error as { code?: string }).code ?? 'unreadable'})`);
+  }
+}
+
 function printCredentials(issued: IssuedCredentials, json: boolean): void {
+  if (issued.clientSecret === undefined) {
+    // private_key_jwt: the client holds its own keys, there is no secret to show.
+    process.stdout.write(json ? JSON.stringify({ client_id: issued.clientId }) + '\n' : `client_id:     ${issued.clientId}\nauthenticates with private_key_jwt (no secret)\n`);
+    return;
+  }
   if (json) {
     process.stdout.write(JSON.stringify({ client_id: issued.clientId, client_secret: issued.clientSecret }) + '\n');
     return;

@@ -83,7 +83,7 @@ describe('cli client create', () => {
   it.each([
     ['a taken client id', (id: string) => ['client', 'create', '--client-id', id, '--name', 'x', '--scopes', 'read'], 1, /already exists/],
     ['a missing --scopes', (id: string) => ['client', 'create', '--client-id', id, '--name', 'x'], 2, /--scopes is required/],
-    ['an unknown auth method', (id: string) => ['client', 'create', '--client-id', id, '--name', 'x', '--scopes', 'read', '--auth-method', 'private_key_jwt'], 1, /authentication method/],
+    ['an unknown auth method', (id: string) => ['client', 'create', '--client-id', id, '--name', 'x', '--scopes', 'read', '--auth-method', 'client_secret_jwt'], 1, /authentication method/],
     ['an unknown grant type', (id: string) => ['client', 'create', '--client-id', id, '--name', 'x', '--scopes', 'read', '--grant-types', 'password'], 1, /grant type "password"/],
     ['an unknown option', (id: string) => ['client', 'create', '--client-id', id, '--bogus'], 2, /bogus/],
     ['an unknown command', () => ['client', 'delete', 'x'], 2, /unknown command/],

@@ -338,9 +338,9 @@ describe('GET /oauth2/jwks and metadata', () => {
       introspection_endpoint: `${server.url}/oauth2/introspect`,
       revocation_endpoint: `${server.url}/oauth2/revoke`,
       grant_types_supported: ['client_credentials', 'refresh_token'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
       response_types_supported: [],
     });
   });

@@ -19,6 +19,9 @@ function record(secretHash: string): ClientRecord {
     grantTypes: new Set(['client_credentials']),
     allowedScopes: new Set(['read']),
     secretHash,
+    jwksRaw: null,
+    jwksUri: null,
+    dpopBound: false,
   };
 }
 

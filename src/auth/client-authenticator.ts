@@ -62,7 +62,8 @@ export class ClientAuthenticator {
     const key = `${attempt.clientId}\u0000${client?.secretHash ?? ''}\u0000${digest.toString('base64')}`;
     let pending = this.inFlight.get(key);
     if (!pending) {
-      pending = (async () => verifyClientSecret(attempt.clientSecret, client?.secretHash ?? (await decoySecretHash())))();
+      // A private_key_jwt client has no hash (''): it costs the decoy's time, like an unknown id.
+      pending = (async () => verifyClientSecret(attempt.clientSecret, client?.secretHash || (await decoySecretHash())))();
       this.inFlight.set(key, pending);
       void pending.finally(() => this.inFlight.delete(key)).catch(() => undefined);
     }

@@ -16,7 +16,10 @@ type Row = {
   client_type: string;
   grant_types: string;
   allowed_scopes: string;
-  client_secret_hash: string;
+  client_secret_hash: string | null;
+  jwks_raw: string | null;
+  jwks_uri: string | null;
+  dpop_bound_access_tokens: boolean;
 };
 
 /**
@@ -43,7 +46,8 @@ export class ClientDirectory {
   private async load(clientId: string): Promise<ClientRecord | null> {
     const rows: Row[] = await this.dataSource.query(
       `SELECT c.id, c.client_id, c.client_name, m.client_authentication_type, m.client_type,
-              m.grant_types, m.allowed_scopes, m.client_secret_hash
+              m.grant_types, m.allowed_scopes, m.client_secret_hash,
+              m.jwks_raw, m.jwks_uri, m.dpop_bound_access_tokens
          FROM client c JOIN client_metadata m ON m.id = c.metadata_id
         WHERE c.client_id = $1`,
       [clientId],
@@ -58,7 +62,10 @@ export class ClientDirectory {
       clientType: row.client_type,
       grantTypes: splitSpaced(row.grant_types),
       allowedScopes: splitSpaced(row.allowed_scopes),
-      secretHash: row.client_secret_hash,
+      secretHash: row.client_secret_hash ?? '',
+      jwksRaw: row.jwks_raw,
+      jwksUri: row.jwks_uri,
+      dpopBound: row.dpop_bound_access_tokens,
     };
   }
 }

@@ -1,10 +1,11 @@
 import { Column, Entity } from 'typeorm';
 import { RecordEntity } from '../database/record.entity.js';
 
-export type ClientAuthenticationType = 'client_secret_basic' | 'client_secret_post';
+export type ClientAuthenticationType = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
 export const CLIENT_AUTHENTICATION_TYPES: readonly ClientAuthenticationType[] = [
   'client_secret_basic',
   'client_secret_post',
+  'private_key_jwt',
 ];
 export const GRANT_TYPES = ['client_credentials', 'refresh_token'] as const;
 
@@ -36,7 +37,11 @@ export class ClientMetadata extends RecordEntity {
   @Column({ name: 'allowed_scopes', type: 'text' })
   allowedScopes!: string;
 
-  /** A scrypt hash (see client-secrets.ts); never the secret, never serialised. */
-  @Column({ name: 'client_secret_hash', type: 'varchar', length: 255, select: false })
-  clientSecretHash!: string;
+  /** A scrypt hash (see client-secrets.ts); never the secret, never serialised. Null for private_key_jwt. */
+  @Column({ name: 'client_secret_hash', type: 'varchar', length: 255, nullable: true, select: false })
+  clientSecretHash!: string | null;
+
+  /** API.md §10: every token request of this client must carry a DPoP proof. */
+  @Column({ name: 'dpop_bound_access_tokens', type: 'boolean', default: false })
+  dpopBoundAccessTokens!: boolean;
 }

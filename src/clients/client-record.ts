@@ -9,7 +9,13 @@ export type ClientRecord = {
   clientType: string;
   grantTypes: ReadonlySet<string>;
   allowedScopes: ReadonlySet<string>;
+  /** Empty for a private_key_jwt client, which has no secret. */
   secretHash: string;
+  /** API.md §9: the client's public keys (JWKS text) or where to fetch them. */
+  jwksRaw: string | null;
+  jwksUri: string | null;
+  /** API.md §10: token requests must carry a DPoP proof. */
+  dpopBound: boolean;
 };
 
 export function splitSpaced(value: string): Set<string> {

@@ -1,3 +1,4 @@
+import { JwksError, validateJwks } from './client-jwks.js';
 import {
   CLIENT_AUTHENTICATION_TYPES,
   GRANT_TYPES,
@@ -13,11 +14,18 @@ export type ClientRegistration = {
   grantTypes?: string;
   redirectUris?: string[];
   clientSecret?: string;
+  /** API.md §9: the client's public keys, as a JWKS document (JSON text) or a URL serving one. */
+  jwksRaw?: string | null;
+  jwksUri?: string | null;
+  /** API.md §10: every token request must carry a DPoP proof. */
+  dpopBound?: boolean;
 };
 
 export type ValidRegistration = Required<Omit<ClientRegistration, 'clientSecret'>> & {
   authenticationType: ClientAuthenticationType;
   clientSecret?: string;
+  jwksRaw: string | null;
+  jwksUri: string | null;
 };
 
 /** A refused registration; `field` names the offending input. */
@@ -54,7 +62,10 @@ export function validateRegistration(input: ClientRegistration): ValidRegistrati
   }
   const redirectUris = (input.redirectUris ?? []).map(checkRedirectUri);
   if (input.clientSecret !== undefined) checkSecret(input.clientSecret);
+  const keys = checkKeys(authenticationType, input);
   return {
+    ...keys,
+    dpopBound: input.dpopBound ?? false,
     clientId: input.clientId,
     clientName: input.clientName,
     allowedScopes: scopes,
@@ -63,6 +74,41 @@ export function validateRegistration(input: ClientRegistration): ValidRegistrati
     redirectUris,
     clientSecret: input.clientSecret,
   };
+}
+
+/** API.md §9: a private_key_jwt client has keys (a JWKS or its URL, never both) and no secret. */
+function checkKeys(authenticationType: string, input: ClientRegistration): { jwksRaw: string | null; jwksUri: string | null } {
+  const jwksRaw = input.jwksRaw ?? null;
+  const jwksUri = input.jwksUri ?? null;
+  if (jwksRaw !== null && jwksUri !== null) throw new RegistrationError('jwksUri', 'give jwksRaw or jwksUri, not both');
+  if (jwksRaw !== null) {
+    try {
+      validateJwks(jwksRaw);
+    } catch (error) {
+      if (error instanceof JwksError) throw new RegistrationError('jwksRaw', `jwksRaw: ${error.message}`);
+      throw error;
+    }
+  }
+  if (jwksUri !== null) checkJwksUri(jwksUri);
+  if (authenticationType === 'private_key_jwt') {
+    if (jwksRaw === null && jwksUri === null) {
+      throw new RegistrationError('jwksRaw', 'a private_key_jwt client needs its public keys: give jwksRaw or jwksUri');
+    }
+    if (input.clientSecret !== undefined) throw new RegistrationError('clientSecret', 'a private_key_jwt client has no client secret');
+  }
+  return { jwksRaw, jwksUri };
+}
+
+function checkJwksUri(uri: string): void {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(uri);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !['https:', 'http:'].includes(parsed.protocol) || parsed.hash || uri.length > 2048) {
+    throw new RegistrationError('jwksUri', 'jwksUri must be an absolute https URL without fragment, of at most 2048 characters');
+  }
 }
 
 function checkVschar(field: string, value: string): void {

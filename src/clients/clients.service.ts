@@ -7,7 +7,8 @@ import { RedirectUri } from './redirect-uri.entity.js';
 import { generateClientSecret, hashClientSecret } from './client-secrets.js';
 import { RegistrationError, validateRegistration, type ClientRegistration } from './client-registration.js';
 
-export type IssuedCredentials = { clientId: string; clientSecret: string };
+/** What registration hands out once: the secret, absent for a private_key_jwt client (it has none). */
+export type IssuedCredentials = { clientId: string; clientSecret?: string };
 
 @Injectable()
 export class ClientsService {
@@ -16,8 +17,9 @@ export class ClientsService {
   /** Registers a confidential client; the secret (given or generated) is returned once, stored hashed. */
   async create(input: ClientRegistration): Promise<IssuedCredentials> {
     const registration = validateRegistration(input);
-    const clientSecret = registration.clientSecret ?? generateClientSecret();
-    const clientSecretHash = await hashClientSecret(clientSecret);
+    const keyHolding = registration.authenticationType === 'private_key_jwt';
+    const clientSecret = keyHolding ? undefined : (registration.clientSecret ?? generateClientSecret());
+    const clientSecretHash = clientSecret === undefined ? null : await hashClientSecret(clientSecret);
     await this.dataSource.transaction(async (manager) => {
       if (await manager.existsBy(Client, { clientId: registration.clientId })) {
         throw new RegistrationError('clientId', `a client with id "${registration.clientId}" already exists`);
@@ -29,8 +31,9 @@ export class ClientsService {
         allowedScopes: registration.allowedScopes,
         clientSecretHash,
         issuerUri: null,
-        jwksRaw: null,
-        jwksUri: null,
+        jwksRaw: registration.jwksRaw,
+        jwksUri: registration.jwksUri,
+        dpopBoundAccessTokens: registration.dpopBound,
         metaDataRaw: null,
       });
       const client = manager.create(Client, {
@@ -52,6 +55,14 @@ export class ClientsService {
 
   /** A new secret; the old one stops working on every instance within a second (change feed). */
   async rotateSecret(clientId: string): Promise<IssuedCredentials> {
+    const keyHolding: unknown[] = await this.dataSource.query(
+      `SELECT 1 FROM client c JOIN client_metadata m ON m.id = c.metadata_id
+        WHERE c.client_id = $1 AND m.client_authentication_type = 'private_key_jwt'`,
+      [clientId],
+    );
+    if (keyHolding.length > 0) {
+      throw new RegistrationError('clientId', `client "${clientId}" authenticates with private_key_jwt and has no secret to rotate`);
+    }
     const clientSecret = generateClientSecret();
     const clientSecretHash = await hashClientSecret(clientSecret);
     const result: unknown[] = await this.dataSource.query(

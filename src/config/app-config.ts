@@ -1,4 +1,5 @@
-export type SigningAlgorithm = 'RS256' | 'ES256';
+export type SigningAlgorithm = 'RS256' | 'PS256' | 'ES256' | 'EdDSA';
+export const SIGNING_ALGORITHMS: readonly SigningAlgorithm[] = ['RS256', 'PS256', 'ES256', 'EdDSA'];
 
 /** Express's `trust proxy` setting: off, a hop count, or the proxies whose X-Forwarded-For is believed. */
 export type TrustProxy = false | number | string[];
@@ -24,6 +25,10 @@ export type AppConfig = {
   corsAllowedOrigins: string[];
   logLevel: LogLevel;
   logFormat: LogFormat;
+  /** API.md §10: DPoP proofs must carry a server-issued nonce. */
+  dpopNonce: boolean;
+  /** API.md §9: plain-http jwks_uri allowed (development and tests only). */
+  jwksUriAllowHttp: boolean;
 };
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';

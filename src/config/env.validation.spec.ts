@@ -16,6 +16,13 @@ describe('loadConfig', () => {
     expect(config.databaseUrl).toBeUndefined();
   });
 
+  it('accepts the FAPI 2.0 signing algorithms and the proof-of-possession switches', () => {
+    expect(loadConfig({ TOKEN_SIGNING_ALG: 'PS256' }).tokenSigningAlg).toBe('PS256');
+    expect(loadConfig({ TOKEN_SIGNING_ALG: 'EdDSA' }).tokenSigningAlg).toBe('EdDSA');
+    expect(loadConfig({})).toMatchObject({ dpopNonce: false, jwksUriAllowHttp: false });
+    expect(loadConfig({ DPOP_NONCE: 'true', JWKS_URI_ALLOW_HTTP: 'true' })).toMatchObject({ dpopNonce: true, jwksUriAllowHttp: true });
+  });
+
   it('derives the default issuer from PORT and strips a trailing slash from ISSUER', () => {
     expect(loadConfig({ PORT: '8080' }).issuer).toBe('http://localhost:8080');
     expect(loadConfig({ ISSUER: 'https://as.example/tenant/' }).issuer).toBe('https://as.example/tenant');
@@ -35,6 +42,9 @@ describe('loadConfig', () => {
     ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }],
     ['TRUST_PROXY', { TRUST_PROXY: 'everyone' }],
     ['ADMIN_PORT', { PORT: '4000', ADMIN_PORT: '4000' }],
+    ['TOKEN_SIGNING_ALG', { TOKEN_SIGNING_ALG: 'Ed25519' }],
+    ['DPOP_NONCE', { DPOP_NONCE: 'yes' }],
+    ['JWKS_URI_ALLOW_HTTP', { JWKS_URI_ALLOW_HTTP: '1' }],
   ])('refuses a bad %s with one line naming it', (variable, environment) => {
     let error: unknown;
     try {

@@ -80,7 +80,7 @@ class Environment {
   KEY_ENCRYPTION_SECRET?: string;
 
   @IsOptional()
-  @IsIn(['RS256', 'ES256'], { message: 'TOKEN_SIGNING_ALG must be RS256 or ES256' })
+  @IsIn(['RS256', 'PS256', 'ES256', 'EdDSA'], { message: 'TOKEN_SIGNING_ALG must be RS256, PS256, ES256 or EdDSA' })
   TOKEN_SIGNING_ALG?: string;
 
   @IsOptional()
@@ -98,6 +98,14 @@ class Environment {
   @IsOptional()
   @IsIn(['json', 'pretty'], { message: 'LOG_FORMAT must be json or pretty' })
   LOG_FORMAT?: string;
+
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'DPOP_NONCE must be true or false' })
+  DPOP_NONCE?: string;
+
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'JWKS_URI_ALLOW_HTTP must be true or false' })
+  JWKS_URI_ALLOW_HTTP?: string;
 }
 
 const VARIABLES = [
@@ -105,6 +113,7 @@ const VARIABLES = [
   'ADMIN_TOKEN_FILE', 'ACCESS_TOKEN_TTL', 'TOKEN_SIGNING_ALG', 'TRUST_PROXY', 'DATA_DIR',
   'REFRESH_TOKEN_TTL', 'KEY_ENCRYPTION_SECRET',
   'LOG_LEVEL', 'LOG_FORMAT', 'CORS_ALLOWED_ORIGINS',
+  'DPOP_NONCE', 'JWKS_URI_ALLOW_HTTP',
 ];
 
 /**
@@ -162,6 +171,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     logLevel: (environment.LOG_LEVEL ?? 'info') as LogLevel,
     // Pretty in a terminal, JSON lines everywhere else (containers, files, log shippers).
     logFormat: (environment.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json')) as LogFormat,
+    dpopNonce: environment.DPOP_NONCE === 'true',
+    jwksUriAllowHttp: environment.JWKS_URI_ALLOW_HTTP === 'true',
   };
 }
 

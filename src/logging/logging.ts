@@ -10,6 +10,7 @@ const REDACTED = [
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["proxy-authorization"]',
+  'req.headers.dpop',
   'res.headers["set-cookie"]',
   'authorization',
   'client_secret',
@@ -17,12 +18,16 @@ const REDACTED = [
   'access_token',
   'adminToken',
   'password',
+  'client_assertion',
+  'refresh_token',
   '*.authorization',
   '*.client_secret',
   '*.clientSecret',
   '*.access_token',
   '*.adminToken',
   '*.password',
+  '*.client_assertion',
+  '*.refresh_token',
 ];
 
 type LogSettings = Pick<AppConfig, 'logLevel' | 'logFormat'>;

@@ -9,6 +9,8 @@ export type OAuthErrorCode =
   | 'temporarily_unavailable'
   | 'too_many_requests'
   | 'insufficient_scope'
+  | 'invalid_dpop_proof'
+  | 'use_dpop_nonce'
   | 'server_error';
 
 const STATUS: Record<OAuthErrorCode, number> = {
@@ -22,6 +24,8 @@ const STATUS: Record<OAuthErrorCode, number> = {
   temporarily_unavailable: 503,
   too_many_requests: 429,
   insufficient_scope: 403,
+  invalid_dpop_proof: 400,
+  use_dpop_nonce: 400,
   server_error: 500,
 };
 

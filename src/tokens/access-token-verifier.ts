@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import jwt from 'jsonwebtoken';
+import { jwtVerify } from 'jose';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { SigningKeysService } from './signing-keys.service.js';
 
@@ -14,6 +15,8 @@ export type AccessTokenClaims = {
   client_id: string;
   scope: string;
   permissions?: unknown[];
+  /** API.md §10: the thumbprint of the DPoP key the token is bound to. */
+  cnf?: { jkt: string };
 };
 
 /**
@@ -33,14 +36,20 @@ export class AccessTokenVerifier {
     const key = await this.keys.verificationKey(decoded.header.kid);
     if (!key || decoded.header.alg !== key.alg) return undefined;
     try {
+      // jsonwebtoken 9 has no EdDSA: jose verifies those (RFC 8037).
+      if (key.alg === 'EdDSA') return checked((await jwtVerify(token, key.key, { algorithms: ['EdDSA'], issuer: this.config.issuer, typ: 'at+jwt', ...(options.ignoreExpiration ? { currentDate: new Date(0) } : {}) })).payload as AccessTokenClaims);
       const claims = jwt.verify(token, key.key, {
         algorithms: [key.alg],
         issuer: this.config.issuer,
         ignoreExpiration: options.ignoreExpiration ?? false,
       }) as AccessTokenClaims;
-      return typeof claims.jti === 'string' && typeof claims.client_id === 'string' ? claims : undefined;
+      return checked(claims);
     } catch {
       return undefined;
     }
   }
+}
+
+function checked(claims: AccessTokenClaims): AccessTokenClaims | undefined {
+  return typeof claims.jti === 'string' && typeof claims.client_id === 'string' ? claims : undefined;
 }

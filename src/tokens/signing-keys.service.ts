@@ -175,6 +175,7 @@ function generatePrivateKey(alg: SigningAlgorithm): Promise<KeyObject> {
     const done = (error: Error | null, _publicKey: KeyObject, privateKey: KeyObject) =>
       error ? reject(error) : resolve(privateKey);
     if (alg === 'ES256') generateKeyPair('ec', { namedCurve: 'P-256' }, done);
+    else if (alg === 'EdDSA') generateKeyPair('ed25519', {}, done);
     else generateKeyPair('rsa', { modulusLength: 2048 }, done);
   });
 }
@@ -184,6 +185,8 @@ function keyIdOf(privateKey: KeyObject): string {
   const jwk = publicJwkOf(privateKey, '', 'RS256');
   const members = jwk.kty === 'EC'
     ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y }
-    : { e: jwk.e, kty: jwk.kty, n: jwk.n };
+    : jwk.kty === 'OKP'
+      ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x }
+      : { e: jwk.e, kty: jwk.kty, n: jwk.n };
   return createHash('sha256').update(JSON.stringify(members)).digest('base64url');
 }

@@ -76,8 +76,14 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     if (!(await this.meantFor(caller, claims.aud))) return { active: false };
     const revoked: unknown[] = await this.dataSource.query('SELECT 1 FROM revoked_token WHERE jti = $1', [claims.jti]);
     if (revoked.length > 0) return { active: false };
-    const { scope, client_id, sub, aud, iss, exp, iat, jti, permissions } = claims;
-    return { active: true, scope, client_id, sub, aud, iss, exp, iat, jti, token_type: 'Bearer', ...(permissions ? { permissions } : {}) };
+    const { scope, client_id, sub, aud, iss, exp, iat, jti, permissions, cnf } = claims;
+    return {
+      active: true, scope, client_id, sub, aud, iss, exp, iat, jti,
+      // API.md §10: a DPoP-bound token says so, with the key it is bound to.
+      token_type: cnf ? 'DPoP' : 'Bearer',
+      ...(permissions ? { permissions } : {}),
+      ...(cnf ? { cnf } : {}),
+    };
   }
 
   /** API.md §11: a data source's client sees only tokens whose aud names that data source. */

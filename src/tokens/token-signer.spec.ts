@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import jwt from 'jsonwebtoken';
+import { jwtVerify } from 'jose';
 import { publicJwkOf, signAccessToken } from './token-signer.js';
 
 const claims = { iss: 'https://as.example', sub: 'c', aud: 'https://as.example', exp: 2_000_000_000, iat: 1_999_996_400, jti: 'j', client_id: 'c', scope: 'read' };
@@ -20,6 +21,25 @@ describe('signAccessToken', () => {
     const decoded = jwt.verify(token, publicKey, { complete: true, algorithms: [alg] });
     expect(decoded.header).toEqual({ alg, typ: 'at+jwt', kid: 'k2' });
     expect(decoded.payload).toEqual(claims);
+  });
+});
+
+describe('signAccessToken with the FAPI 2.0 algorithms', () => {
+  it('signs PS256 that jsonwebtoken verifies as RSASSA-PSS', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const token = await signAccessToken(claims, { kid: 'k3', alg: 'PS256', privateKey });
+    const decoded = jwt.verify(token, publicKey, { complete: true, algorithms: ['PS256'], ignoreExpiration: true });
+    expect(decoded.header).toEqual({ alg: 'PS256', typ: 'at+jwt', kid: 'k3' });
+    expect(() => jwt.verify(token, publicKey, { algorithms: ['RS256'], ignoreExpiration: true })).toThrow();
+  });
+
+  // jsonwebtoken 9 does not implement EdDSA: jose is the reference for Ed25519 (RFC 8037).
+  it('signs EdDSA (Ed25519) that jose verifies', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const token = await signAccessToken(claims, { kid: 'k4', alg: 'EdDSA', privateKey });
+    const { payload, protectedHeader } = await jwtVerify(token, publicKey, { algorithms: ['EdDSA'], currentDate: new Date(1_999_999_000_000) });
+    expect(protectedHeader).toEqual({ alg: 'EdDSA', typ: 'at+jwt', kid: 'k4' });
+    expect(payload).toEqual(claims);
   });
 });
 

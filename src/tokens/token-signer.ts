@@ -1,4 +1,4 @@
-import { createPublicKey, sign as signAsync, type KeyObject } from 'node:crypto';
+import { constants, createPublicKey, sign as signAsync, type KeyObject, type SignKeyObjectInput } from 'node:crypto';
 import type { SigningAlgorithm } from '../config/app-config.js';
 
 export type SigningMaterial = {
@@ -20,14 +20,26 @@ export type PublicJwk = Record<string, string>;
 export async function signAccessToken(claims: object, key: SigningMaterial): Promise<string> {
   const header = { alg: key.alg, typ: 'at+jwt', kid: key.kid };
   const input = `${base64url(header)}.${base64url(claims)}`;
-  // JWS ES256 wants the raw r||s form (RFC 7518 §3.4), not DER.
-  const options = key.alg === 'ES256' ? { key: key.privateKey, dsaEncoding: 'ieee-p1363' as const } : key.privateKey;
   const signature = await new Promise<Buffer>((resolve, reject) =>
-    signAsync('sha256', Buffer.from(input), options, (error, result) =>
+    // Ed25519 hashes internally: no digest name (RFC 8037 §3.1).
+    signAsync(key.alg === 'EdDSA' ? null : 'sha256', Buffer.from(input), signingOptions(key), (error, result) =>
       error ? reject(error) : resolve(result),
     ),
   );
   return `${input}.${signature.toString('base64url')}`;
+}
+
+function signingOptions(key: SigningMaterial): KeyObject | SignKeyObjectInput {
+  switch (key.alg) {
+    // JWS ES256 wants the raw r||s form (RFC 7518 §3.4), not DER.
+    case 'ES256':
+      return { key: key.privateKey, dsaEncoding: 'ieee-p1363' };
+    // RFC 7518 §3.5: RSASSA-PSS with SHA-256, MGF1 with SHA-256, a 32-byte salt.
+    case 'PS256':
+      return { key: key.privateKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 };
+    default:
+      return key.privateKey;
+  }
 }
 
 function base64url(value: object): string {

@@ -2,6 +2,12 @@ import { Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
 import { AuthThrottle } from '../auth/auth-throttle.js';
 import { ClientAuthenticator } from '../auth/client-authenticator.js';
+import { ClientAssertionAuthenticator } from '../auth/client-assertion-authenticator.js';
+import { ClientKeys } from '../auth/client-keys.js';
+import { DpopNonces } from '../auth/dpop-nonces.js';
+import { DpopProofs } from '../auth/dpop-proofs.js';
+import { JwksUriFetcher } from '../auth/jwks-uri-fetcher.js';
+import { ReplayStore } from '../auth/replay-store.js';
 import { ClientAuthGuard } from '../auth/guards/client-auth.guard.js';
 import { ClientBasicStrategy } from '../auth/strategies/client-basic.strategy.js';
 import { ClientsModule } from '../clients/clients.module.js';
@@ -27,6 +33,12 @@ import { TokenLifecycleService } from './token-lifecycle.service.js';
     AuthThrottle,
     ClientBasicStrategy,
     ClientAuthGuard,
+    ClientAssertionAuthenticator,
+    ClientKeys,
+    JwksUriFetcher,
+    ReplayStore,
+    DpopNonces,
+    DpopProofs,
   ],
   exports: [SigningKeysService],
 })

@@ -14,7 +14,7 @@ import { resourcesOf, type TokenParameters } from '../oauth/token-request.js';
 
 export type TokenResponse = {
   access_token: string;
-  token_type: 'Bearer';
+  token_type: 'Bearer' | 'DPoP';
   expires_in: number;
   scope: string;
   refresh_token?: string;
@@ -34,8 +34,14 @@ export class TokensService {
     private readonly refreshTokens: RefreshTokensService,
   ) {}
 
-  /** Answers an authenticated token request (API.md §4), or throws the OAuthError it earns. */
-  async issue(client: ClientRecord, parameters: TokenParameters): Promise<TokenResponse> {
+  /**
+   * Answers an authenticated token request (API.md §4), or throws the OAuthError it earns.
+   * `jkt`: the thumbprint of a valid DPoP proof's key, which the access token is bound to (§10).
+   */
+  async issue(client: ClientRecord, parameters: TokenParameters, jkt?: string): Promise<TokenResponse> {
+    if (client.dpopBound && jkt === undefined) {
+      throw new OAuthError('invalid_dpop_proof', 'DPoP: this client must send a DPoP proof with every token request');
+    }
     const grantType = parameters.grant_type;
     if (grantType === undefined) throw new OAuthError('invalid_request', 'the grant_type parameter is required');
     if (!SUPPORTED_GRANTS.has(grantType)) {
@@ -47,8 +53,8 @@ export class TokensService {
     if (!client.grantTypes.has(grantType)) {
       throw new OAuthError('unauthorized_client', `the client is not registered for the ${grantType} grant`);
     }
-    if (grantType === 'refresh_token') return this.refresh(client, parameters);
-    const response = await this.accessToken(client, await this.grant(client, parseScope(parameters.scope), resourcesOf(parameters)));
+    if (grantType === 'refresh_token') return this.refresh(client, parameters, jkt);
+    const response = await this.accessToken(client, await this.grant(client, parseScope(parameters.scope), resourcesOf(parameters)), jkt);
     if (client.grantTypes.has('refresh_token')) response.refresh_token = await this.refreshTokens.issue(client, response.scope);
     return response;
   }
@@ -58,7 +64,7 @@ export class TokensService {
    * original one, or a subset of it) is checked again against the client's current allowed
    * scopes and consent tickets.
    */
-  private async refresh(client: ClientRecord, parameters: TokenParameters): Promise<TokenResponse> {
+  private async refresh(client: ClientRecord, parameters: TokenParameters, jkt: string | undefined): Promise<TokenResponse> {
     if (parameters.refresh_token === undefined) throw new OAuthError('invalid_request', 'the refresh_token parameter is required');
     const used = await this.refreshTokens.consume(client, parameters.refresh_token);
     const original = used.scope.split(' ');
@@ -73,7 +79,8 @@ export class TokensService {
       await this.refreshTokens.revokeFamily(used.family_id);
       throw error;
     }
-    const response = await this.accessToken(client, grant);
+    // RFC 9449 §5: the refresh token of a confidential client is not bound; this access token is.
+    const response = await this.accessToken(client, grant, jkt);
     response.refresh_token = await this.refreshTokens.issue(client, response.scope, used.family_id);
     return response;
   }
@@ -88,7 +95,7 @@ export class TokensService {
     return { scopes, decision };
   }
 
-  private async accessToken(client: ClientRecord, { scopes, decision }: Grant): Promise<TokenResponse> {
+  private async accessToken(client: ClientRecord, { scopes, decision }: Grant, jkt?: string): Promise<TokenResponse> {
     // API.md §4 rule 3 and §11: the lifetime and audience the decision gave.
     const { lifetime, aud } = decision.verdict as { lifetime: number; aud: string | string[] };
     const { resourceScopes, covered: covering } = decision;
@@ -104,8 +111,9 @@ export class TokensService {
       client_id: client.clientId,
       scope,
       ...(covering.length > 0 ? { permissions: permissionsOf(resourceScopes, covering, issuedAt + lifetime) } : {}),
+      ...(jkt !== undefined ? { cnf: { jkt } } : {}),
     };
     const token = await signAccessToken(claims, await this.keys.signingKey());
-    return { access_token: token, token_type: 'Bearer', expires_in: lifetime, scope };
+    return { access_token: token, token_type: jkt !== undefined ? 'DPoP' : 'Bearer', expires_in: lifetime, scope };
   }
 }

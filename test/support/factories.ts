@@ -16,7 +16,7 @@ export async function createClient(
     allowedScopes: 'uma_protection read write',
     ...overrides,
   });
-  return { clientId: issued.clientId, clientSecret: issued.clientSecret };
+  return { clientId: issued.clientId, clientSecret: issued.clientSecret ?? '' };
 }
 
 export function basic(clientId: string, clientSecret: string): string {

@@ -2,7 +2,7 @@ import { malformed, ruleBroken } from '../json-api/admin-error.js';
 import { isAbsoluteUri } from '../../oauth/resource-indicator.js';
 import { escape } from '../json-api/resource-object.js';
 
-export type AttributeKind = 'string' | 'text' | 'positive-integer' | 'string-array' | 'absolute-uri';
+export type AttributeKind = 'string' | 'text' | 'positive-integer' | 'string-array' | 'absolute-uri' | 'boolean';
 
 /** How an attribute is read from JSON and stored in a column. */
 export type AttributeSpec = {
@@ -29,6 +29,9 @@ export function checkAttribute(spec: AttributeSpec, value: unknown): unknown {
     throw malformed(`attribute "${spec.name}" must not be null`, pointer);
   }
   switch (spec.kind) {
+    case 'boolean':
+      if (typeof value !== 'boolean') throw malformed(`attribute "${spec.name}" must be true or false`, pointer);
+      return value;
     case 'positive-integer':
       if (typeof value !== 'number' || !Number.isInteger(value)) {
         throw malformed(`attribute "${spec.name}" must be an integer`, pointer);

@@ -21,21 +21,25 @@ const ATTRIBUTES: AttributeSpec[] = [
   { name: 'jwksUri', column: 'jwks_uri', kind: 'string', required: false, nullable: true, maxLength: 2048 },
   { name: 'jwksRaw', column: 'jwks_raw', kind: 'text', required: false, nullable: true, maxLength: 65536 },
   { name: 'metaDataRaw', column: 'meta_data_raw', kind: 'text', required: false, nullable: true, maxLength: 65536 },
+  { name: 'dpopBoundAccessTokens', column: 'dpop_bound_access_tokens', kind: 'boolean', required: false },
   // Write-only: hashed at once, never read back.
   { name: 'clientSecret', column: 'client_secret', kind: 'string', required: false },
 ];
 
-// Registration field names (clients module) → JSON:API attribute names.
-const FIELD_TO_ATTRIBUTE: Record<string, string> = { authenticationType: 'clientAuthenticationType' };
+// JSON:API attribute names → registration field names (clients module), and back.
+const FIELD_OF_ATTRIBUTE: Record<string, string> = { clientAuthenticationType: 'authenticationType', dpopBoundAccessTokens: 'dpopBound' };
+const FIELD_TO_ATTRIBUTE: Record<string, string> = { authenticationType: 'clientAuthenticationType', dpopBound: 'dpopBoundAccessTokens' };
 
 type Row = {
   id: number; version: number; date_created: Date; last_updated: Date; client_id: string; client_name: string;
   metadata_id: number; client_type: string; client_authentication_type: string; grant_types: string; allowed_scopes: string;
   issuer_uri: string | null; jwks_uri: string | null; jwks_raw: string | null; meta_data_raw: string | null; redirect_uris: string[];
+  dpop_bound_access_tokens: boolean;
 };
 
 const SELECT = `SELECT c.id, c.version, c.date_created, c.last_updated, c.client_id, c.client_name, c.metadata_id,
     m.client_type, m.client_authentication_type, m.grant_types, m.allowed_scopes, m.issuer_uri, m.jwks_uri, m.jwks_raw, m.meta_data_raw,
+    m.dpop_bound_access_tokens,
     COALESCE((SELECT array_agg(r.uri ORDER BY r.id) FROM redirect_uri r WHERE r.client_id = c.id), '{}') AS redirect_uris
   FROM client c JOIN client_metadata m ON m.id = c.metadata_id`;
 
@@ -47,17 +51,19 @@ export class ClientRecordHandler implements RecordHandler {
   async create(manager: EntityManager, input: ResourceInput): Promise<Written> {
     const values = this.read(input, true);
     const registration = this.validate({ ...(values as ClientRegistration) });
-    const generated = registration.clientSecret === undefined;
-    const secret = registration.clientSecret ?? generateClientSecret();
+    // API.md §9: a private_key_jwt client holds keys, not a secret.
+    const keyHolding = registration.authenticationType === 'private_key_jwt';
+    const generated = registration.clientSecret === undefined && !keyHolding;
+    const secret = keyHolding ? undefined : (registration.clientSecret ?? generateClientSecret());
     const id = input.id ?? (await allocateId(manager, 'client'));
     if (input.id !== undefined && (await manager.query('SELECT 1 FROM client WHERE id = $1', [id])).length > 0) {
       throw conflict(`uma-client ${id} already exists`, '/value/id');
     }
     const [{ id: metadataId }] = await manager.query(
-      `INSERT INTO client_metadata (client_type, client_authentication_type, grant_types, allowed_scopes, client_secret_hash, issuer_uri, jwks_uri, jwks_raw, meta_data_raw)
-       VALUES ('CONFIDENTIAL', $1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-      [registration.authenticationType, registration.grantTypes, registration.allowedScopes, await hashClientSecret(secret),
-        values.issuerUri ?? null, values.jwksUri ?? null, values.jwksRaw ?? null, values.metaDataRaw ?? null],
+      `INSERT INTO client_metadata (client_type, client_authentication_type, grant_types, allowed_scopes, client_secret_hash, issuer_uri, jwks_uri, jwks_raw, meta_data_raw, dpop_bound_access_tokens)
+       VALUES ('CONFIDENTIAL', $1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+      [registration.authenticationType, registration.grantTypes, registration.allowedScopes, secret === undefined ? null : await hashClientSecret(secret),
+        values.issuerUri ?? null, registration.jwksUri, registration.jwksRaw, values.metaDataRaw ?? null, registration.dpopBound],
     );
     await manager.query('INSERT INTO client (id, client_id, client_name, metadata_id) VALUES ($1, $2, $3, $4)', [id, registration.clientId, registration.clientName, metadataId])
       .catch((error: unknown) => {
@@ -82,13 +88,16 @@ export class ClientRecordHandler implements RecordHandler {
         throw error;
       });
     const secretHash = registration.clientSecret === undefined ? null : await hashClientSecret(registration.clientSecret);
+    // A client moved to private_key_jwt loses its secret: it must not authenticate with it any more.
+    const keyHolding = registration.authenticationType === 'private_key_jwt';
     await manager.query(
       `UPDATE client_metadata SET client_authentication_type = $2, grant_types = $3, allowed_scopes = $4,
           issuer_uri = $5, jwks_uri = $6, jwks_raw = $7, meta_data_raw = $8,
-          client_secret_hash = COALESCE($9, client_secret_hash), version = version + 1, last_updated = now()
+          client_secret_hash = CASE WHEN $10 THEN NULL ELSE COALESCE($9, client_secret_hash) END,
+          dpop_bound_access_tokens = $11, version = version + 1, last_updated = now()
         WHERE id = $1`,
       [current.metadata_id, registration.authenticationType, registration.grantTypes, registration.allowedScopes,
-        merged.issuerUri ?? null, merged.jwksUri ?? null, merged.jwksRaw ?? null, merged.metaDataRaw ?? null, secretHash],
+        merged.issuerUri ?? null, registration.jwksUri, registration.jwksRaw, merged.metaDataRaw ?? null, secretHash, keyHolding, registration.dpopBound],
     );
     if (values.redirectUris !== undefined) {
       await manager.query('DELETE FROM redirect_uri WHERE client_id = $1', [id]);
@@ -149,6 +158,7 @@ export class ClientRecordHandler implements RecordHandler {
         jwksUri: row.jwks_uri,
         jwksRaw: row.jwks_raw,
         metaDataRaw: row.meta_data_raw,
+        dpopBoundAccessTokens: row.dpop_bound_access_tokens,
       },
       meta: { version: row.version, dateCreated: row.date_created, lastUpdated: row.last_updated },
     };
@@ -166,6 +176,7 @@ export class ClientRecordHandler implements RecordHandler {
       jwksUri: row.jwks_uri,
       jwksRaw: row.jwks_raw,
       metaDataRaw: row.meta_data_raw,
+      dpopBound: row.dpop_bound_access_tokens,
     };
   }
 
@@ -177,7 +188,7 @@ export class ClientRecordHandler implements RecordHandler {
     }
     const values: Record<string, unknown> = {};
     for (const [spec, value] of readAttributes(ATTRIBUTES, input.attributes, creating)) {
-      values[spec.name === 'clientAuthenticationType' ? 'authenticationType' : spec.name] = value;
+      values[FIELD_OF_ATTRIBUTE[spec.name] ?? spec.name] = value;
     }
     if (values.clientType !== undefined && values.clientType !== 'CONFIDENTIAL') {
       throw ruleBroken('only CONFIDENTIAL clients are supported', '/value/attributes/clientType');

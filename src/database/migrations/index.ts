@@ -2,6 +2,7 @@ import { Initial1763800000000 } from './1763800000000-Initial.js';
 import { Tickets1763900000000 } from './1763900000000-Tickets.js';
 import { TicketIndexes1764000000000 } from './1764000000000-TicketIndexes.js';
 import { TokenLifecycle1764100000000 } from './1764100000000-TokenLifecycle.js';
+import { ProofOfPossession1764200000000 } from './1764200000000-ProofOfPossession.js';
 import { DataSources1764300000000 } from './1764300000000-DataSources.js';
 
 /** Listed as classes, not globs, so the same list works in Jest, in dist/ and from the CLI. */
@@ -10,5 +11,6 @@ export const MIGRATIONS = [
   Tickets1763900000000,
   TicketIndexes1764000000000,
   TokenLifecycle1764100000000,
+  ProofOfPossession1764200000000,
   DataSources1764300000000,
 ];

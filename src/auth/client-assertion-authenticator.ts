@@ -1,0 +1,155 @@
+import type { webcrypto } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { compactVerify, decodeJwt, decodeProtectedHeader, type CompactVerifyResult } from 'jose';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { ASSERTION_ALGORITHMS } from '../clients/client-jwks.js';
+import { ClientDirectory } from '../clients/client-directory.js';
+import type { ClientRecord } from '../clients/client-record.js';
+import { CLIENT_ASSERTION_TYPE, checkAssertionClaims, refused } from '../oauth/client-assertion-claims.js';
+import { OAuthError } from '../oauth/oauth-error.js';
+import type { TokenParameters } from '../oauth/token-request.js';
+import { AuthThrottle } from './auth-throttle.js';
+import { ClientKeys } from './client-keys.js';
+import { JwksUnavailable, type KeySet } from './jwks-uri-fetcher.js';
+import { DpopProofs, type DpopProof } from './dpop-proofs.js';
+import { ReplayStore } from './replay-store.js';
+
+const ALGORITHMS = [...ASSERTION_ALGORITHMS];
+
+/** Runs after every check but before the assertion's jti is used up (a DPoP binding rule). */
+export type BeforeConsume = (client: ClientRecord) => void;
+
+/**
+ * `private_key_jwt` (RFC 7523 §2.2, API.md §9): the assertion's signature is verified with the
+ * client's registered keys, its claims checked, and its jti used up on every instance at once.
+ * Failures count towards the brute-force limits of API.md §4.
+ */
+@Injectable()
+export class ClientAssertionAuthenticator {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly clients: ClientDirectory,
+    private readonly keys: ClientKeys,
+    private readonly replays: ReplayStore,
+    private readonly throttle: AuthThrottle,
+    private readonly proofs: DpopProofs,
+  ) {}
+
+  /** `proof`: a checked DPoP proof whose jti is used up together with the assertion's, all or none. */
+  async authenticate(parameters: TokenParameters, sourceAddress: string, beforeConsume?: BeforeConsume, proof?: DpopProof): Promise<ClientRecord> {
+    const { assertion, clientId } = readAssertion(parameters);
+    try {
+      const { client, jti, exp } = await this.verify(assertion, clientId);
+      beforeConsume?.(client);
+      const assertionUse = { kind: 'client-assertion', namespace: client.clientId, jti, expiresAt: exp };
+      const replayed = await this.replays.useOnce(proof ? [proof.use, assertionUse] : [assertionUse]);
+      if (proof && replayed === 0) throw await this.proofs.replayed();
+      if (replayed !== -1) throw refused('the assertion\'s "jti" has already been used');
+      return client;
+    } catch (error) {
+      if (error instanceof OAuthError && error.code === 'invalid_client') await this.countFailure(clientId, sourceAddress);
+      throw error;
+    }
+  }
+
+  /**
+   * API.md §4 limits, counted only when an assertion fails: a valid signature cannot be guessed,
+   * so (like a recently verified secret) it passes without a look at the counters, and a working
+   * client cannot be locked out. Past either limit a failure is answered 429.
+   */
+  private async countFailure(clientId: string, sourceAddress: string): Promise<void> {
+    const wait = await this.throttle.blockedFor(clientId, sourceAddress);
+    if (wait !== undefined) throw OAuthError.tooManyRequests(wait);
+    await this.throttle.recordFailure(clientId, sourceAddress);
+  }
+
+  private async verify(assertion: string, clientId: string): Promise<{ client: ClientRecord; jti: string; exp: number }> {
+    const client = await this.clients.find(clientId);
+    // One description for both: it does not tell which client ids exist.
+    if (!client || client.authenticationType !== 'private_key_jwt') throw refused('no client registered for private_key_jwt has this id');
+    const { payload } = await this.verifySignature(assertion, client);
+    let claims: Record<string, unknown>;
+    try {
+      claims = JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>;
+    } catch {
+      throw refused('the assertion\'s payload is not a JSON object');
+    }
+    if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) throw refused('the assertion\'s payload is not a JSON object');
+    const checked = checkAssertionClaims(claims, { clientId: client.clientId, issuer: this.config.issuer, now: Math.floor(Date.now() / 1000) });
+    return { client, ...checked };
+  }
+
+  private async verifySignature(assertion: string, client: ClientRecord): Promise<CompactVerifyResult> {
+    try {
+      let keys = await this.keys.keysOf(client);
+      try {
+        return await verifyWith(assertion, keys);
+      } catch (error) {
+        // An unknown kid may be a key the client has just added to its jwks_uri.
+        if ((error as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY') throw error;
+        const refetched = await this.keys.refetched(client);
+        if (!refetched) throw error;
+        keys = refetched;
+        return await verifyWith(assertion, keys);
+      }
+    } catch (error) {
+      if (error instanceof JwksUnavailable) throw refused(error.message);
+      throw refused(describeJoseFailure(error));
+    }
+  }
+}
+
+/** jose picks the key; several candidates (no kid) are each tried. */
+async function verifyWith(assertion: string, keys: KeySet): Promise<CompactVerifyResult> {
+  try {
+    return await compactVerify(assertion, keys, { algorithms: ALGORITHMS });
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'ERR_JWKS_MULTIPLE_MATCHING_KEYS') throw error;
+    for await (const key of error as AsyncIterable<webcrypto.CryptoKey>) {
+      try {
+        return await compactVerify(assertion, key, { algorithms: ALGORITHMS });
+      } catch {
+        // Try the next candidate.
+      }
+    }
+    throw Object.assign(new Error('no candidate key verifies'), { code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' });
+  }
+}
+
+function describeJoseFailure(error: unknown): string {
+  switch ((error as { code?: string }).code) {
+    case 'ERR_JWKS_NO_MATCHING_KEY':
+      return 'no registered key of the client matches the assertion\'s "kid" and "alg"';
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
+      return 'the assertion\'s signature does not verify with the client\'s registered keys';
+    case 'ERR_JOSE_ALG_NOT_ALLOWED':
+    case 'ERR_JOSE_NOT_SUPPORTED':
+      return `the assertion's "alg" is not accepted (use ${ALGORITHMS.join(', ')})`;
+    default:
+      return 'the client_assertion is not a valid signed JWT';
+  }
+}
+
+/** The assertion parameters and the client they name (`client_id`, if given, must equal `sub`). */
+function readAssertion(parameters: TokenParameters): { assertion: string; clientId: string } {
+  const assertion = parameters.client_assertion;
+  const type = parameters.client_assertion_type;
+  if (assertion === undefined) throw new OAuthError('invalid_request', 'client_assertion_type is given without client_assertion');
+  if (type === undefined) throw new OAuthError('invalid_request', 'client_assertion is given without client_assertion_type');
+  if (type !== CLIENT_ASSERTION_TYPE) throw refused(`client_assertion_type must be ${CLIENT_ASSERTION_TYPE}`);
+  let header: Record<string, unknown>;
+  let sub: unknown;
+  try {
+    header = decodeProtectedHeader(assertion);
+    sub = decodeJwt(assertion).sub;
+  } catch {
+    throw refused('the client_assertion is not a JWT');
+  }
+  if (typeof header.alg !== 'string' || !(ALGORITHMS as string[]).includes(header.alg)) {
+    throw refused(`the assertion's "alg" is not accepted (use ${ALGORITHMS.join(', ')})`);
+  }
+  const clientId = parameters.client_id ?? sub;
+  if (typeof clientId !== 'string' || clientId === '') throw refused('the assertion has no "sub" naming the client');
+  if (parameters.client_id !== undefined && sub !== parameters.client_id) throw refused('client_id differs from the assertion\'s "sub"');
+  return { assertion, clientId };
+}

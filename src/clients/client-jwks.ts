@@ -1,0 +1,68 @@
+import { createPublicKey } from 'node:crypto';
+
+/** A client's public keys (RFC 7517 JWK Set), checked by validateJwks. */
+export type ClientJwks = { keys: Record<string, unknown>[] };
+
+export const MAX_JWKS_KEYS = 10;
+export const ASSERTION_ALGORITHMS = ['PS256', 'ES256', 'EdDSA', 'RS256'] as const;
+
+// RFC 7518 §6.2.2, §6.3.2, RFC 8037 §2: members that only private (or symmetric) keys carry.
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+const ALGORITHMS_BY_TYPE: Record<string, readonly string[]> = { RSA: ['RS256', 'PS256'], EC: ['ES256'], OKP: ['EdDSA', 'Ed25519'] };
+
+/** A JWKS that cannot be used for client authentication; the message says why (API.md §9). */
+export class JwksError extends Error {}
+
+/**
+ * API.md §9: public keys only, RSA of at least 2048 bits, EC P-256, OKP Ed25519, at most 10
+ * keys, unique `kid`s. The key material itself is parsed by node:crypto (createPublicKey),
+ * which refuses a malformed key.
+ */
+export function validateJwks(value: unknown): ClientJwks {
+  let document = value;
+  if (typeof value === 'string') {
+    try {
+      document = JSON.parse(value);
+    } catch {
+      throw new JwksError('the JWKS is not valid JSON');
+    }
+  }
+  if (typeof document !== 'object' || document === null || !Array.isArray((document as ClientJwks).keys)) {
+    throw new JwksError('the JWKS must be a JSON object with a "keys" array');
+  }
+  const keys = (document as ClientJwks).keys;
+  if (keys.length === 0 || keys.length > MAX_JWKS_KEYS) throw new JwksError(`the JWKS must hold 1 to ${MAX_JWKS_KEYS} keys`);
+  const kids = new Set<string>();
+  keys.forEach((key, index) => {
+    checkKey(key, index);
+    const kid = (key as { kid?: unknown }).kid;
+    if (kid === undefined) return;
+    if (typeof kid !== 'string' || kid === '') throw new JwksError(`key ${index}: "kid" must be a non-empty string`);
+    if (kids.has(kid)) throw new JwksError(`key ${index}: "kid" ${JSON.stringify(kid)} is used twice`);
+    kids.add(kid);
+  });
+  return { keys: keys as Record<string, unknown>[] };
+}
+
+function checkKey(key: unknown, index: number): void {
+  if (typeof key !== 'object' || key === null || Array.isArray(key)) throw new JwksError(`key ${index} is not a JSON object`);
+  const jwk = key as Record<string, unknown>;
+  const privateMember = PRIVATE_MEMBERS.find((member) => member in jwk);
+  if (privateMember !== undefined) throw new JwksError(`key ${index} has the private member "${privateMember}": register public keys only`);
+  // An own member only: "constructor" or an object with its own toString is no key type.
+  const allowed = typeof jwk.kty === 'string' && Object.hasOwn(ALGORITHMS_BY_TYPE, jwk.kty) ? ALGORITHMS_BY_TYPE[jwk.kty] : undefined;
+  if (!allowed) throw new JwksError(`key ${index}: "kty" must be RSA, EC or OKP`);
+  if (jwk.kty === 'EC' && jwk.crv !== 'P-256') throw new JwksError(`key ${index}: EC keys must be on curve P-256`);
+  if (jwk.kty === 'OKP' && jwk.crv !== 'Ed25519') throw new JwksError(`key ${index}: OKP keys must be Ed25519`);
+  if (jwk.alg !== undefined && (typeof jwk.alg !== 'string' || !allowed.includes(jwk.alg))) {
+    throw new JwksError(`key ${index}: "alg" does not fit a ${jwk.kty} key (use ${allowed.join(' or ')})`);
+  }
+  if (jwk.use !== undefined && jwk.use !== 'sig') throw new JwksError(`key ${index}: "use" must be "sig"`);
+  let modulusLength: number | undefined;
+  try {
+    modulusLength = createPublicKey({ key: jwk as never, format: 'jwk' }).asymmetricKeyDetails?.modulusLength;
+  } catch {
+    throw new JwksError(`key ${index} is not a valid ${jwk.kty} public key`);
+  }
+  if (jwk.kty === 'RSA' && (modulusLength ?? 0) < 2048) throw new JwksError(`key ${index}: RSA keys must have at least 2048 bits`);
+}

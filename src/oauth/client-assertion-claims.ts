@@ -1,0 +1,51 @@
+import { OAuthError } from './oauth-error.js';
+
+export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+/** API.md §9: an assertion lives at most 5 minutes. */
+export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
+/** API.md §9: iat and nbf may be at most 10 s ahead of our clock. */
+export const MAX_CLOCK_AHEAD_SECONDS = 10;
+const MAX_JTI_LENGTH = 256;
+
+export type AssertionClaims = { jti: string; exp: number };
+
+/**
+ * The claim checks of a `private_key_jwt` assertion (RFC 7523 §3, API.md §9), once its signature
+ * has been verified. Each refusal is invalid_client naming the check; nothing of the assertion
+ * is echoed.
+ */
+export function checkAssertionClaims(
+  payload: Record<string, unknown>,
+  expected: { clientId: string; issuer: string; now: number },
+): AssertionClaims {
+  const { clientId, issuer, now } = expected;
+  if (payload.iss !== clientId) throw refused('the assertion\'s "iss" must be the client_id');
+  if (payload.sub !== clientId) throw refused('the assertion\'s "sub" must be the client_id');
+  if (Array.isArray(payload.aud)) throw refused(`the assertion's "aud" must be the issuer identifier ${issuer} as a string, not an array`);
+  if (payload.aud !== issuer) throw refused(`the assertion's "aud" must be the issuer identifier ${issuer}`);
+  const exp = payload.exp;
+  if (exp === undefined) throw refused('the assertion has no "exp" claim');
+  if (!isNumericDate(exp)) throw refused('the assertion\'s "exp" is not a NumericDate');
+  if (exp <= now) throw refused('the assertion has expired ("exp" is past)');
+  const iat = payload.iat;
+  if (iat !== undefined && !isNumericDate(iat)) throw refused('the assertion\'s "iat" is not a NumericDate');
+  if (payload.nbf !== undefined && !isNumericDate(payload.nbf)) throw refused('the assertion\'s "nbf" is not a NumericDate');
+  if (iat !== undefined && iat > now + MAX_CLOCK_AHEAD_SECONDS) throw refused('the assertion\'s "iat" is in the future');
+  if (payload.nbf !== undefined && (payload.nbf as number) > now + MAX_CLOCK_AHEAD_SECONDS) throw refused('the assertion is not valid yet ("nbf" is in the future)');
+  const start = iat ?? now;
+  if (exp - start > MAX_ASSERTION_LIFETIME_SECONDS) {
+    throw refused(`the assertion lives too long: "exp" must be at most ${MAX_ASSERTION_LIFETIME_SECONDS} s after "iat" (or now)`);
+  }
+  const jti = payload.jti;
+  if (jti === undefined) throw refused('the assertion has no "jti" claim');
+  if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH) throw refused(`the assertion's "jti" must be a string of 1 to ${MAX_JTI_LENGTH} characters`);
+  return { jti, exp };
+}
+
+function isNumericDate(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+export function refused(description: string): OAuthError {
+  return OAuthError.invalidClient(`private_key_jwt: ${description}`, false);
+}
