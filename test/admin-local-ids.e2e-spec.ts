@@ -78,7 +78,9 @@ describe('GET /admin/authorization-server', () => {
     const jwks = await request(server.url).get('/oauth2/jwks').expect(200);
     expect(attributes.keys.map((key: { kid: string }) => key.kid).sort()).toEqual(jwks.body.keys.map((key: { kid: string }) => key.kid).sort());
     expect(attributes.keys.filter((key: { signing: boolean }) => key.signing).length).toBeGreaterThanOrEqual(1);
-    expect(JSON.stringify(attributes)).not.toMatch(/private|"d":/);
+    // No private key material (the metadata itself names private_key_jwt, an auth method).
+    expect(JSON.stringify(attributes.keys)).not.toMatch(/private|"d":/);
+    expect(JSON.stringify(attributes)).not.toMatch(/PRIVATE KEY|"d":/);
     await request(server.url).get('/admin/authorization-server').set('Authorization', server.adminToken).expect(404);
   });
 

@@ -167,6 +167,20 @@ describe('refresh tokens', () => {
     expect((await refresh(second.refresh_token, { scope: 'read' })).body.scope).toBe('read');
   });
 
+  it('a refused wider scope leaves the refresh token usable', async () => {
+    const first = await tokenFor(client, 'read');
+    expect((await refresh(first.refresh_token, { scope: 'read write' })).body.error).toBe('invalid_scope');
+    expect((await refresh(first.refresh_token)).status).toBe(200);
+  });
+
+  it('a resource no data source answers to is invalid_target and leaves the refresh token usable', async () => {
+    const first = await tokenFor(client);
+    const refused = await refresh(first.refresh_token, { resource: 'https://nowhere.example/api' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe('invalid_target');
+    expect((await refresh(first.refresh_token)).status).toBe(200);
+  });
+
   it('reuse of a rotated refresh token is invalid_grant and revokes the whole family', async () => {
     const first = await tokenFor(client);
     const rotated = await refresh(first.refresh_token);

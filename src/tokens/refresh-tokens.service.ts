@@ -55,13 +55,27 @@ export class RefreshTokensService {
        RETURNING id, family_id, client_id, scope, expires_at, used_at, revoked_at`,
       [hash, client.id],
     ).then((result: [RefreshTokenRow[], number] | RefreshTokenRow[]) => (Array.isArray(result[0]) ? (result[0] as RefreshTokenRow[]) : (result as RefreshTokenRow[])));
-    if (used) return used;
+    return used ?? this.refuse(client, token);
+  }
+
+  /** The invalid_grant a token this client may not use earns; a reused token revokes its family. */
+  async refuse(client: ClientRecord, token: string): Promise<never> {
     const found = await this.find(token);
     if (found && found.client_id === client.id && found.used_at !== null && found.revoked_at === null) {
       await this.revokeFamily(found.family_id);
       throw new OAuthError('invalid_grant', 'the refresh token was already used; its whole family is now revoked');
     }
     throw new OAuthError('invalid_grant', 'the refresh token is unknown, expired, revoked or not issued to this client');
+  }
+
+  /** The token if this client may still use it (unused, unrevoked, unexpired), without using it up. */
+  async findUsable(client: ClientRecord, token: string): Promise<RefreshTokenRow | undefined> {
+    const [row]: RefreshTokenRow[] = await this.dataSource.query(
+      `SELECT id, family_id, client_id, scope, expires_at, used_at, revoked_at FROM refresh_token
+        WHERE token_hash = $1 AND client_id = $2 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > now()`,
+      [hashRefreshToken(token), client.id],
+    );
+    return row;
   }
 
   async find(token: string): Promise<RefreshTokenRow | undefined> {

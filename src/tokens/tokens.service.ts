@@ -62,25 +62,27 @@ export class TokensService {
   /**
    * grant_type=refresh_token: the token is used up and rotated within its family; the scope (the
    * original one, or a subset of it) is checked again against the client's current allowed
-   * scopes and consent tickets.
+   * scopes and consent tickets. A request mistake (a wider scope, a bad resource) is refused
+   * before the token is used up; a client no longer entitled loses the whole family.
    */
   private async refresh(client: ClientRecord, parameters: TokenParameters, jkt: string | undefined): Promise<TokenResponse> {
     if (parameters.refresh_token === undefined) throw new OAuthError('invalid_request', 'the refresh_token parameter is required');
-    const used = await this.refreshTokens.consume(client, parameters.refresh_token);
-    const original = used.scope.split(' ');
+    const presented = await this.refreshTokens.findUsable(client, parameters.refresh_token);
+    if (presented === undefined) return this.refreshTokens.refuse(client, parameters.refresh_token);
+    const original = presented.scope.split(' ');
     const scopes = parameters.scope === undefined ? original : parseScope(parameters.scope);
     const wider = scopes.filter((name) => !original.includes(name));
     if (wider.length > 0) throw new OAuthError('invalid_scope', `scope not granted with this refresh token: ${wider.join(' ')}`);
-    let grant: Grant;
-    try {
-      grant = await this.grant(client, scopes, resourcesOf(parameters));
-    } catch (error) {
+    const decision = await this.decisions.decide(client, { scopes, resources: resourcesOf(parameters) });
+    if (decision.refusal?.error === 'invalid_target') throw new OAuthError(decision.refusal.error, decision.refusal.description);
+    const used = await this.refreshTokens.consume(client, parameters.refresh_token);
+    if (decision.refusal) {
       // The client is no longer entitled: the family ends here.
       await this.refreshTokens.revokeFamily(used.family_id);
-      throw error;
+      throw new OAuthError(decision.refusal.error, decision.refusal.description);
     }
     // RFC 9449 §5: the refresh token of a confidential client is not bound; this access token is.
-    const response = await this.accessToken(client, grant, jkt);
+    const response = await this.accessToken(client, { scopes, decision }, jkt);
     response.refresh_token = await this.refreshTokens.issue(client, response.scope, used.family_id);
     return response;
   }
