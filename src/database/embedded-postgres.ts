@@ -7,6 +7,8 @@ import { freePort } from '../common/free-port.js';
 
 export type RunningDatabase = {
   url: string;
+  /** Where the embedded cluster keeps its data (undefined for DATABASE_URL). */
+  location?: string;
   /** Stops the embedded server if this process started it; a no-op otherwise. */
   stop(): Promise<void>;
 };
