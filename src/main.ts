@@ -17,8 +17,8 @@ async function bootstrap(): Promise<void> {
     rootLogger,
     release: () => database.stop(),
     startupLines: [
-      `listening on port ${config.port}; issuer ${config.issuer}`,
-      `admin interface on port ${config.adminPort} at /admin; metrics at /metrics, API documentation at /docs`,
+      `listening on http://localhost:${config.port} (token endpoint /oauth2/token); issuer ${config.issuer}`,
+      `admin interface on http://localhost:${config.adminPort}/admin; metrics at /metrics; API documentation at http://localhost:${config.adminPort}/docs`,
       `database: ${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL, data in ${database.location ?? config.dataDir}`}`,
       `admin token: ${adminToken.source === 'ADMIN_TOKEN' ? 'from ADMIN_TOKEN' : `kept in ${adminToken.source}`}`,
     ],

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { ConfigurationError, loadConfig } from './env.validation.js';
 
 describe('loadConfig', () => {
@@ -14,6 +15,24 @@ describe('loadConfig', () => {
       logLevel: 'info',
     });
     expect(config.databaseUrl).toBeUndefined();
+  });
+
+  it('runs one server process by default, one per core with WORKERS=auto, and N with WORKERS=N', () => {
+    expect(loadConfig({}).workers).toBe(1);
+    expect(loadConfig({ WORKERS: 'auto' }).workers).toBe(availableParallelism());
+    expect(loadConfig({ WORKERS: '3' }).workers).toBe(3);
+  });
+
+  it('logs JSON lines in production even in a terminal, pretty lines in a terminal otherwise', () => {
+    const wasTty = process.stdout.isTTY;
+    process.stdout.isTTY = true;
+    try {
+      expect(loadConfig({ NODE_ENV: 'production' }).logFormat).toBe('json');
+      expect(loadConfig({}).logFormat).toBe('pretty');
+      expect(loadConfig({ NODE_ENV: 'production', LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
+    } finally {
+      process.stdout.isTTY = wasTty;
+    }
   });
 
   it('derives the default issuer from PORT and strips a trailing slash from ISSUER', () => {
@@ -35,6 +54,10 @@ describe('loadConfig', () => {
     ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }],
     ['TRUST_PROXY', { TRUST_PROXY: 'everyone' }],
     ['ADMIN_PORT', { PORT: '4000', ADMIN_PORT: '4000' }],
+    ['WORKERS', { WORKERS: 'many' }],
+    ['WORKERS', { WORKERS: '0' }],
+    ['WORKERS', { WORKERS: '1000' }],
+    ['WORKERS', { WORKERS: '-2' }],
   ])('refuses a bad %s with one line naming it', (variable, environment) => {
     let error: unknown;
     try {
