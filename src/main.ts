@@ -1,27 +1,44 @@
 import 'reflect-metadata';
+import cluster from 'node:cluster';
+import type { Logger } from 'pino';
+import type { AppConfig } from './config/app-config.js';
 import { resolveAdminToken } from './config/admin-token.js';
 import { ConfigurationError, loadConfig } from './config/env.validation.js';
 import { openDatabase } from './database/database-runtime.js';
 import { createRootLogger } from './logging/logging.js';
+import { runPrimary, WORKER_SERVING, WORKER_SETTINGS, type WorkerSettings } from './server/primary.js';
 import { serve } from './server/serve.js';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig(process.env);
   const rootLogger = createRootLogger(config);
+  if (cluster.isWorker) return runWorker(config, rootLogger);
   const logger = rootLogger.child({ context: 'Server' });
   // Resolved before anything starts: a missing or unreadable token must not leave a database running.
   const adminToken = await resolveAdminToken(config);
   const database = await openDatabase(config, (line) => logger.info(line));
+  const startupLines = [
+    `listening on http://localhost:${config.port} (token endpoint /oauth2/token); issuer ${config.issuer}`,
+    `admin interface on http://localhost:${config.adminPort}/admin; metrics at /metrics; API documentation at http://localhost:${config.adminPort}/docs`,
+    `database: ${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL, data in ${database.location ?? config.dataDir}`}`,
+    `admin token: ${adminToken.source === 'ADMIN_TOKEN' ? 'from ADMIN_TOKEN' : `kept in ${adminToken.source}`}`,
+  ];
+  const release = () => database.stop();
+  if (config.workers > 1) {
+    return runPrimary({ config, rootLogger, settings: { databaseUrl: database.url, adminToken: adminToken.token }, release, startupLines });
+  }
+  await serve({ config: { ...config, databaseUrl: database.url, adminToken: adminToken.token }, rootLogger, release, startupLines });
+}
+
+/** A worker of WORKERS > 1: the primary owns the database and the admin token. */
+async function runWorker(config: AppConfig, rootLogger: Logger): Promise<void> {
+  const settings = JSON.parse(process.env[WORKER_SETTINGS] ?? '{}') as WorkerSettings;
+  delete process.env[WORKER_SETTINGS];
   await serve({
-    config: { ...config, databaseUrl: database.url, adminToken: adminToken.token },
+    config: { ...config, databaseUrl: settings.databaseUrl, adminToken: settings.adminToken },
     rootLogger,
-    release: () => database.stop(),
-    startupLines: [
-      `listening on http://localhost:${config.port} (token endpoint /oauth2/token); issuer ${config.issuer}`,
-      `admin interface on http://localhost:${config.adminPort}/admin; metrics at /metrics; API documentation at http://localhost:${config.adminPort}/docs`,
-      `database: ${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL, data in ${database.location ?? config.dataDir}`}`,
-      `admin token: ${adminToken.source === 'ADMIN_TOKEN' ? 'from ADMIN_TOKEN' : `kept in ${adminToken.source}`}`,
-    ],
+    release: async () => undefined,
+    onServing: () => process.send?.({ type: WORKER_SERVING }),
   });
 }
 

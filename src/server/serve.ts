@@ -24,6 +24,8 @@ export type ServeOptions = {
   release: () => Promise<void>;
   /** Start-up lines an operator needs, logged once both listeners accept. */
   startupLines?: string[];
+  /** Called once both listeners accept. */
+  onServing?: () => void;
 };
 
 /**
@@ -95,6 +97,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   process.on('SIGTERM', () => void onSignal('SIGTERM'));
   process.on('SIGINT', () => void onSignal('SIGINT'));
   for (const line of options.startupLines ?? []) logger.info(line);
+  options.onServing?.();
 }
 
 function listenError(error: unknown, variable: string, port: number): Error {
