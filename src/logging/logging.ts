@@ -32,8 +32,8 @@ export function createRootLogger(settings: LogSettings, destination?: Destinatio
   const options = { level: settings.logLevel, timestamp: pino.stdTimeFunctions.isoTime, redact: { paths: REDACTED, censor: '[redacted]' } };
   if (destination) return pino(options, destination);
   if (settings.logFormat === 'pretty') {
+    // Colours when the terminal supports them (and NO_COLOR is unset): pino-pretty's own detection.
     const stream = pretty({
-      colorize: true,
       sync: true,
       translateTime: 'SYS:HH:MM:ss.l',
       ignore: 'pid,hostname,context',
