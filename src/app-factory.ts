@@ -21,6 +21,8 @@ import { secureHeaders } from './common/http-hardening.js';
 export async function createApp(config: AppConfig, logger: Logger = createRootLogger(config)): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false,
+    // A failed start is reported to the caller, which closes what was opened (not process.exit).
+    abortOnError: false,
     logger: new PinoNestLogger(logger),
   });
   app.disable('x-powered-by');

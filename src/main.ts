@@ -1,66 +1,45 @@
 import 'reflect-metadata';
-import type { Server } from 'node:http';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { closeAdmin, listenAdmin } from './admin/admin-listener.js';
-import { hardenServer } from './common/http-hardening.js';
-import { createApp } from './app-factory.js';
+import cluster from 'node:cluster';
+import type { Logger } from 'pino';
+import type { AppConfig } from './config/app-config.js';
 import { resolveAdminToken } from './config/admin-token.js';
 import { ConfigurationError, loadConfig } from './config/env.validation.js';
 import { openDatabase } from './database/database-runtime.js';
 import { createRootLogger } from './logging/logging.js';
-
-// API.md §7: exit within 20 s of SIGTERM. Requests in flight get DRAIN_LIMIT_MS to complete; past
-// it their connections are closed, so the pool and the database still close cleanly in time.
-const DRAIN_LIMIT_MS = 15_000;
-const SHUTDOWN_DEADLINE_MS = 20_000;
+import { runPrimary, WORKER_SERVING, WORKER_SETTINGS, type WorkerSettings } from './server/primary.js';
+import { serve } from './server/serve.js';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig(process.env);
   const rootLogger = createRootLogger(config);
+  if (cluster.isWorker) return runWorker(config, rootLogger);
   const logger = rootLogger.child({ context: 'Server' });
-  // Checked before anything starts: a missing admin token must not leave a database running.
-  if (config.databaseUrl) await resolveAdminToken(config);
-  const database = await openDatabase(config, (line) => logger.info(line));
+  // Resolved before anything starts: a missing or unreadable token must not leave a database running.
   const adminToken = await resolveAdminToken(config);
-  const app = await createApp({ ...config, databaseUrl: database.url, adminToken: adminToken.token }, rootLogger);
-  let adminServer: Server | undefined;
-
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info(`${signal} received: draining requests, then stopping`);
-    setTimeout(() => {
-      logger.error('shutdown deadline passed: exiting');
-      process.exit(1);
-    }, SHUTDOWN_DEADLINE_MS).unref();
-    const drainLimit = setTimeout(() => {
-      logger.warn(`requests still in flight after ${DRAIN_LIMIT_MS} ms: closing their connections`);
-      closeAllConnections(app, adminServer);
-    }, DRAIN_LIMIT_MS);
-    drainLimit.unref();
-    // app.close stops accepting, waits for the requests in flight, then closes the pool.
-    await Promise.all([app.close(), adminServer ? closeAdmin(adminServer) : undefined]);
-    clearTimeout(drainLimit);
-    await database.stop();
-    logger.info('stopped');
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-
-  hardenServer(app.getHttpServer());
-  await app.listen(config.port);
-  adminServer = await listenAdmin(app, config.adminPort);
-  logger.info(`listening on port ${config.port}; issuer ${config.issuer}`);
-  logger.info(`admin interface on port ${config.adminPort} at /admin; metrics at /metrics, API documentation at /docs`);
-  logger.info(`database: ${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL in ${config.dataDir}`}`);
-  logger.info(`admin token: ${adminToken.source === 'ADMIN_TOKEN' ? 'from ADMIN_TOKEN' : `kept in ${adminToken.source}`}`);
+  const database = await openDatabase(config, (line) => logger.info(line));
+  const startupLines = [
+    `listening on http://localhost:${config.port} (token endpoint /oauth2/token); issuer ${config.issuer}`,
+    `admin interface on http://localhost:${config.adminPort}/admin; metrics at /metrics; API documentation at http://localhost:${config.adminPort}/docs`,
+    `database: ${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL, data in ${database.location ?? config.dataDir}`}`,
+    `admin token: ${adminToken.source === 'ADMIN_TOKEN' ? 'from ADMIN_TOKEN' : `kept in ${adminToken.source}`}`,
+  ];
+  const release = () => database.stop();
+  if (config.workers > 1) {
+    return runPrimary({ config, rootLogger, settings: { databaseUrl: database.url, adminToken: adminToken.token }, release, startupLines });
+  }
+  await serve({ config: { ...config, databaseUrl: database.url, adminToken: adminToken.token }, rootLogger, release, startupLines });
 }
 
-function closeAllConnections(app: NestExpressApplication, adminServer: Server | undefined): void {
-  (app.getHttpServer() as Server).closeAllConnections();
-  adminServer?.closeAllConnections();
+/** A worker of WORKERS > 1: the primary owns the database and the admin token. */
+async function runWorker(config: AppConfig, rootLogger: Logger): Promise<void> {
+  const settings = JSON.parse(process.env[WORKER_SETTINGS] ?? '{}') as WorkerSettings;
+  delete process.env[WORKER_SETTINGS];
+  await serve({
+    config: { ...config, databaseUrl: settings.databaseUrl, adminToken: settings.adminToken },
+    rootLogger,
+    release: async () => undefined,
+    onServing: () => process.send?.({ type: WORKER_SERVING }),
+  });
 }
 
 bootstrap().catch((error: unknown) => {

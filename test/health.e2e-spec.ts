@@ -18,7 +18,7 @@ describe('health endpoints', () => {
     const response = await request(server.url).get('/health/ready');
     expect(response.status).toBe(200);
     expect(response.body.status).toBe('ok');
-    expect(Object.keys(response.body.details).sort()).toEqual(['database', 'migrations', 'signingKey']);
+    expect(Object.keys(response.body.details).sort()).toEqual(['database', 'migrations', 'serving', 'signingKey']);
   });
 
   it('answers liveness and readiness on the admin port too', async () => {

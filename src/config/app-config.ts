@@ -8,6 +8,8 @@ export type TrustProxy = false | number | string[];
 export type AppConfig = {
   port: number;
   adminPort: number;
+  /** Server processes on this host (WORKERS; `auto` resolved to the number of cores). */
+  workers: number;
   /** Unset: an embedded PostgreSQL under `dataDir`. */
   databaseUrl?: string;
   dataDir: string;

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { ConfigurationError, loadConfig } from './env.validation.js';
 
 describe('loadConfig', () => {
@@ -23,6 +24,24 @@ describe('loadConfig', () => {
     expect(loadConfig({ DPOP_NONCE: 'true', JWKS_URI_ALLOW_HTTP: 'true' })).toMatchObject({ dpopNonce: true, jwksUriAllowHttp: true });
   });
 
+  it('runs one server process by default, one per core with WORKERS=auto, and N with WORKERS=N', () => {
+    expect(loadConfig({}).workers).toBe(1);
+    expect(loadConfig({ WORKERS: 'auto' }).workers).toBe(availableParallelism());
+    expect(loadConfig({ WORKERS: '3' }).workers).toBe(3);
+  });
+
+  it('logs JSON lines in production even in a terminal, pretty lines in a terminal otherwise', () => {
+    const wasTty = process.stdout.isTTY;
+    process.stdout.isTTY = true;
+    try {
+      expect(loadConfig({ NODE_ENV: 'production' }).logFormat).toBe('json');
+      expect(loadConfig({}).logFormat).toBe('pretty');
+      expect(loadConfig({ NODE_ENV: 'production', LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
+    } finally {
+      process.stdout.isTTY = wasTty;
+    }
+  });
+
   it('derives the default issuer from PORT and strips a trailing slash from ISSUER', () => {
     expect(loadConfig({ PORT: '8080' }).issuer).toBe('http://localhost:8080');
     expect(loadConfig({ ISSUER: 'https://as.example/tenant/' }).issuer).toBe('https://as.example/tenant');
@@ -45,6 +64,10 @@ describe('loadConfig', () => {
     ['TOKEN_SIGNING_ALG', { TOKEN_SIGNING_ALG: 'Ed25519' }],
     ['DPOP_NONCE', { DPOP_NONCE: 'yes' }],
     ['JWKS_URI_ALLOW_HTTP', { JWKS_URI_ALLOW_HTTP: '1' }],
+    ['WORKERS', { WORKERS: 'many' }],
+    ['WORKERS', { WORKERS: '0' }],
+    ['WORKERS', { WORKERS: '1000' }],
+    ['WORKERS', { WORKERS: '-2' }],
   ])('refuses a bad %s with one line naming it', (variable, environment) => {
     let error: unknown;
     try {

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { plainToInstance } from 'class-transformer';
 import {
@@ -20,6 +21,7 @@ export class ConfigurationError extends Error {}
 
 const MAX_TTL_SECONDS = 86_400;
 const MAX_REFRESH_TTL_SECONDS = 365 * 86_400;
+const MAX_WORKERS = 256;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 class Environment {
@@ -106,13 +108,17 @@ class Environment {
   @IsOptional()
   @IsIn(['true', 'false'], { message: 'JWKS_URI_ALLOW_HTTP must be true or false' })
   JWKS_URI_ALLOW_HTTP?: string;
+
+  @IsOptional()
+  @Matches(/^\s*(auto|0*[1-9]\d{0,2})\s*$/, { message: `WORKERS must be auto or a whole number from 1 to ${MAX_WORKERS}` })
+  WORKERS?: string;
 }
 
 const VARIABLES = [
   'PORT', 'ADMIN_PORT', 'DATABASE_URL', 'ISSUER', 'ACCESS_TOKEN_AUDIENCE', 'ADMIN_TOKEN',
   'ADMIN_TOKEN_FILE', 'ACCESS_TOKEN_TTL', 'TOKEN_SIGNING_ALG', 'TRUST_PROXY', 'DATA_DIR',
   'REFRESH_TOKEN_TTL', 'KEY_ENCRYPTION_SECRET',
-  'LOG_LEVEL', 'LOG_FORMAT', 'CORS_ALLOWED_ORIGINS',
+  'LOG_LEVEL', 'LOG_FORMAT', 'CORS_ALLOWED_ORIGINS', 'WORKERS',
   'DPOP_NONCE', 'JWKS_URI_ALLOW_HTTP',
 ];
 
@@ -153,9 +159,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (environment.ADMIN_TOKEN && environment.ADMIN_TOKEN_FILE) {
     throw new ConfigurationError('ADMIN_TOKEN and ADMIN_TOKEN_FILE are both set: set only one');
   }
+  const workers = parseWorkers(environment.WORKERS);
   return {
     port,
     adminPort,
+    workers,
     databaseUrl: environment.DATABASE_URL,
     dataDir: resolve(environment.DATA_DIR ?? '.data'),
     issuer,
@@ -169,11 +177,20 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     trustProxy: parseTrustProxy(environment.TRUST_PROXY),
     corsAllowedOrigins: parseOrigins(present.CORS_ALLOWED_ORIGINS),
     logLevel: (environment.LOG_LEVEL ?? 'info') as LogLevel,
-    // Pretty in a terminal, JSON lines everywhere else (containers, files, log shippers).
-    logFormat: (environment.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json')) as LogFormat,
+    // Pretty in a terminal outside production, JSON lines everywhere else (containers, files, log shippers).
+    logFormat: (environment.LOG_FORMAT ?? (process.stdout.isTTY && env.NODE_ENV !== 'production' ? 'pretty' : 'json')) as LogFormat,
     dpopNonce: environment.DPOP_NONCE === 'true',
     jwksUriAllowHttp: environment.JWKS_URI_ALLOW_HTTP === 'true',
   };
+}
+
+/** `auto`: one per core the process may use (os.availableParallelism). */
+function parseWorkers(value: string | undefined): number {
+  if (value === undefined) return 1;
+  if (value.trim() === 'auto') return availableParallelism();
+  const count = Number(value.trim());
+  if (count > MAX_WORKERS) throw new ConfigurationError(`WORKERS must be auto or a whole number from 1 to ${MAX_WORKERS} (got ${JSON.stringify(value)})`);
+  return count;
 }
 
 function numberMessage(name: string, value: string): string {

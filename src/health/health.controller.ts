@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { HealthCheck, HealthCheckService, HealthIndicatorService, type HealthCheckResult } from '@nestjs/terminus';
 import type { DataSource } from 'typeorm';
 import { SigningKeysService } from '../tokens/signing-keys.service.js';
+import { Readiness } from './readiness.js';
 
 // Each check answers within this time or counts as down: a probe must not hang on a lost database.
 const CHECK_TIMEOUT_MS = 1_500;
@@ -16,6 +17,7 @@ export class HealthController {
     private readonly indicators: HealthIndicatorService,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly keys: SigningKeysService,
+    private readonly readiness: Readiness,
   ) {}
 
   /** The process answers: no dependency is checked, so a database outage restarts nothing. */
@@ -26,7 +28,10 @@ export class HealthController {
     return this.health.check([]);
   }
 
-  /** Ready to serve tokens: the database answers, no migration is pending, a signing key loads. */
+  /**
+   * Ready to serve tokens: not shutting down, the database answers, no migration is pending, a
+   * signing key loads.
+   */
   @Get('ready')
   @HealthCheck()
   @ApiOperation({ summary: 'Readiness: database reachable, migrations applied, signing key loaded' })
@@ -34,6 +39,9 @@ export class HealthController {
   @ApiServiceUnavailableResponse({ description: 'not ready; `error` names the failing checks' })
   ready(): Promise<HealthCheckResult> {
     return this.health.check([
+      () => this.probe('serving', 'the server is shutting down', async () => {
+        if (this.readiness.shuttingDown) throw new Error('stopping');
+      }),
       () => this.probe('database', 'the database does not answer', async () => {
         await this.dataSource.query('SELECT 1');
       }),

@@ -2,10 +2,13 @@ import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { TokensModule } from '../tokens/tokens.module.js';
 import { HealthController } from './health.controller.js';
+import { Readiness } from './readiness.js';
 
-/** GET /health/live and /health/ready, on both listeners (admin-listener.ts). */
+/** GET /health/live and /health/ready, on both listeners (admin-listener.ts); Readiness for the shutdown. */
 @Module({
   imports: [TerminusModule.forRoot({ logger: false }), TokensModule],
   controllers: [HealthController],
+  providers: [Readiness],
+  exports: [Readiness],
 })
 export class HealthModule {}

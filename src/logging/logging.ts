@@ -32,10 +32,19 @@ const REDACTED = [
 
 type LogSettings = Pick<AppConfig, 'logLevel' | 'logFormat'>;
 
-/** The process's one logger: JSON lines, or pino-pretty in a terminal. */
+/** The process's one logger: JSON lines, or pino-pretty (local time, context first) in a terminal. */
 export function createRootLogger(settings: LogSettings, destination?: DestinationStream): Logger {
   const options = { level: settings.logLevel, timestamp: pino.stdTimeFunctions.isoTime, redact: { paths: REDACTED, censor: '[redacted]' } };
   if (destination) return pino(options, destination);
-  if (settings.logFormat === 'pretty') return pino(options, pretty({ colorize: true, sync: true }));
+  if (settings.logFormat === 'pretty') {
+    // Colours when the terminal supports them (and NO_COLOR is unset): pino-pretty's own detection.
+    const stream = pretty({
+      sync: true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname,context',
+      messageFormat: '{if context}[{context}] {end}{msg}',
+    });
+    return pino(options, stream);
+  }
   return pino(options, pino.destination({ dest: 1, sync: true }));
 }

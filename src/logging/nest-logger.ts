@@ -1,12 +1,18 @@
 import type { LoggerService } from '@nestjs/common';
 import type { Logger } from 'pino';
 
+/**
+ * Nest's routine start-up chatter (every module initialised, every route mapped): debug, so that
+ * info shows the lines an operator needs (ports, admin token, data, documentation).
+ */
+const ROUTINE_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
+
 /** Nest's own messages (start-up, Logger calls in services) as pino lines with their context. */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
   log(message: unknown, context?: string): void {
-    this.write('info', message, context);
+    this.write(context !== undefined && ROUTINE_CONTEXTS.has(context) ? 'debug' : 'info', message, context);
   }
 
   error(message: unknown, stackOrContext?: string, context?: string): void {

@@ -14,7 +14,11 @@ export class MetricsController {
   @ApiProduces('text/plain')
   @ApiOkResponse({ description: 'Prometheus text exposition format' })
   async scrape(@Res() response: Response): Promise<void> {
-    const body = await this.metrics.registry.metrics();
+    const body = await this.metrics.scrape().catch(() => undefined);
+    if (body === undefined) {
+      response.status(503).set('Content-Type', 'text/plain').send('the metrics of the other workers could not be collected\n');
+      return;
+    }
     response.status(200).set('Content-Type', this.metrics.registry.contentType).send(body);
   }
 }

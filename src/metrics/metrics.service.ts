@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { ChangeFeed } from '../database/change-feed.js';
+import { clusterMetrics, inClusterWorker, shareWithPrimary } from './cluster-metrics.js';
 import type { OAuthErrorCode } from '../oauth/oauth-error.js';
 
 /** What a cache lookup reports: the hot path calls one of these, nothing more. */
@@ -58,6 +59,12 @@ export class MetricsService implements OnModuleInit {
 
   onModuleInit(): void {
     collectDefaultMetrics({ register: this.registry });
+    if (inClusterWorker()) shareWithPrimary(this.registry);
+  }
+
+  /** Prometheus text: this process's metrics, or, in a worker, every worker's together. */
+  scrape(): Promise<string> {
+    return inClusterWorker() ? clusterMetrics() : this.registry.metrics();
   }
 
   tokenIssued(): void {
@@ -111,6 +118,8 @@ export class MetricsService implements OnModuleInit {
       name: 'cache_invalidation_feed_up',
       help: '1 while the LISTEN/NOTIFY connection is up (caches trusted), 0 while caches are bypassed.',
       registers,
+      // With WORKERS > 1: 1 only while every worker's feed is up.
+      aggregator: 'min',
       collect() {
         this.set(changes.live ? 1 : 0);
       },

@@ -106,7 +106,7 @@ export class SigningKeysService implements OnModuleInit {
 
   /** A new signing key; the previous ones stay in the JWKS until their tokens have expired. */
   async rotate(alg: SigningAlgorithm = this.config.tokenSigningAlg): Promise<string> {
-    return this.withKeyLock(async (manager) => {
+    const kid = await this.withKeyLock(async (manager) => {
       await manager.query(
         `UPDATE signing_key
             SET retired_at = now(), verify_until = now() + make_interval(secs => $2),
@@ -116,6 +116,10 @@ export class SigningKeysService implements OnModuleInit {
       );
       return this.insertKey(manager, alg);
     });
+    // This process signs with the new key from the next request on, without waiting for its own
+    // notification to come back through the change feed (other processes hear of it that way).
+    this.forget();
+    return kid;
   }
 
   private async withKeyLock<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {

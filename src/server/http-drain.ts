@@ -1,0 +1,78 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Server as NetServer } from 'node:net';
+
+/**
+ * The HTTP half of a graceful shutdown, for both listeners. It knows every request in flight,
+ * so that a shutdown can
+ * - answer every request from then on with `Connection: close` (keep-alive clients reconnect,
+ *   to another instance once the load balancer has seen /health/ready fail);
+ * - stop accepting connections while keeping idle keep-alive connections open, so that a request
+ *   arriving on one during the drain is answered rather than reset (Node's own `server.close()`
+ *   destroys idle connections at once);
+ * - close the idle connections once no request is in flight, and every connection past the
+ *   drain limit.
+ */
+export class HttpDrain {
+  private readonly servers: Server[] = [];
+  private readonly inFlight = new Set<ServerResponse>();
+  private draining = false;
+  private quiet?: () => void;
+
+  track(server: Server): void {
+    this.servers.push(server);
+    // First listener: it runs before the application can write the response head.
+    server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
+      this.inFlight.add(response);
+      if (this.draining) response.setHeader('Connection', 'close');
+      response.once('close', () => {
+        this.inFlight.delete(response);
+        if (this.draining && this.inFlight.size === 0) this.quiet?.();
+      });
+    });
+  }
+
+  get requestsInFlight(): number {
+    return this.inFlight.size;
+  }
+
+  /** Every response not yet started, and every later one, closes its connection. */
+  closeConnectionsAfterResponses(): void {
+    this.draining = true;
+    for (const response of this.inFlight) {
+      if (!response.headersSent) response.setHeader('Connection', 'close');
+    }
+  }
+
+  /**
+   * Stops accepting connections on every tracked server and resolves once each of them has no
+   * connection left: every request answered, idle keep-alive connections closed.
+   */
+  async drain(): Promise<void> {
+    this.closeConnectionsAfterResponses();
+    const closed = this.servers.map(
+      (server) =>
+        new Promise<void>((resolve) => {
+          if (!server.listening) return resolve();
+          // net.Server's close: stop accepting, but leave idle keep-alive connections alone.
+          NetServer.prototype.close.call(server, () => resolve());
+        }),
+    );
+    for (;;) {
+      if (this.inFlight.size > 0) await new Promise<void>((resolve) => (this.quiet = resolve));
+      for (const server of this.servers) server.closeIdleConnections();
+      // A connection still sending its request head is not idle: it becomes a request, is
+      // answered with Connection: close, and ends; then the loop finds nothing more to wait for.
+      const settled = await Promise.race([Promise.all(closed).then(() => true), delay(50).then(() => false)]);
+      if (settled) return;
+    }
+  }
+
+  /** Past the drain limit: every connection is closed, answered or not. */
+  closeAllConnections(): void {
+    for (const server of this.servers) server.closeAllConnections();
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

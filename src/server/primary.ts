@@ -1,0 +1,124 @@
+import cluster, { type Worker } from 'node:cluster';
+import { createServer } from 'node:net';
+import type { Logger } from 'pino';
+import type { AppConfig } from '../config/app-config.js';
+import { serveClusterMetrics } from '../metrics/cluster-metrics.js';
+import { SHUTDOWN_DEADLINE_MS } from './serve.js';
+
+/** Environment variable carrying a worker's settings from the primary (never logged). */
+export const WORKER_SETTINGS = 'AUTHORIZATION_SERVER_WORKER_SETTINGS';
+/** A worker's message once both its listeners accept. */
+export const WORKER_SERVING = 'authorization-server:serving';
+
+export type WorkerSettings = { databaseUrl: string; adminToken: string };
+
+type PrimaryOptions = {
+  config: AppConfig;
+  rootLogger: Logger;
+  settings: WorkerSettings;
+  /** Stops the embedded database, after every worker has exited. */
+  release: () => Promise<void>;
+  startupLines: string[];
+};
+
+// A worker that dies sooner than this after its start counts as crashing: replacements back off.
+const STABLE_AFTER_MS = 10_000;
+const FIRST_BACKOFF_MS = 500;
+const MAX_BACKOFF_MS = 30_000;
+
+/**
+ * WORKERS > 1: this process owns the embedded database and the admin token, forks the workers
+ * (each runs the whole application; node:cluster shares both ports), replaces a worker that
+ * dies (backing off while they crash), answers /metrics aggregation requests, and on SIGTERM or
+ * SIGINT lets every worker drain and exit before it stops the database and exits 0.
+ */
+export async function runPrimary(options: PrimaryOptions): Promise<void> {
+  const { config } = options;
+  const logger = options.rootLogger.child({ context: 'Primary' });
+  try {
+    // Checked here, so that a taken port is one line, not one per worker.
+    await assertFree(config.port, 'PORT');
+    await assertFree(config.adminPort, 'ADMIN_PORT');
+  } catch (error) {
+    await options.release().catch(() => undefined);
+    throw error;
+  }
+  serveClusterMetrics();
+  const environment = { [WORKER_SETTINGS]: JSON.stringify(options.settings) };
+  const started = new Map<Worker, number>();
+  const serving = new Set<Worker>();
+  let allServing = false;
+  let stopping = false;
+  let backoff = 0;
+
+  const fork = () => {
+    const worker = cluster.fork(environment);
+    started.set(worker, Date.now());
+    worker.on('message', (message: { type?: string }) => {
+      if (message?.type !== WORKER_SERVING) return;
+      serving.add(worker);
+      if (!allServing && serving.size === config.workers) {
+        allServing = true;
+        for (const line of options.startupLines) logger.info(line);
+        logger.info(`${config.workers} workers serving`);
+      }
+    });
+  };
+
+  const stop = async (signal: string, exitCode: number) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info(`${signal}: every worker drains its requests, then the database stops`);
+    setTimeout(() => {
+      logger.error('shutdown deadline passed: exiting');
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS).unref();
+    const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
+    await Promise.all(
+      workers.map(
+        (worker) =>
+          new Promise<void>((resolve) => {
+            if (worker.isDead()) return resolve();
+            worker.once('exit', () => resolve());
+            worker.process.kill('SIGTERM');
+          }),
+      ),
+    );
+    await options.release();
+    logger.info('stopped');
+    process.exit(exitCode);
+  };
+
+  cluster.on('exit', (worker, code, signal) => {
+    const lived = Date.now() - (started.get(worker) ?? 0);
+    started.delete(worker);
+    serving.delete(worker);
+    if (stopping) return;
+    if (!allServing) {
+      // A worker that cannot start (its one line is on stderr): the others would not either.
+      void stop(`a worker could not start (exit code ${code})`, 1);
+      return;
+    }
+    backoff = lived < STABLE_AFTER_MS ? Math.min(MAX_BACKOFF_MS, Math.max(FIRST_BACKOFF_MS, backoff * 2)) : 0;
+    logger.warn(`worker ${worker.process.pid} ended (${signal ?? `exit code ${code}`}); starting a replacement${backoff ? ` in ${backoff} ms` : ''}`);
+    setTimeout(() => {
+      if (!stopping) fork();
+    }, backoff);
+  });
+  process.on('SIGTERM', () => void stop('SIGTERM', 0));
+  process.on('SIGINT', () => void stop('SIGINT', 0));
+
+  logger.info(`starting ${config.workers} workers`);
+  for (let index = 0; index < config.workers; index += 1) fork();
+}
+
+function assertFree(port: number, variable: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new Error(error.code === 'EADDRINUSE' ? `port ${port} (${variable}) is already in use` : `port ${port} (${variable}): ${error.message}`)),
+    );
+    probe.listen(port, () => probe.close(() => resolve()));
+  });
+}
