@@ -10,6 +10,7 @@ import { PinoNestLogger } from './logging/nest-logger.js';
 import { logRequests } from './logging/request-log.js';
 import { measureRequests } from './metrics/http-metrics.js';
 import { secureHeaders } from './common/http-hardening.js';
+import { ExpressServerAdapter } from './http/express-server.js';
 
 /**
  * Builds the application exactly as the server runs it, for main.ts and the e2e tests alike: no
@@ -19,7 +20,8 @@ import { secureHeaders } from './common/http-hardening.js';
  * on the admin listener.
  */
 export async function createApp(config: AppConfig, logger: Logger = createRootLogger(config)): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+  // The adapter's server keeps Express's prototypes on req/res (src/http/express-server.ts).
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new ExpressServerAdapter(), {
     bodyParser: false,
     logger: new PinoNestLogger(logger),
   });

@@ -1,7 +1,8 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { NextFunction, Request, Response } from 'express';
+import type { Express, NextFunction, Request, Response } from 'express';
 import { hardenServer } from '../common/http-hardening.js';
+import { createHttpServer } from '../http/express-server.js';
 
 const ADMIN_SOCKET = Symbol('admin listener');
 
@@ -48,12 +49,13 @@ export function separateListeners(app: NestExpressApplication): void {
 
 /** Starts the admin listener on the same application. */
 export async function listenAdmin(app: NestExpressApplication, port: number, host?: string): Promise<Server> {
-  const handler = app.getHttpAdapter().getInstance() as (request: IncomingMessage, response: unknown) => void;
-  const server = createServer((request, response) => {
+  const express = app.getHttpAdapter().getInstance() as Express;
+  // Same request and response classes as the public listener: see src/http/express-server.ts.
+  const server = createHttpServer(express, (request, response) => {
     (request as unknown as Record<symbol, boolean>)[ADMIN_SOCKET] = true;
     // API.md §6: administrative messages are English, whatever Accept-Language asks for.
     response.setHeader('Content-Language', 'en');
-    handler(request, response);
+    express(request as Request, response as Response);
   });
   hardenServer(server);
   await new Promise<void>((resolve, reject) => {

@@ -1,0 +1,65 @@
+import { createServer, IncomingMessage, ServerResponse, type RequestListener, type Server } from 'node:http';
+import type { NestApplicationOptions } from '@nestjs/common';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import type { Express } from 'express';
+
+/**
+ * Why this module exists: Express 5 runs `Object.setPrototypeOf(req, app.request)` (and the same
+ * for `res`) on every request. Changing an object's prototype gives it a new V8 hidden class, and
+ * every property added afterwards (Nest, passport, our middlewares add a dozen) then builds fresh,
+ * unshared hidden classes: dictionary lookups, megamorphic inline caches and garbage on every
+ * request. It cost about half of the token endpoint's event-loop CPU (see README, Benchmark).
+ *
+ * The servers built here create `req` and `res` with Express's own prototypes from the start, so
+ * Express's swap changes nothing. The prototype chain is exactly the one Express would have set:
+ * `app.request` → Express's request → `http.IncomingMessage.prototype` (`app.response` →
+ * Express's response → `http.ServerResponse.prototype`), so behaviour is identical.
+ */
+type HttpClasses = { IncomingMessage: typeof IncomingMessage; ServerResponse: typeof ServerResponse };
+
+// One pair of classes per Express application: the public and the admin listener share them,
+// hence share their hidden classes too.
+const classesOf = new WeakMap<Express, HttpClasses>();
+
+/** A constructor building `base` instances whose prototype is `prototype` itself. */
+function constructorWithPrototype<T extends abstract new (...args: never[]) => object>(base: T, prototype: object): T {
+  function WithPrototype(...args: unknown[]): object {
+    // new.target = WithPrototype: the instance's prototype is WithPrototype.prototype.
+    return Reflect.construct(base, args, WithPrototype) as object;
+  }
+  WithPrototype.prototype = prototype;
+  return WithPrototype as unknown as T;
+}
+
+/** The request and response classes whose instances Express will not re-prototype. */
+export function httpClassesOf(app: Express): HttpClasses {
+  let classes = classesOf.get(app);
+  if (!classes) {
+    classes = {
+      IncomingMessage: constructorWithPrototype(IncomingMessage, app.request),
+      ServerResponse: constructorWithPrototype(ServerResponse, app.response),
+    };
+    classesOf.set(app, classes);
+  }
+  return classes;
+}
+
+/**
+ * An HTTP server for `app` (every listener of the application must be made here): `handler`
+ * defaults to the application itself; a wrapper that ends in it (the admin listener's) may be given.
+ */
+export function createHttpServer(app: Express, handler: RequestListener = app as unknown as RequestListener): Server {
+  return createServer(httpClassesOf(app), handler);
+}
+
+/** Nest's Express adapter, creating its HTTP server with createHttpServer. */
+export class ExpressServerAdapter extends ExpressAdapter {
+  override initHttpServer(options: NestApplicationOptions): void {
+    // Options the server does not use keep Nest's own server (correct, without the gain).
+    if (options.httpsOptions || options.return503OnClosing || options.forceCloseConnections) {
+      super.initHttpServer(options);
+      return;
+    }
+    this.httpServer = createHttpServer(this.getInstance<Express>());
+  }
+}
