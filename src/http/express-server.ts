@@ -21,11 +21,18 @@ type HttpClasses = { IncomingMessage: typeof IncomingMessage; ServerResponse: ty
 // hence share their hidden classes too.
 const classesOf = new WeakMap<Express, HttpClasses>();
 
-/** A constructor building `base` instances whose prototype is `prototype` itself. */
+/**
+ * A constructor building `base` instances whose prototype is `prototype` itself. It is an ES5
+ * constructor calling `base` on `this`, as node:http's own classes derive from each other
+ * (IncomingMessage from Readable, ServerResponse from OutgoingMessage): V8 then gives every
+ * instance one cached initial map. (`Reflect.construct(base, args, newTarget)` with a plain
+ * function as `newTarget` takes V8's slow path on every call.)
+ */
 function constructorWithPrototype<T extends abstract new (...args: never[]) => object>(base: T, prototype: object): T {
-  function WithPrototype(...args: unknown[]): object {
-    // new.target = WithPrototype: the instance's prototype is WithPrototype.prototype.
-    return Reflect.construct(base, args, WithPrototype) as object;
+  const construct = base as unknown as (this: object, first: unknown, second: unknown) => void;
+  // node:http constructs both classes with at most two arguments (socket; request, options).
+  function WithPrototype(this: object, first: unknown, second: unknown): void {
+    construct.call(this, first, second);
   }
   WithPrototype.prototype = prototype;
   return WithPrototype as unknown as T;
