@@ -7,10 +7,12 @@ import { separateListeners } from './admin/admin-listener.js';
 import { setUpApiDocs } from './docs/api-docs.js';
 import { createRootLogger } from './logging/logging.js';
 import { PinoNestLogger } from './logging/nest-logger.js';
-import { logRequests } from './logging/request-log.js';
-import { measureRequests } from './metrics/http-metrics.js';
+import { requestLog } from './logging/request-log.js';
+import { requestMetrics } from './metrics/http-metrics.js';
 import { secureHeaders } from './common/http-hardening.js';
 import { ExpressServerAdapter } from './http/express-server.js';
+import { useRequestHooks } from './http/request-hooks.js';
+import { MetricsService } from './metrics/metrics.service.js';
 
 /**
  * Builds the application exactly as the server runs it, for main.ts and the e2e tests alike: no
@@ -29,10 +31,9 @@ export async function createApp(config: AppConfig, logger: Logger = createRootLo
   // Token responses are unique and no-store: an ETag would only cost a hash per response.
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
-  secureHeaders(app, config.corsAllowedOrigins);
-  logRequests(app, logger);
-  separateListeners(app);
-  measureRequests(app);
+  // One middleware for the four, in this order: a CORS preflight is answered before it is logged,
+  // a path on the wrong listener is logged but not measured.
+  useRequestHooks(app, [secureHeaders(config.corsAllowedOrigins), requestLog(logger), separateListeners(), requestMetrics(app.get(MetricsService))]);
   setUpApiDocs(app);
   return app;
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { Express, NextFunction, Request, Response } from 'express';
+import type { Express, Request, Response } from 'express';
 import { hardenServer } from '../common/http-hardening.js';
 import { createHttpServer } from '../http/express-server.js';
 
@@ -36,15 +36,18 @@ export function isAdminRequest(request: IncomingMessage): boolean {
 
 /**
  * One Nest application, two listeners (as Ory Hydra separates its admin port): requests are
- * marked by the server that accepted them, and a first middleware answers 404 for an admin path
- * on the public port and for anything else on the admin port.
+ * marked by the server that accepted them, and a request hook (src/http/request-hooks.ts), before
+ * any route, answers 404 for an admin path on the public port and for anything else on the admin port.
  */
-export function separateListeners(app: NestExpressApplication): void {
-  app.use((request: Request, response: Response, next: NextFunction) => {
-    const served = listenersOf(request.url);
-    if (served === 'both' || (served === 'admin') === isAdminRequest(request)) return next();
-    response.status(404).json({ message: `Cannot ${request.method} ${request.path}`, error: 'Not Found', statusCode: 404 });
-  });
+export function separateListeners() {
+  return {
+    onRequest(request: Request, response: Response): boolean {
+      const served = listenersOf(request.url);
+      if (served === 'both' || (served === 'admin') === isAdminRequest(request)) return true;
+      response.status(404).json({ message: `Cannot ${request.method} ${request.path}`, error: 'Not Found', statusCode: 404 });
+      return false;
+    },
+  };
 }
 
 /** Starts the admin listener on the same application. */
