@@ -59,8 +59,27 @@ export function createHttpServer(app: Express, handler: RequestListener = app as
   return createServer(httpClassesOf(app), handler);
 }
 
-/** Nest's Express adapter, creating its HTTP server with createHttpServer. */
+/**
+ * Nest's Express adapter, creating its HTTP server with createHttpServer, and able to register
+ * routes after the application's own.
+ */
 export class ExpressServerAdapter extends ExpressAdapter {
+  private readonly lateRoutes: Array<() => void> = [];
+
+  /**
+   * Registers routes after Nest's (when the application initialises, just before its not-found
+   * handler): Express tries routes in order, so every token request skips them, instead of
+   * testing each one's path first.
+   */
+  afterApplicationRoutes(register: () => void): void {
+    this.lateRoutes.push(register);
+  }
+
+  override setNotFoundHandler(...args: Parameters<ExpressAdapter['setNotFoundHandler']>): void {
+    for (const register of this.lateRoutes.splice(0)) register();
+    super.setNotFoundHandler(...args);
+  }
+
   override initHttpServer(options: NestApplicationOptions): void {
     // Options the server does not use keep Nest's own server (correct, without the gain).
     if (options.httpsOptions || options.return503OnClosing || options.forceCloseConnections) {
