@@ -1,4 +1,4 @@
-import { createPublicKey, sign as signAsync, type KeyObject } from 'node:crypto';
+import { createPublicKey, sign as signAsync, type KeyObject, type SignKeyObjectInput } from 'node:crypto';
 import type { SigningAlgorithm } from '../config/app-config.js';
 
 export type SigningMaterial = {
@@ -18,16 +18,32 @@ export type PublicJwk = Record<string, string>;
  * RS256 output byte-identical to `jsonwebtoken.sign` and verify ES256 output with it.
  */
 export async function signAccessToken(claims: object, key: SigningMaterial): Promise<string> {
-  const header = { alg: key.alg, typ: 'at+jwt', kid: key.kid };
-  const input = `${base64url(header)}.${base64url(claims)}`;
-  // JWS ES256 wants the raw r||s form (RFC 7518 §3.4), not DER.
-  const options = key.alg === 'ES256' ? { key: key.privateKey, dsaEncoding: 'ieee-p1363' as const } : key.privateKey;
+  const { encodedHeader, options } = preparedOf(key);
+  const input = `${encodedHeader}.${base64url(claims)}`;
   const signature = await new Promise<Buffer>((resolve, reject) =>
     signAsync('sha256', Buffer.from(input), options, (error, result) =>
       error ? reject(error) : resolve(result),
     ),
   );
   return `${input}.${signature.toString('base64url')}`;
+}
+
+type Prepared = { encodedHeader: string; options: KeyObject | SignKeyObjectInput };
+
+// What every token of one key shares, built once per key rather than once per token.
+const prepared = new WeakMap<SigningMaterial, Prepared>();
+
+function preparedOf(key: SigningMaterial): Prepared {
+  let entry = prepared.get(key);
+  if (!entry) {
+    entry = {
+      encodedHeader: base64url({ alg: key.alg, typ: 'at+jwt', kid: key.kid }),
+      // JWS ES256 wants the raw r||s form (RFC 7518 §3.4), not DER.
+      options: key.alg === 'ES256' ? { key: key.privateKey, dsaEncoding: 'ieee-p1363' } : key.privateKey,
+    };
+    prepared.set(key, entry);
+  }
+  return entry;
 }
 
 function base64url(value: object): string {
