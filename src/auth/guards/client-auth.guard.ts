@@ -1,5 +1,4 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
 import { ClientAuthenticator } from '../client-authenticator.js';
 import { ClientBasicStrategy } from '../strategies/client-basic.strategy.js';
@@ -8,19 +7,15 @@ import type { TokenParameters } from '../../oauth/token-request.js';
 
 /**
  * Client authentication for /oauth2/*: exactly one method per request (RFC 6749 §2.3),
- * `client_secret_basic` through the passport strategy or `client_secret_post` from the body.
+ * `client_secret_basic` through the passport-http strategy's logic or `client_secret_post` from the body.
  * Sets `request.user` to the authenticated ClientRecord.
  */
 @Injectable()
 export class ClientAuthGuard implements CanActivate {
-  private readonly basic: CanActivate;
-
   constructor(
     private readonly authenticator: ClientAuthenticator,
-    strategy: ClientBasicStrategy,
-  ) {
-    this.basic = new (AuthGuard(strategy.instanceName))();
-  }
+    private readonly basic: ClientBasicStrategy,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<Request>();
@@ -29,7 +24,11 @@ export class ClientAuthGuard implements CanActivate {
     if (headerTried && body.client_secret !== undefined) {
       throw new OAuthError('invalid_request', 'use one client authentication method, not both the Authorization header and client_secret');
     }
-    if (headerTried) return (await this.basic.canActivate(context)) as boolean;
+    if (headerTried) {
+      // The strategy's own decision, without passport's per-request objects (see clientOf).
+      request.user = await this.basic.clientOf(request);
+      return true;
+    }
     if (body.client_secret !== undefined && body.client_id === undefined) {
       throw new OAuthError('invalid_request', 'client_secret is given without client_id');
     }
