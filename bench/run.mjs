@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { measureProofOfPossession, POP_CLIENT_ID, popClientKey } from './proof-of-possession.mjs';
+import { startCpuMeasurement } from './proc-cpu.mjs';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(BENCH_DIR);
@@ -21,9 +22,8 @@ const config = {
   warmup: Number(process.env.BENCH_WARMUP ?? 3),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
   algs: (process.env.BENCH_ALGS ?? 'RS256,ES256').split(',').map((s) => s.trim()).filter(Boolean),
-  // Not in the brief's list of knobs: lets the peers be run without our server.
-  // `pop`: the proof-of-possession case (private_key_jwt + DPoP), ours and oidc-provider.
-  servers: (process.env.BENCH_SERVERS ?? 'ours,tickets,oidc-provider,bare,pop').split(',').map((s) => s.trim()),
+  // Which cases run (names from CASES below, and `pop`: private_key_jwt + DPoP, ours and oidc-provider).
+  servers: (process.env.BENCH_SERVERS ?? 'ours,tickets,workers2,oidc-provider,bare,pop').split(',').map((s) => s.trim()),
 };
 
 const CLIENT_ID = 'bench-client';
@@ -261,13 +261,23 @@ function fire(url, auth, duration, body = REQUEST_BODY) {
   });
 }
 
-// Warm-up (JIT, key caches, connection pools) is run and thrown away.
-async function measure(name, alg, url, auth, body = REQUEST_BODY) {
+// Above this, in cores on average, something outside the run skewed the measurement.
+const OTHER_LOAD_WARNING_CORES = 0.10;
+
+// Warm-up (JIT, key caches, connection pools) is run and thrown away. `pid`: the server's main
+// process, whose CPU (with its descendants: database, workers) is read from /proc around the run.
+async function measure(name, alg, url, auth, body, pid) {
   if (config.warmup > 0) await fire(url, auth, config.warmup, body);
+  const cpu = startCpuMeasurement(pid);
   const r = await fire(url, auth, config.duration, body);
+  const used = cpu.stop();
   if (r.non2xx > 0) console.warn(`WARNING ${alg} ${name}: ${r.non2xx} non-2xx responses in the measured run (${JSON.stringify(r.statusCodeStats)})`);
   if (r.errors > 0 || r.timeouts > 0) console.warn(`WARNING ${alg} ${name}: ${r.errors} errors, ${r.timeouts} timeouts in the measured run`);
-  return summarize(r);
+  if (used.otherCores > OTHER_LOAD_WARNING_CORES) {
+    console.warn(`WARNING ${alg} ${name}: something outside the run used ${Math.round(used.otherCores * 100)} % of a core during the measurement: throughput and latency are skewed (CPU per token much less)`);
+  }
+  const perResponse = (seconds) => (r['2xx'] > 0 ? (seconds * 1e6) / r['2xx'] : null);
+  return { ...summarize(r), cpu: { ...used, microsPerResponse: perResponse(used.serverCpuSeconds), mainProcessMicrosPerResponse: perResponse(used.mainProcessCpuSeconds) } };
 }
 
 // requests.average counts every response per second; scale it to 2xx only.
@@ -288,25 +298,28 @@ function summarize(r) {
 }
 
 // ---------------------------------------------------------------------------
-// The three servers.
+// The servers.
 
-async function runOurs(alg) {
+/**
+ * Our server on a fresh embedded database: `env` is added to its environment, `prepare(dataDir)`
+ * runs once it is up (to seed data), then `body` is measured.
+ */
+async function runOurs(alg, { name = 'ours', logName = 'ours', env: extraEnv = {}, prepare, body = REQUEST_BODY } = {}) {
   let [port, adminPort] = [await freePort(), await freePort()];
   // Two probes in a row may get the same port back; the server refuses PORT = ADMIN_PORT.
   while (adminPort === port) adminPort = await freePort();
   const dataDir = makeDataDir();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const env = { PORT: String(port), ADMIN_PORT: String(adminPort), DATA_DIR: dataDir, TOKEN_SIGNING_ALG: alg, ISSUER: baseUrl };
+  const env = { PORT: String(port), ADMIN_PORT: String(adminPort), DATA_DIR: dataDir, TOKEN_SIGNING_ALG: alg, ISSUER: baseUrl, ...extraEnv };
   try {
-    const secret = await createClient(alg, env);
-    const server = startChild('our server', ['dist/src/main.js'], env, logPath('ours', alg));
+    const secret = await createClient(alg, env, logName);
+    // BENCH_CPU_PROFILE=1: a V8 CPU profile of our server (start-up and warm-up included) per case.
+    const profile = process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.join(RESULTS_DIR, 'profiles')}`, `--cpu-prof-name=${logName}-${alg}.cpuprofile`] : [];
+    const server = startChild(`our server (${name})`, [...profile, 'dist/src/main.js'], env, logPath(logName, alg));
     try {
       await waitReady(server, baseUrl + DISCOVERY_PATH, 120_000);
-      const auth = basicAuth(CLIENT_ID, secret);
-      const plain = await benchServer('ours', alg, baseUrl, auth);
-      if (!config.servers.includes('tickets')) return { plain };
-      await seedTickets(dataDir);
-      return { plain, tickets: await benchServer('ours, resource scope + 100k ticket records', alg, baseUrl, auth, TICKET_REQUEST_BODY) };
+      if (prepare) await prepare(dataDir);
+      return await benchServer(name, alg, baseUrl, basicAuth(CLIENT_ID, secret), server, body);
     } finally {
       await stopChild(server);
       scanServerLog(server, alg);
@@ -316,9 +329,9 @@ async function runOurs(alg) {
   }
 }
 
-async function createClient(alg, env) {
+async function createClient(alg, env, logName) {
   const args = ['dist/src/cli.js', 'client', 'create', '--client-id', CLIENT_ID, '--name', 'Bench', '--scopes', `uma_protection read ${RESOURCE_SCOPE}`, '--json'];
-  const cli = startChild('our CLI (client create)', args, env, logPath('ours-cli', alg));
+  const cli = startChild('our CLI (client create)', args, env, logPath(`${logName}-cli`, alg));
   const exit = await Promise.race([cli.exited, sleep(120_000).then(() => null)]);
   if (!exit) throw failStart(cli, 'client create did not finish within 120 s');
   // The CLI may leave its database running; anything left in its group goes.
@@ -346,7 +359,7 @@ async function runOidcProvider(alg) {
   const server = startChild('oidc-provider', ['bench/oidc-provider-peer.mjs'], env, logPath('oidc-provider', alg));
   try {
     await waitReady(server, baseUrl + DISCOVERY_PATH, 30_000);
-    return await benchServer('oidc-provider', alg, baseUrl, basicAuth(CLIENT_ID, secret));
+    return await benchServer('oidc-provider', alg, baseUrl, basicAuth(CLIENT_ID, secret), server);
   } finally {
     await stopChild(server);
   }
@@ -362,17 +375,39 @@ async function runBare(alg, bodyBytes) {
     await waitReady(server, baseUrl + TOKEN_PATH, 30_000, () => true);
     const auth = basicAuth(CLIENT_ID, 'unused');
     console.log(`${alg}  measuring bare node:http (${bodyBytes} byte body) ...`);
-    return { bodyBytes, ...(await measure('bare node:http', alg, baseUrl + TOKEN_PATH, auth)) };
+    return { bodyBytes, ...(await measure('bare node:http', alg, baseUrl + TOKEN_PATH, auth, REQUEST_BODY, server.child.pid)) };
   } finally {
     await stopChild(server);
   }
 }
 
-async function benchServer(name, alg, baseUrl, auth, body = REQUEST_BODY) {
+async function benchServer(name, alg, baseUrl, auth, server, body = REQUEST_BODY) {
   const { bodyBytes } = await verifyToken(name, baseUrl, auth, alg, body);
   console.log(`${alg}  measuring ${name} (token response ${bodyBytes} bytes) ...`);
-  return { bodyBytes, ...(await measure(name, alg, baseUrl + TOKEN_PATH, auth, body)) };
+  return { bodyBytes, ...(await measure(name, alg, baseUrl + TOKEN_PATH, auth, body, server.child.pid)) };
 }
+
+/**
+ * The cases, in the order they run for each alg (one at a time, never together). `name` is what
+ * BENCH_SERVERS selects, `key` names the result in latest.json, `label` the report row, `unit`
+ * what the row counts. `run(alg, results)` sees the results of the cases before it. Add a case
+ * here to measure another configuration.
+ */
+const CASES = [
+  { name: 'ours', key: 'ours', label: 'ours', unit: 'tok/s', run: (alg) => runOurs(alg) },
+  {
+    name: 'tickets',
+    key: 'oursTickets',
+    label: 'ours, tickets',
+    unit: 'tok/s',
+    run: (alg) => runOurs(alg, { name: 'ours, resource scope + 100k ticket records', logName: 'ours-tickets', prepare: seedTickets, body: TICKET_REQUEST_BODY }),
+  },
+  // WORKERS (API.md §2) forks workers sharing the port; CPU per token then counts them all.
+  { name: 'workers2', key: 'oursWorkers2', label: 'ours, WORKERS=2', unit: 'tok/s', run: (alg) => runOurs(alg, { name: 'ours, WORKERS=2', logName: 'ours-workers2', env: { WORKERS: '2' } }) },
+  { name: 'oidc-provider', key: 'oidcProvider', label: 'oidc-provider', unit: 'tok/s', run: (alg) => runOidcProvider(alg) },
+  // Same body size as our real token response for this alg, so bytes on the wire match.
+  { name: 'bare', key: 'bare', label: 'bare node:http', unit: 'req/s', run: (alg, results) => runBare(alg, results.ours?.bodyBytes ?? DEFAULT_BODY_BYTES) },
+];
 
 // Fills our embedded database through plain SQL: 10,000 clients, and 20,000 each of purposes,
 // capability tickets, requested resources, their scopes and their combinations (100,000 ticket
@@ -479,6 +514,8 @@ async function runProofOfPossession(alg) {
 const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
 const fmtMs = (n) => (n < 10 ? n.toFixed(1) : String(Math.round(n)));
 const fmtRatio = (a, b) => (a && b ? `${(a.perSecond / b.perSecond).toFixed(2)}x` : 'n/a');
+// Below 1: we spend less CPU (server and database) per token than the other.
+const fmtCpuRatio = (a, b) => (a?.cpu?.microsPerResponse && b?.cpu?.microsPerResponse ? `${(a.cpu.microsPerResponse / b.cpu.microsPerResponse).toFixed(2)}x` : 'n/a');
 
 function describe(label, unit, r) {
   if (!r) return `${label} (not run)`;
@@ -488,21 +525,28 @@ function describe(label, unit, r) {
 // Other work on this 2-core box skews every number: show how busy it was.
 const loadAvg = () => os.loadavg().map((n) => n.toFixed(2)).join(' ');
 
+const fmtMicros = (x) => (x.cpu?.microsPerResponse ? fmtInt(x.cpu.microsPerResponse) : 'n/a');
+const fmtOther = (x) => (x.cpu ? `${Math.round(x.cpu.otherCores * 100)} %` : 'n/a');
+
 function printReport(results) {
   console.log(`\nload average at the end ${loadAvg()} (1, 5, 15 min; the bench itself adds ~2)\n`);
   for (const [alg, r] of Object.entries(results)) {
-    console.log(`${alg}  server           per second   p50 ms   p99 ms   non-2xx  body bytes`);
-    for (const [label, x] of [['ours', r.ours], ['ours, tickets', r.oursTickets], ['oidc-provider', r.oidcProvider], ['bare node:http', r.bare],
-      ['ours, pop', r.oursPop], ['oidc-prov., pop', r.oidcProviderPop]]) {
+    console.log(`${alg}  server            per second   p50 ms   p99 ms   non-2xx  body bytes  µs CPU/resp  procs  other load`);
+    for (const { key, label } of CASES) {
+      const x = r[key];
       if (!x) continue;
-      const cols = [fmtInt(x.perSecond).padStart(10), fmtMs(x.latencyMs.p50).padStart(8), fmtMs(x.latencyMs.p99).padStart(8), String(x.non2xx).padStart(9), String(x.bodyBytes).padStart(11)];
-      console.log(`${alg}  ${label.padEnd(15)}${cols.join(' ')}`);
+      const cols = [
+        fmtInt(x.perSecond).padStart(10), fmtMs(x.latencyMs.p50).padStart(8), fmtMs(x.latencyMs.p99).padStart(8), String(x.non2xx).padStart(9),
+        String(x.bodyBytes).padStart(11), fmtMicros(x).padStart(12), String(x.cpu?.serverProcesses ?? '').padStart(6), fmtOther(x).padStart(11),
+      ];
+      console.log(`${alg}  ${label.padEnd(16)}${cols.join(' ')}`);
     }
     console.log('');
   }
   for (const [alg, r] of Object.entries(results)) {
     console.log(`${alg}  ${describe('ours', 'tok/s', r.ours)} | ${describe('oidc-provider', 'tok/s', r.oidcProvider)} | ${describe('bare node:http', 'req/s', r.bare)}`);
-    console.log(`${alg}  ours/oidc-provider ${fmtRatio(r.ours, r.oidcProvider)}   ours/bare ${fmtRatio(r.ours, r.bare)}`);
+    console.log(`${alg}  ours/oidc-provider ${fmtRatio(r.ours, r.oidcProvider)}   ours/bare ${fmtRatio(r.ours, r.bare)}   CPU per token ours/oidc-provider ${fmtCpuRatio(r.ours, r.oidcProvider)}`);
+    if (r.oursWorkers2) console.log(`${alg}  WORKERS=2 / WORKERS=1 ${fmtRatio(r.oursWorkers2, r.ours)} (the load generator takes much of the second core)`);
     if (r.oursTickets) console.log(`${alg}  resource scope with 10k clients, 100k ticket records and 1k data sources / plain scope ${fmtRatio(r.oursTickets, r.ours)} (issue 13 wants at least 0.95x: a cost at most 1.05x)`);
     if (r.oursPop) console.log(`${alg}  private_key_jwt + DPoP: ours/oidc-provider ${fmtRatio(r.oursPop, r.oidcProviderPop)}   ours pop/ours plain ${fmtRatio(r.oursPop, r.ours)}`);
   }
@@ -518,6 +562,8 @@ function writeJson(results) {
     ratios: Object.fromEntries(Object.entries(results).map(([alg, r]) => [alg, {
       oursOverOidcProvider: r.ours && r.oidcProvider ? r.ours.perSecond / r.oidcProvider.perSecond : null,
       oursOverBare: r.ours && r.bare ? r.ours.perSecond / r.bare.perSecond : null,
+      cpuPerTokenOursOverOidcProvider: r.ours?.cpu?.microsPerResponse && r.oidcProvider?.cpu?.microsPerResponse ? r.ours.cpu.microsPerResponse / r.oidcProvider.cpu.microsPerResponse : null,
+      workers2OverWorkers1: r.oursWorkers2 && r.ours ? r.oursWorkers2.perSecond / r.ours.perSecond : null,
       ticketsOverPlain: r.oursTickets && r.ours ? r.oursTickets.perSecond / r.ours.perSecond : null,
       proofOfPossessionOursOverOidcProvider: r.oursPop && r.oidcProviderPop ? r.oursPop.perSecond / r.oidcProviderPop.perSecond : null,
     }])),
@@ -531,17 +577,11 @@ function writeJson(results) {
 // ---------------------------------------------------------------------------
 
 async function runAlg(alg) {
-  const want = (name) => config.servers.includes(name);
   const r = {};
-  if (want('ours')) {
-    const ours = await runOurs(alg);
-    r.ours = ours.plain;
-    if (ours.tickets) r.oursTickets = ours.tickets;
+  for (const benchCase of CASES) {
+    if (config.servers.includes(benchCase.name)) r[benchCase.key] = await benchCase.run(alg, r);
   }
-  if (want('oidc-provider')) r.oidcProvider = await runOidcProvider(alg);
-  // Same body size as our real token response for this alg, so bytes on the wire match.
-  if (want('bare')) r.bare = await runBare(alg, r.ours?.bodyBytes ?? DEFAULT_BODY_BYTES);
-  if (want('pop')) Object.assign(r, await runProofOfPossession(alg));
+  if (config.servers.includes('pop')) Object.assign(r, await runProofOfPossession(alg));
   return r;
 }
 
@@ -553,7 +593,9 @@ function checkBuilt() {
 
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
-  if (config.servers.includes('ours') || config.servers.includes('pop')) checkBuilt();
+  const unknown = config.servers.filter((name) => name !== 'pop' && !CASES.some((c) => c.name === name));
+  if (unknown.length > 0) throw new StartError(`BENCH_SERVERS names unknown cases: ${unknown.join(', ')} (known: ${CASES.map((c) => c.name).join(', ')}, pop)`);
+  if (config.servers.includes('pop') || CASES.some((c) => c.key.startsWith('ours') && config.servers.includes(c.name))) checkBuilt();
   console.log(`bench: ${config.connections} connections, ${config.warmup} s warm-up + ${config.duration} s measured, algs ${config.algs.join(', ')}, ${os.cpus().length} CPUs, Node ${process.version}, load average ${loadAvg()}`);
   const results = {};
   for (const alg of config.algs) results[alg] = await runAlg(alg);

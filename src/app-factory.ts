@@ -7,9 +7,12 @@ import { separateListeners } from './admin/admin-listener.js';
 import { setUpApiDocs } from './docs/api-docs.js';
 import { createRootLogger } from './logging/logging.js';
 import { PinoNestLogger } from './logging/nest-logger.js';
-import { logRequests } from './logging/request-log.js';
-import { measureRequests } from './metrics/http-metrics.js';
+import { requestLog } from './logging/request-log.js';
+import { requestMetrics } from './metrics/http-metrics.js';
 import { secureHeaders } from './common/http-hardening.js';
+import { ExpressServerAdapter } from './http/express-server.js';
+import { useRequestHooks } from './http/request-hooks.js';
+import { MetricsService } from './metrics/metrics.service.js';
 
 /**
  * Builds the application exactly as the server runs it, for main.ts and the e2e tests alike: no
@@ -19,7 +22,8 @@ import { secureHeaders } from './common/http-hardening.js';
  * on the admin listener.
  */
 export async function createApp(config: AppConfig, logger: Logger = createRootLogger(config)): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+  // The adapter's server keeps Express's prototypes on req/res (src/http/express-server.ts).
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new ExpressServerAdapter(), {
     bodyParser: false,
     // A failed start is reported to the caller, which closes what was opened (not process.exit).
     abortOnError: false,
@@ -29,10 +33,9 @@ export async function createApp(config: AppConfig, logger: Logger = createRootLo
   // Token responses are unique and no-store: an ETag would only cost a hash per response.
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
-  secureHeaders(app, config.corsAllowedOrigins);
-  logRequests(app, logger);
-  separateListeners(app);
-  measureRequests(app);
+  // One middleware for the four, in this order: a CORS preflight is answered before it is logged,
+  // a path on the wrong listener is logged but not measured.
+  useRequestHooks(app, [secureHeaders(config.corsAllowedOrigins), requestLog(logger), separateListeners(), requestMetrics(app.get(MetricsService))]);
   setUpApiDocs(app);
   return app;
 }

@@ -1,7 +1,8 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { NextFunction, Request, Response } from 'express';
+import type { Express, Request, Response } from 'express';
 import { hardenServer } from '../common/http-hardening.js';
+import { createHttpServer } from '../http/express-server.js';
 
 const ADMIN_SOCKET = Symbol('admin listener');
 
@@ -35,25 +36,29 @@ export function isAdminRequest(request: IncomingMessage): boolean {
 
 /**
  * One Nest application, two listeners (as Ory Hydra separates its admin port): requests are
- * marked by the server that accepted them, and a first middleware answers 404 for an admin path
- * on the public port and for anything else on the admin port.
+ * marked by the server that accepted them, and a request hook (src/http/request-hooks.ts), before
+ * any route, answers 404 for an admin path on the public port and for anything else on the admin port.
  */
-export function separateListeners(app: NestExpressApplication): void {
-  app.use((request: Request, response: Response, next: NextFunction) => {
-    const served = listenersOf(request.url);
-    if (served === 'both' || (served === 'admin') === isAdminRequest(request)) return next();
-    response.status(404).json({ message: `Cannot ${request.method} ${request.path}`, error: 'Not Found', statusCode: 404 });
-  });
+export function separateListeners() {
+  return {
+    onRequest(request: Request, response: Response): boolean {
+      const served = listenersOf(request.url);
+      if (served === 'both' || (served === 'admin') === isAdminRequest(request)) return true;
+      response.status(404).json({ message: `Cannot ${request.method} ${request.path}`, error: 'Not Found', statusCode: 404 });
+      return false;
+    },
+  };
 }
 
 /** Starts the admin listener on the same application. */
 export async function listenAdmin(app: NestExpressApplication, port: number, host?: string): Promise<Server> {
-  const handler = app.getHttpAdapter().getInstance() as (request: IncomingMessage, response: unknown) => void;
-  const server = createServer((request, response) => {
+  const express = app.getHttpAdapter().getInstance() as Express;
+  // Same request and response classes as the public listener: see src/http/express-server.ts.
+  const server = createHttpServer(express, (request, response) => {
     (request as unknown as Record<symbol, boolean>)[ADMIN_SOCKET] = true;
     // API.md §6: administrative messages are English, whatever Accept-Language asks for.
     response.setHeader('Content-Language', 'en');
-    handler(request, response);
+    express(request as Request, response as Response);
   });
   hardenServer(server);
   await new Promise<void>((resolve, reject) => {

@@ -1,6 +1,5 @@
 import type { Server } from 'node:http';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 
 // A slow client must not hold a connection (and a socket of the 2-core box) for long.
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -17,26 +16,28 @@ export function hardenServer(server: Server): void {
 }
 
 /**
- * Headers every response carries: no MIME sniffing, and no framing. CORS stays off (no
+ * A request hook (src/http/request-hooks.ts): headers every response carries: no MIME sniffing, and no framing. CORS stays off (no
  * Access-Control-* header) unless CORS_ALLOWED_ORIGINS names origins, and then only for the
  * public endpoints: browsers never reach the admin interface.
  */
-export function secureHeaders(app: NestExpressApplication, allowedOrigins: readonly string[]): void {
-  app.use((request: Request, response: Response, next: NextFunction) => {
-    response.setHeader('X-Content-Type-Options', 'nosniff');
-    response.setHeader('X-Frame-Options', 'DENY');
-    const origin = request.headers.origin;
-    if (origin && allowedOrigins.includes(origin) && !/^\/admin(\/|\?|$)/i.test(request.url)) {
-      response.setHeader('Access-Control-Allow-Origin', origin);
-      response.setHeader('Vary', 'Origin');
-      if (request.method === 'OPTIONS') {
-        response.setHeader('Access-Control-Allow-Methods', 'GET, POST');
-        response.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type');
-        response.setHeader('Access-Control-Max-Age', '600');
-        response.status(204).end();
-        return;
+export function secureHeaders(allowedOrigins: readonly string[]) {
+  return {
+    onRequest(request: Request, response: Response): boolean {
+      response.setHeader('X-Content-Type-Options', 'nosniff');
+      response.setHeader('X-Frame-Options', 'DENY');
+      const origin = request.headers.origin;
+      if (origin && allowedOrigins.includes(origin) && !/^\/admin(\/|\?|$)/i.test(request.url)) {
+        response.setHeader('Access-Control-Allow-Origin', origin);
+        response.setHeader('Vary', 'Origin');
+        if (request.method === 'OPTIONS') {
+          response.setHeader('Access-Control-Allow-Methods', 'GET, POST');
+          response.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type');
+          response.setHeader('Access-Control-Max-Age', '600');
+          response.status(204).end();
+          return false;
+        }
       }
-    }
-    next();
-  });
+      return true;
+    },
+  };
 }

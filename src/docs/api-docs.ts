@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { ExpressServerAdapter } from '../http/express-server.js';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 
 /** OpenAPI 3 description of both listeners' endpoints. */
@@ -17,7 +18,13 @@ export function buildApiDocument(app: INestApplication): OpenAPIObject {
   return SwaggerModule.createDocument(app, options);
 }
 
-/** Swagger UI at /docs, the document at /docs-json and /docs-yaml: admin listener only. */
+/**
+ * Swagger UI at /docs, the document at /docs-json and /docs-yaml: admin listener only. Its routes
+ * come after the API's when the server's adapter allows it (the token path then never tests them).
+ */
 export function setUpApiDocs(app: INestApplication): void {
-  SwaggerModule.setup('docs', app, () => buildApiDocument(app));
+  const setUp = () => SwaggerModule.setup('docs', app, () => buildApiDocument(app));
+  const adapter = app.getHttpAdapter();
+  if (adapter instanceof ExpressServerAdapter) adapter.afterApplicationRoutes(setUp);
+  else setUp();
 }

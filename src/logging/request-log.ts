@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Level, Logger } from 'pino';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -17,34 +16,35 @@ export function requestIdOf(request: Request): string | undefined {
 }
 
 /**
- * Gives every request an id (returned in X-Request-Id) and writes one line when its response is
+ * A request hook (src/http/request-hooks.ts) that gives every request an id (returned in X-Request-Id) and writes one line when its response is
  * finished. Written for the token endpoint's hot path: no child logger, no per-request context,
  * nothing serialised unless the line's level is enabled; successful token requests are `debug`.
  * What a line holds is chosen field by field: never a body, a query string or a header but
  * User-Agent (so no Authorization, no admin token, no client_secret).
  */
-export function logRequests(app: NestExpressApplication, logger: Logger): void {
-  app.use((request: Request, response: Response, next: NextFunction) => {
-    const given = request.headers['x-request-id'];
-    const id = typeof given === 'string' && ACCEPTED_REQUEST_ID.test(given) ? given : randomUUID();
-    (request as IdentifiedRequest).id = id;
-    response.setHeader(REQUEST_ID_HEADER, id);
-    const started = performance.now();
-    response.once('finish', () => {
+export function requestLog(logger: Logger) {
+  return {
+    onRequest(request: Request, response: Response): boolean {
+      const given = request.headers['x-request-id'];
+      const id = typeof given === 'string' && ACCEPTED_REQUEST_ID.test(given) ? given : randomUUID();
+      (request as IdentifiedRequest).id = id;
+      response.setHeader(REQUEST_ID_HEADER, id);
+      return true;
+    },
+    onFinish(request: Request, response: Response, startedAt: number): void {
       const path = request.url.split('?', 1)[0]!;
       const level = levelOf(path, response.statusCode);
       if (level === undefined || !logger.isLevelEnabled(level)) return;
       logger[level](
         {
-          req: { id, method: request.method, url: path, remoteAddress: request.socket.remoteAddress, userAgent: request.headers['user-agent'] },
+          req: { id: requestIdOf(request), method: request.method, url: path, remoteAddress: request.socket.remoteAddress, userAgent: request.headers['user-agent'] },
           res: { statusCode: response.statusCode },
-          responseTime: Math.round(performance.now() - started),
+          responseTime: Math.round(performance.now() - startedAt),
         },
         'request completed',
       );
-    });
-    next();
-  });
+    },
+  };
 }
 
 function levelOf(path: string, status: number): Level | undefined {

@@ -1,5 +1,4 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import { isAdminRequest } from '../admin/admin-listener.js';
 import { MetricsService } from './metrics.service.js';
 
@@ -15,15 +14,12 @@ export function routeOf(path: string): string {
   return 'other';
 }
 
-/** Latency of every request, observed when its response is finished. */
-export function measureRequests(app: NestExpressApplication): void {
-  const metrics = app.get(MetricsService);
-  app.use((request: Request, response: Response, next: NextFunction) => {
-    const started = performance.now();
-    response.once('finish', () => {
+/** A request hook (src/http/request-hooks.ts): latency of every request, observed when its response is finished. */
+export function requestMetrics(metrics: MetricsService) {
+  return {
+    onFinish(request: Request, response: Response, startedAt: number): void {
       const listener = isAdminRequest(request) ? 'admin' : 'public';
-      metrics.observeRequest(listener, routeOf(request.path), response.statusCode, (performance.now() - started) / 1000);
-    });
-    next();
-  });
+      metrics.observeRequest(listener, routeOf(request.path), response.statusCode, (performance.now() - startedAt) / 1000);
+    },
+  };
 }

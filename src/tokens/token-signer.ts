@@ -18,15 +18,29 @@ export type PublicJwk = Record<string, string>;
  * RS256 output byte-identical to `jsonwebtoken.sign` and verify ES256 output with it.
  */
 export async function signAccessToken(claims: object, key: SigningMaterial): Promise<string> {
-  const header = { alg: key.alg, typ: 'at+jwt', kid: key.kid };
-  const input = `${base64url(header)}.${base64url(claims)}`;
+  const { encodedHeader, options } = preparedOf(key);
+  const input = `${encodedHeader}.${base64url(claims)}`;
   const signature = await new Promise<Buffer>((resolve, reject) =>
     // Ed25519 hashes internally: no digest name (RFC 8037 §3.1).
-    signAsync(key.alg === 'EdDSA' ? null : 'sha256', Buffer.from(input), signingOptions(key), (error, result) =>
+    signAsync(key.alg === 'EdDSA' ? null : 'sha256', Buffer.from(input), options, (error, result) =>
       error ? reject(error) : resolve(result),
     ),
   );
   return `${input}.${signature.toString('base64url')}`;
+}
+
+type Prepared = { encodedHeader: string; options: KeyObject | SignKeyObjectInput };
+
+// What every token of one key shares, built once per key rather than once per token.
+const prepared = new WeakMap<SigningMaterial, Prepared>();
+
+function preparedOf(key: SigningMaterial): Prepared {
+  let entry = prepared.get(key);
+  if (!entry) {
+    entry = { encodedHeader: base64url({ alg: key.alg, typ: 'at+jwt', kid: key.kid }), options: signingOptions(key) };
+    prepared.set(key, entry);
+  }
+  return entry;
 }
 
 function signingOptions(key: SigningMaterial): KeyObject | SignKeyObjectInput {

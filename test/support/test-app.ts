@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DestinationStream } from 'pino';
@@ -19,6 +20,8 @@ export type TestApp = {
   /** Base URL of the admin listener (`{admin_url}` is `${adminUrl}/admin`). */
   adminUrl: string;
   adminToken: string;
+  /** The admin listener's server (the public one is `app.getHttpServer()`). */
+  adminServer: Server;
   config: AppConfig;
   dataSource: DataSource;
   close(): Promise<void>;
@@ -53,6 +56,6 @@ export async function startTestApp(environment: NodeJS.ProcessEnv = {}, options:
   const close = async () => {
     await Promise.all([closeAdmin(adminServer), app.close()]);
   };
-  return { app, url, adminUrl: `http://127.0.0.1:${adminPort}`, adminToken, config, dataSource, close };
+  return { app, url, adminUrl: `http://127.0.0.1:${adminPort}`, adminToken, adminServer, config, dataSource, close };
 }
 

@@ -1,5 +1,4 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
 import { ClientAuthenticator } from '../client-authenticator.js';
 import { ClientAssertionAuthenticator } from '../client-assertion-authenticator.js';
@@ -23,16 +22,12 @@ export type ProofRequest = Request & { dpop?: DpopProof };
  */
 @Injectable()
 export class ClientAuthGuard implements CanActivate {
-  private readonly basic: CanActivate;
-
   constructor(
     private readonly authenticator: ClientAuthenticator,
     private readonly assertions: ClientAssertionAuthenticator,
     private readonly proofs: DpopProofs,
-    strategy: ClientBasicStrategy,
-  ) {
-    this.basic = new (AuthGuard(strategy.instanceName))();
-  }
+    private readonly basic: ClientBasicStrategy,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<ProofRequest>();
@@ -50,9 +45,10 @@ export class ClientAuthGuard implements CanActivate {
       return true;
     }
     if (headerTried) {
-      const authenticated = (await this.basic.canActivate(context)) as boolean;
+      // The strategy's own decision, without passport's per-request objects (see clientOf).
+      request.user = await this.basic.clientOf(request);
       if (proof !== undefined) await this.proofs.consume(proof);
-      return authenticated;
+      return true;
     }
     if (body.client_secret !== undefined && body.client_id === undefined) {
       throw new OAuthError('invalid_request', 'client_secret is given without client_id');

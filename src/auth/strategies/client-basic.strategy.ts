@@ -23,6 +23,10 @@ type PassportActions = {
   ): void;
 };
 
+function invalidHeader(): OAuthError {
+  return OAuthError.invalidClient('the Authorization header is not valid HTTP Basic client authentication', true);
+}
+
 /**
  * `client_secret_basic` through passport-http. passport-http's own header parsing keeps only
  * the text up to a second colon, accepts any base64 and does not form-urldecode (RFC 6749
@@ -52,12 +56,21 @@ export class ClientBasicStrategy extends PassportStrategy(BasicStrategy, CLIENT_
     // passport adds these actions to the strategy instance per request.
     const actions = this as unknown as PassportActions;
     const credentials = parseBasicAuthorization(request.headers.authorization ?? '');
-    if (!credentials) {
-      return actions.error(OAuthError.invalidClient('the Authorization header is not valid HTTP Basic client authentication', true));
-    }
+    if (!credentials) return actions.error(invalidHeader());
     actions._verify(request, credentials.clientId, credentials.clientSecret, (error, client) =>
       error ? actions.error(error) : client ? actions.success(client) : actions.fail(401),
     );
+  }
+
+  /**
+   * What `authenticate` decides, without passport's per-request machinery (a strategy object,
+   * five closures, a promise in AuthGuard): ClientAuthGuard calls this on the token path, where
+   * that machinery cost 30-60 µs of CPU per token, of 120-140 (README, Benchmark).
+   */
+  async clientOf(request: Request): Promise<ClientRecord> {
+    const credentials = parseBasicAuthorization(request.headers.authorization ?? '');
+    if (!credentials) throw invalidHeader();
+    return this.validate(request, credentials.clientId, credentials.clientSecret);
   }
 
   async validate(request: Request, clientId: string, clientSecret: string): Promise<ClientRecord> {

@@ -1,0 +1,91 @@
+import { createServer, IncomingMessage, ServerResponse, type RequestListener, type Server } from 'node:http';
+import type { NestApplicationOptions } from '@nestjs/common';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import type { Express } from 'express';
+
+/**
+ * Why this module exists: Express 5 runs `Object.setPrototypeOf(req, app.request)` (and the same
+ * for `res`) on every request. Changing an object's prototype gives it a new V8 hidden class, and
+ * every property added afterwards (Nest, passport, our middlewares add a dozen) then builds fresh,
+ * unshared hidden classes: dictionary lookups, megamorphic inline caches and garbage on every
+ * request. It cost about half of the token endpoint's event-loop CPU (see README, Benchmark).
+ *
+ * The servers built here create `req` and `res` with Express's own prototypes from the start, so
+ * Express's swap changes nothing. The prototype chain is exactly the one Express would have set:
+ * `app.request` → Express's request → `http.IncomingMessage.prototype` (`app.response` →
+ * Express's response → `http.ServerResponse.prototype`), so behaviour is identical.
+ */
+type HttpClasses = { IncomingMessage: typeof IncomingMessage; ServerResponse: typeof ServerResponse };
+
+// One pair of classes per Express application: the public and the admin listener share them,
+// hence share their hidden classes too.
+const classesOf = new WeakMap<Express, HttpClasses>();
+
+/**
+ * A constructor building `base` instances whose prototype is `prototype` itself. It is an ES5
+ * constructor calling `base` on `this`, as node:http's own classes derive from each other
+ * (IncomingMessage from Readable, ServerResponse from OutgoingMessage): V8 then gives every
+ * instance one cached initial map. (`Reflect.construct(base, args, newTarget)` with a plain
+ * function as `newTarget` takes V8's slow path on every call.)
+ */
+function constructorWithPrototype<T extends abstract new (...args: never[]) => object>(base: T, prototype: object): T {
+  const construct = base as unknown as (this: object, first: unknown, second: unknown) => void;
+  // node:http constructs both classes with at most two arguments (socket; request, options).
+  function WithPrototype(this: object, first: unknown, second: unknown): void {
+    construct.call(this, first, second);
+  }
+  WithPrototype.prototype = prototype;
+  return WithPrototype as unknown as T;
+}
+
+/** The request and response classes whose instances Express will not re-prototype. */
+export function httpClassesOf(app: Express): HttpClasses {
+  let classes = classesOf.get(app);
+  if (!classes) {
+    classes = {
+      IncomingMessage: constructorWithPrototype(IncomingMessage, app.request),
+      ServerResponse: constructorWithPrototype(ServerResponse, app.response),
+    };
+    classesOf.set(app, classes);
+  }
+  return classes;
+}
+
+/**
+ * An HTTP server for `app` (every listener of the application must be made here): `handler`
+ * defaults to the application itself; a wrapper that ends in it (the admin listener's) may be given.
+ */
+export function createHttpServer(app: Express, handler: RequestListener = app as unknown as RequestListener): Server {
+  return createServer(httpClassesOf(app), handler);
+}
+
+/**
+ * Nest's Express adapter, creating its HTTP server with createHttpServer, and able to register
+ * routes after the application's own.
+ */
+export class ExpressServerAdapter extends ExpressAdapter {
+  private readonly lateRoutes: Array<() => void> = [];
+
+  /**
+   * Registers routes after Nest's (when the application initialises, just before its not-found
+   * handler): Express tries routes in order, so every token request skips them, instead of
+   * testing each one's path first.
+   */
+  afterApplicationRoutes(register: () => void): void {
+    this.lateRoutes.push(register);
+  }
+
+  override setNotFoundHandler(...args: Parameters<ExpressAdapter['setNotFoundHandler']>): void {
+    for (const register of this.lateRoutes.splice(0)) register();
+    super.setNotFoundHandler(...args);
+  }
+
+  override initHttpServer(options: NestApplicationOptions): void {
+    // Options the server does not use keep Nest's own server (correct, without the gain).
+    if (options.httpsOptions || options.return503OnClosing || options.forceCloseConnections) {
+      super.initHttpServer(options);
+      return;
+    }
+    this.httpServer = createHttpServer(this.getInstance<Express>());
+  }
+}
