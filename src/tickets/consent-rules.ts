@@ -8,36 +8,30 @@ import type { EntityManager } from 'typeorm';
 
 /** A combination's capability ticket and requested resource belong to different clients. */
 export async function ticketAndResourceClientsDiffer(manager: EntityManager, where: string, id: number): Promise<boolean> {
-  const broken: unknown[] = await manager.query(
-    `SELECT 1 FROM requested_resources_capability_tickets c
+  return anyRow(manager, `SELECT 1 FROM requested_resources_capability_tickets c
        JOIN capability_ticket t ON t.id = c.capability_ticket_id
        JOIN requested_resource r ON r.id = c.requested_resource_id
-      WHERE t.client_id <> r.client_id AND ${where} LIMIT 1`,
-    [id],
-  );
-  return broken.length > 0;
+      WHERE t.client_id <> r.client_id AND ${where} LIMIT 1`, id);
 }
 
 /** A requested-resource-scopes binds a scope that is not of the requested resource's definition. */
 export async function scopeOutsideDefinition(manager: EntityManager, where: string, id: number): Promise<boolean> {
-  const broken: unknown[] = await manager.query(
-    `SELECT 1 FROM requested_resource_scopes b
+  return anyRow(manager, `SELECT 1 FROM requested_resource_scopes b
        JOIN scope s ON s.id = b.scope_id
        JOIN requested_resource r ON r.id = b.requested_resource_id
-      WHERE s.resource_definition_id <> r.resource_definition_id AND ${where} LIMIT 1`,
-    [id],
-  );
-  return broken.length > 0;
+      WHERE s.resource_definition_id <> r.resource_definition_id AND ${where} LIMIT 1`, id);
 }
 
 /** A data source's umaClient is not allowed `uma_protection`, so could not introspect (API.md §3). */
 export async function dataSourceClientLacksProtection(manager: EntityManager, where: string, id: number): Promise<boolean> {
-  const broken: unknown[] = await manager.query(
-    `SELECT 1 FROM data_source d
+  return anyRow(manager, `SELECT 1 FROM data_source d
        JOIN client c ON c.id = d.client_id
        JOIN client_metadata m ON m.id = c.metadata_id
-      WHERE NOT ('uma_protection' = ANY (string_to_array(m.allowed_scopes, ' '))) AND ${where} LIMIT 1`,
-    [id],
-  );
-  return broken.length > 0;
+      WHERE NOT ('uma_protection' = ANY (string_to_array(m.allowed_scopes, ' '))) AND ${where} LIMIT 1`, id);
+}
+
+/** True when the rule's query matches at least one row. */
+async function anyRow(manager: EntityManager, sql: string, id: number): Promise<boolean> {
+  const rows: unknown[] = await manager.query(sql, [id]);
+  return rows.length > 0;
 }
