@@ -1,3 +1,5 @@
+import type { TlsFiles } from './tls-files.js';
+
 export type SigningAlgorithm = 'RS256' | 'PS256' | 'ES256' | 'EdDSA';
 export const SIGNING_ALGORITHMS: readonly SigningAlgorithm[] = ['RS256', 'PS256', 'ES256', 'EdDSA'];
 
@@ -31,6 +33,8 @@ export type AppConfig = {
   dpopNonce: boolean;
   /** API.md §9: plain-http jwks_uri allowed (development and tests only). */
   jwksUriAllowHttp: boolean;
+  /** TLS_CERT_FILE and TLS_KEY_FILE: the public listener serves HTTPS only (docs/operations/tls.md). */
+  tls?: TlsFiles;
 };
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';

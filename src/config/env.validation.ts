@@ -15,6 +15,7 @@ import {
 } from 'class-validator';
 import { Type } from 'class-transformer';
 import type { AppConfig, LogFormat, LogLevel, SigningAlgorithm, TrustProxy } from './app-config.js';
+import { loadTlsFiles } from './tls-files.js';
 
 /** A configuration value that stops the process: the message is one line naming the variable. */
 export class ConfigurationError extends Error {}
@@ -112,6 +113,14 @@ class Environment {
   @IsOptional()
   @Matches(/^\s*(auto|0*[1-9]\d{0,2})\s*$/, { message: `WORKERS must be auto or a whole number from 1 to ${MAX_WORKERS}` })
   WORKERS?: string;
+
+  @IsOptional()
+  @IsString()
+  TLS_CERT_FILE?: string;
+
+  @IsOptional()
+  @IsString()
+  TLS_KEY_FILE?: string;
 }
 
 const VARIABLES = [
@@ -120,6 +129,7 @@ const VARIABLES = [
   'REFRESH_TOKEN_TTL', 'KEY_ENCRYPTION_SECRET',
   'LOG_LEVEL', 'LOG_FORMAT', 'CORS_ALLOWED_ORIGINS', 'WORKERS',
   'DPOP_NONCE', 'JWKS_URI_ALLOW_HTTP',
+  'TLS_CERT_FILE', 'TLS_KEY_FILE',
 ];
 
 /**
@@ -151,7 +161,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (adminPort === port) {
     throw new ConfigurationError('ADMIN_PORT must differ from PORT (admin routes never share the public listener)');
   }
-  const issuer = parseIssuer(environment.ISSUER ?? `http://localhost:${port}`);
+  const tls = loadTlsFiles(environment.TLS_CERT_FILE, environment.TLS_KEY_FILE);
+  const issuer = parseIssuer(environment.ISSUER ?? `${tls ? 'https' : 'http'}://localhost:${port}`);
   const audience = environment.ACCESS_TOKEN_AUDIENCE ?? issuer;
   if (/\s/.test(audience)) {
     throw new ConfigurationError('ACCESS_TOKEN_AUDIENCE must not contain white space');
@@ -181,6 +192,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     logFormat: (environment.LOG_FORMAT ?? (process.stdout.isTTY && env.NODE_ENV !== 'production' ? 'pretty' : 'json')) as LogFormat,
     dpopNonce: environment.DPOP_NONCE === 'true',
     jwksUriAllowHttp: environment.JWKS_URI_ALLOW_HTTP === 'true',
+    tls,
   };
 }
 
