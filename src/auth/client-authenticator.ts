@@ -37,6 +37,10 @@ export class ClientAuthenticator {
 
   async authenticate(attempt: AuthenticationAttempt): Promise<ClientRecord> {
     const basicTried = attempt.method === 'client_secret_basic';
+    // Never reaches PostgreSQL (which cannot store NUL) nor scrypt (which would take "secret\0" for "secret").
+    if (attempt.clientId.includes('\0') || attempt.clientSecret.includes('\0')) {
+      throw OAuthError.invalidClient('client credentials must not contain a NUL character', basicTried);
+    }
     const client = await this.clients.find(attempt.clientId);
     const digest = this.digest(attempt.clientSecret);
     if (client && client.authenticationType === attempt.method && this.recentlyVerified(client, digest)) {
