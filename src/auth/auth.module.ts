@@ -9,6 +9,7 @@ import { DpopNonces } from './dpop-nonces.js';
 import { DpopProofs } from './dpop-proofs.js';
 import { JwksUriFetcher } from './jwks-uri-fetcher.js';
 import { ReplayStore } from './replay-store.js';
+import { SlowHashGate } from './slow-hash-gate.js';
 import { ClientAuthGuard } from './guards/client-auth.guard.js';
 import { ClientBasicStrategy } from './strategies/client-basic.strategy.js';
 
@@ -23,6 +24,7 @@ const AUTH_PROVIDERS = [
   ReplayStore,
   DpopNonces,
   DpopProofs,
+  SlowHashGate,
 ];
 
 /** Client authentication (secrets, assertions, DPoP proofs) and its brute-force throttle. */

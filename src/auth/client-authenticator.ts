@@ -6,6 +6,7 @@ import type { ClientRecord } from '../clients/client-record.js';
 import { decoySecretHash, verifyClientSecret } from '../clients/client-secrets.js';
 import { OAuthError } from '../oauth/oauth-error.js';
 import { AuthThrottle } from './auth-throttle.js';
+import { SlowHashGate } from './slow-hash-gate.js';
 
 export type AuthenticationAttempt = {
   clientId: string;
@@ -33,6 +34,7 @@ export class ClientAuthenticator {
   constructor(
     private readonly clients: ClientDirectory,
     private readonly throttle: AuthThrottle,
+    private readonly slowHashes: SlowHashGate,
   ) {}
 
   async authenticate(attempt: AuthenticationAttempt): Promise<ClientRecord> {
@@ -46,16 +48,30 @@ export class ClientAuthenticator {
     if (client && client.authenticationType === attempt.method && this.recentlyVerified(client, digest)) {
       return client;
     }
-    const wait = await this.throttle.blockedFor(attempt.clientId, attempt.sourceAddress);
-    if (wait !== undefined) throw OAuthError.tooManyRequests(wait);
+    const lockedFor = await this.passThrottle(attempt);
 
     const secretMatches = await this.verifyOnce(attempt, client, digest);
     if (!client || !secretMatches || client.authenticationType !== attempt.method) {
       await this.throttle.recordFailure(attempt.clientId, attempt.sourceAddress);
+      if (lockedFor !== undefined) throw OAuthError.tooManyRequests(lockedFor);
       throw OAuthError.invalidClient('client authentication failed', basicTried);
     }
     this.remember(client, digest);
     return client;
+  }
+
+  /**
+   * Past the per-address limit: 429. Past the per-client limit only, one attempt per client and
+   * second is still verified (docs/operations/security.md, "Brute force"), so a working client
+   * gets through an attacker's lock-out; the others are 429. Returns the client's wait when this
+   * attempt took that one verification (a wrong secret is then 429 too), else undefined.
+   */
+  private async passThrottle(attempt: AuthenticationAttempt): Promise<number | undefined> {
+    const limits = await this.throttle.limitsReached(attempt.clientId, attempt.sourceAddress);
+    if (limits.address !== undefined) throw OAuthError.tooManyRequests(Math.max(limits.address, limits.client ?? 0));
+    if (limits.client === undefined) return undefined;
+    if (!(await this.throttle.claimLockedVerification(attempt.clientId))) throw OAuthError.tooManyRequests(limits.client);
+    return limits.client;
   }
 
   /**
@@ -67,7 +83,8 @@ export class ClientAuthenticator {
     let pending = this.inFlight.get(key);
     if (!pending) {
       // A private_key_jwt client has no hash (''): it costs the decoy's time, like an unknown id.
-      pending = (async () => verifyClientSecret(attempt.clientSecret, client?.secretHash || (await decoySecretHash())))();
+      // At most a few at a time per process (SlowHashGate): past its queue, 503.
+      pending = this.slowHashes.run(async () => verifyClientSecret(attempt.clientSecret, client?.secretHash || (await decoySecretHash())));
       this.inFlight.set(key, pending);
       void pending.finally(() => this.inFlight.delete(key)).catch(() => undefined);
     }
