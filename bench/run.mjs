@@ -320,6 +320,8 @@ async function runOurs(alg, { name = 'ours', logName = 'ours', env: extraEnv = {
       await waitReady(server, baseUrl + DISCOVERY_PATH, 120_000);
       if (prepare) await prepare(dataDir);
       // `alongside(baseUrl)`: other load during the measurement; it returns the function that stops it.
+      // It starts once the bench client has a token (its secret verified, as a working client's is).
+      if (alongside) await verifyToken(name, baseUrl, basicAuth(CLIENT_ID, secret), alg, body);
       const stopAlongside = alongside?.(baseUrl);
       try {
         return await benchServer(name, alg, baseUrl, basicAuth(CLIENT_ID, secret), server, body);
@@ -428,26 +430,16 @@ const CASES = [
 const FLOOD_CONNECTIONS = 24;
 const FLOOD_ADDRESSES = 40;
 
-/** Wrong secrets for ever-new client ids, until the returned function stops them; their answers go to the notes. */
+/** Starts bench/wrong-secret-flood.mjs against our server; the returned function stops it and notes its answers. */
 function floodWrongSecrets(baseUrl) {
-  let sent = 0;
-  const flood = autocannon({
-    url: baseUrl + TOKEN_PATH,
-    method: 'POST',
-    connections: FLOOD_CONNECTIONS,
-    duration: 3600,
-    requests: [{
-      setupRequest: (request) => {
-        sent += 1;
-        const headers = { ...tokenRequestHeaders(basicAuth(`flood-${sent}`, 'wrong-secret')), 'X-Forwarded-For': `198.51.100.${(sent % FLOOD_ADDRESSES) + 1}` };
-        return { ...request, headers, body: REQUEST_BODY };
-      },
-    }],
-  });
+  const env = { FLOOD_URL: baseUrl + TOKEN_PATH, FLOOD_CONNECTIONS: String(FLOOD_CONNECTIONS), FLOOD_ADDRESSES: String(FLOOD_ADDRESSES) };
+  const flood = startChild('wrong-secret flood', ['bench/wrong-secret-flood.mjs'], env, logPath('wrong-secret-flood', 'any'));
   return async () => {
-    flood.stop();
-    const result = await flood;
-    notes.push(`wrong-secret flood: ${result.requests.total} requests, status codes ${JSON.stringify(result.statusCodeStats)}`);
+    flood.child.kill('SIGTERM');
+    await Promise.race([flood.exited, sleep(10_000)]);
+    await reapGroup(flood.name, flood.child.pid);
+    const line = flood.stdout.trim().split('\n').pop();
+    notes.push(`wrong-secret flood (${FLOOD_CONNECTIONS} connections, ${FLOOD_ADDRESSES} addresses): ${line || 'no summary'}`);
   };
 }
 

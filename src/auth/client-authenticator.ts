@@ -29,7 +29,7 @@ export class ClientAuthenticator {
   // Per-process key: the digests are useless outside this process's memory.
   private readonly digestKey = randomBytes(32).toString('base64');
   private readonly verified = new Map<string, Verified>();
-  private readonly inFlight = new Map<string, Promise<boolean>>();
+  private readonly inFlight = new Map<string, Promise<ClientRecord>>();
 
   constructor(
     private readonly clients: ClientDirectory,
@@ -43,18 +43,39 @@ export class ClientAuthenticator {
     if (attempt.clientId.includes('\0') || attempt.clientSecret.includes('\0')) {
       throw OAuthError.invalidClient('client credentials must not contain a NUL character', basicTried);
     }
-    const client = await this.clients.find(attempt.clientId);
     const digest = this.digest(attempt.clientSecret);
-    if (client && client.authenticationType === attempt.method && this.recentlyVerified(client, digest)) {
-      return client;
+    if (this.matchesRemembered(attempt.clientId, digest)) {
+      const client = await this.clients.find(attempt.clientId);
+      if (client && client.authenticationType === attempt.method && this.recentlyVerified(client, digest)) return client;
     }
-    const lockedFor = await this.passThrottle(attempt);
+    return this.authenticateOnce(attempt, digest);
+  }
 
-    const secretMatches = await this.verifyOnce(attempt, client, digest);
+  /**
+   * Everything that may need the slow hash, inside SlowHashGate: when it is full the request is
+   * answered 503 before any database work, so a flood of wrong secrets costs next to nothing.
+   * Concurrent identical attempts (a burst of first requests from one client) share one run.
+   */
+  private authenticateOnce(attempt: AuthenticationAttempt, digest: Buffer): Promise<ClientRecord> {
+    const key = `${attempt.method}\u0000${attempt.clientId}\u0000${digest.toString('base64')}`;
+    let pending = this.inFlight.get(key);
+    if (!pending) {
+      pending = this.slowHashes.run(() => this.authenticateSlowly(attempt, digest));
+      this.inFlight.set(key, pending);
+      void pending.finally(() => this.inFlight.delete(key)).catch(() => undefined);
+    }
+    return pending;
+  }
+
+  private async authenticateSlowly(attempt: AuthenticationAttempt, digest: Buffer): Promise<ClientRecord> {
+    const client = await this.clients.find(attempt.clientId);
+    const lockedFor = await this.passThrottle(attempt);
+    // A private_key_jwt client has no hash (''): it costs the decoy's time, like an unknown id.
+    const secretMatches = await verifyClientSecret(attempt.clientSecret, client?.secretHash || (await decoySecretHash()));
     if (!client || !secretMatches || client.authenticationType !== attempt.method) {
       await this.throttle.recordFailure(attempt.clientId, attempt.sourceAddress);
       if (lockedFor !== undefined) throw OAuthError.tooManyRequests(lockedFor);
-      throw OAuthError.invalidClient('client authentication failed', basicTried);
+      throw OAuthError.invalidClient('client authentication failed', attempt.method === 'client_secret_basic');
     }
     this.remember(client, digest);
     return client;
@@ -75,29 +96,18 @@ export class ClientAuthenticator {
   }
 
   /**
-   * One slow hash per distinct (client, stored hash, secret) at a time: a burst of requests
-   * from a freshly started client waits for one scrypt instead of queueing fifty.
-   */
-  private verifyOnce(attempt: AuthenticationAttempt, client: ClientRecord | null, digest: Buffer): Promise<boolean> {
-    const key = `${attempt.clientId}\u0000${client?.secretHash ?? ''}\u0000${digest.toString('base64')}`;
-    let pending = this.inFlight.get(key);
-    if (!pending) {
-      // A private_key_jwt client has no hash (''): it costs the decoy's time, like an unknown id.
-      // At most a few at a time per process (SlowHashGate): past its queue, 503.
-      pending = this.slowHashes.run(async () => verifyClientSecret(attempt.clientSecret, client?.secretHash || (await decoySecretHash())));
-      this.inFlight.set(key, pending);
-      void pending.finally(() => this.inFlight.delete(key)).catch(() => undefined);
-    }
-    return pending;
-  }
-
-  /**
    * SHA-256 of the per-process key followed by the secret: a keyed digest compared only for
    * equality inside this process, so HMAC's extra pass buys nothing here. One-shot `hash`
    * costs a quarter of `createHmac` (an object per request) on the token path.
    */
   private digest(secret: string): Buffer {
     return hash('sha256', this.digestKey + secret, 'buffer');
+  }
+
+  /** This secret passed the slow hash for this client id lately (the stored hash is checked after). */
+  private matchesRemembered(clientId: string, digest: Buffer): boolean {
+    const entry = this.verified.get(clientId);
+    return entry !== undefined && timingSafeEqual(entry.digest, digest);
   }
 
   private recentlyVerified(client: ClientRecord, digest: Buffer): boolean {

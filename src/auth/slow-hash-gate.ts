@@ -2,13 +2,13 @@ import { availableParallelism } from 'node:os';
 import { Injectable } from '@nestjs/common';
 import { OAuthError } from '../oauth/oauth-error.js';
 
-// libuv's thread pool (4 threads unless UV_THREADPOOL_SIZE says otherwise) runs scrypt, and also
-// the asynchronous signing of every token: slow hashes may take at most all but two of its
-// threads, and no more than one per core.
+// scrypt is pure CPU: slow hashes may use at most half the cores (the other half serves requests,
+// PostgreSQL and the signing of tokens), and all but two threads of libuv's pool (4 unless
+// UV_THREADPOOL_SIZE says otherwise), which also signs every token. One at least.
 const THREAD_POOL_SIZE = Number(process.env.UV_THREADPOOL_SIZE) || 4;
-export const SLOW_HASHES_AT_ONCE = Math.max(1, Math.min(availableParallelism(), THREAD_POOL_SIZE - 2));
+export const SLOW_HASHES_AT_ONCE = Math.max(1, Math.min(Math.floor(availableParallelism() / 2), THREAD_POOL_SIZE - 2));
 // A short queue absorbs a burst of legitimate first requests; a flood finds it full.
-export const SLOW_HASHES_WAITING = 2 * SLOW_HASHES_AT_ONCE;
+export const SLOW_HASHES_WAITING = Math.max(4, 4 * SLOW_HASHES_AT_ONCE);
 const RETRY_AFTER_SECONDS = 1;
 
 /** At most `atOnce` pieces of work at a time, at most `queueLength` waiting; the rest refused with 503. */
