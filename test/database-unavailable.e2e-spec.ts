@@ -67,9 +67,7 @@ describe('PostgreSQL saying "not now"', () => {
     await superuser.connect();
     await superuser.query(`CREATE ROLE ${role} LOGIN PASSWORD 'not-now-password'`);
     await superuser.query(`CREATE DATABASE ${database} OWNER ${role}`);
-    const url = new URL(testDatabaseUrl());
-    Object.assign(url, { username: role, password: 'not-now-password', pathname: `/${database}` });
-    server = await startTestApp({ DATABASE_URL: url.toString() });
+    server = await startTestApp({ DATABASE_URL: roleUrl() });
     client = await createClient(server.app, { allowedScopes: 'uma_protection read' });
     accessToken = (await tokenRequest()).body.access_token;
     expect(accessToken).toBeTruthy();
@@ -88,8 +86,30 @@ describe('PostgreSQL saying "not now"', () => {
     await superuser.end();
   });
 
-  const tokenRequest = () =>
-    request(server.url).post('/oauth2/token').set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
+  function roleUrl(): string {
+    const url = new URL(testDatabaseUrl());
+    Object.assign(url, { username: role, password: 'not-now-password', pathname: `/${database}` });
+    return url.toString();
+  }
+
+  const tokenRequest = (target: TestApp = server, who: TestClient = client) =>
+    request(target.url).post('/oauth2/token').set('Authorization', basic(who.clientId, who.clientSecret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
+
+  // A transaction of the test's own holding the client table: the server's next client lookup waits on it.
+  async function lockClients(): Promise<pg.Client> {
+    const url = new URL(testDatabaseUrl());
+    url.pathname = `/${database}`;
+    const locker = new pg.Client({ connectionString: url.toString(), application_name: 'fault-injector' });
+    await locker.connect();
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE client IN ACCESS EXCLUSIVE MODE');
+    return locker;
+  }
+
+  async function waitingOnLock(): Promise<number[]> {
+    const { rows } = await superuser.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'`, [database]);
+    return rows.map((row: { pid: number }) => row.pid);
+  }
   const lifecycleRequest = (path: string) =>
     request(server.url).post(path).set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send({ token: accessToken });
   const adminRequest = () => request(server.adminUrl).get('/admin/purpose').set('Authorization', server.adminToken);
@@ -134,4 +154,39 @@ describe('PostgreSQL saying "not now"', () => {
     expectOAuthUnavailable(await lifecycleRequest('/oauth2/revoke'));
     expectAdminUnavailable(await adminRequest());
   });
+
+  it('answers 503 with Retry-After when the session running its query is terminated (57P01)', async () => {
+    const fresh = await createClient(server.app, { allowedScopes: 'read' });
+    const locker = await lockClients();
+    try {
+      const pending = tokenRequest(server, fresh).then((response) => response);
+      const [waiting] = await eventually(async () => ((await waitingOnLock()).length > 0 ? waitingOnLock() : undefined), 5_000, 20);
+      await superuser.query('SELECT pg_terminate_backend($1)', [waiting]);
+      expectOAuthUnavailable(await pending);
+    } finally {
+      await locker.end();
+    }
+  });
+
+  it('answers 503 with Retry-After when the pool has no connection to give in time', async () => {
+    // DATABASE_POOL_SIZE=4: the change feed's, the replay store's, and two for TypeORM.
+    const small = await startTestApp({ DATABASE_URL: roleUrl(), DATABASE_POOL_SIZE: '4' });
+    try {
+      const clients = [];
+      for (let index = 0; index < 3; index += 1) clients.push(await createClient(small.app, { allowedScopes: 'read' }));
+      const locker = await lockClients();
+      let held: Promise<request.Response>[] = [];
+      try {
+        // Two lookups hold TypeORM's two connections, waiting on the lock; the third waits for the pool.
+        held = clients.slice(0, 2).map((who) => tokenRequest(small, who).then((response) => response));
+        await eventually(async () => ((await waitingOnLock()).length === 2 ? true : undefined), 5_000, 20);
+        expectOAuthUnavailable(await tokenRequest(small, clients[2]));
+      } finally {
+        await locker.end();
+      }
+      expect((await Promise.all(held)).map((response) => response.status)).toEqual([200, 200]);
+    } finally {
+      await small.close();
+    }
+  }, 30_000);
 });

@@ -33,7 +33,7 @@ describe('loadConfig', () => {
   it('shares DATABASE_POOL_SIZE among the workers: 10 connections per worker by default', () => {
     expect(loadConfig({}).databasePoolSize).toBe(10);
     expect(loadConfig({ WORKERS: '3' }).databasePoolSize).toBe(30);
-    expect(loadConfig({ WORKERS: '2', DATABASE_POOL_SIZE: '6' }).databasePoolSize).toBe(6);
+    expect(loadConfig({ WORKERS: '2', DATABASE_POOL_SIZE: '8' }).databasePoolSize).toBe(8);
     expect(loadConfig({ DATABASE_POOL_SIZE: ' 40 ' }).databasePoolSize).toBe(40);
   });
 
@@ -76,10 +76,10 @@ describe('loadConfig', () => {
     ['WORKERS', { WORKERS: '1000' }],
     ['WORKERS', { WORKERS: '-2' }],
     ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: 'plenty' }],
-    ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: '2' }],
+    ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: '3' }],
     ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: '-10' }],
     ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: '20000' }],
-    ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: '5', WORKERS: '2' }],
+    ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: '7', WORKERS: '2' }],
   ])('refuses a bad %s with one line naming it', (variable, environment) => {
     let error: unknown;
     try {

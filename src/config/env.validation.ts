@@ -22,8 +22,11 @@ export class ConfigurationError extends Error {}
 const MAX_TTL_SECONDS = 86_400;
 const MAX_REFRESH_TTL_SECONDS = 365 * 86_400;
 const MAX_WORKERS = 256;
-/** Each process needs one connection for each of its three users (docs/operations/database.md). */
-export const MIN_DATABASE_CONNECTIONS_PER_WORKER = 3;
+/**
+ * Each process needs the change feed's connection, one for the replay store and two for TypeORM
+ * (the migrations at start hold a lock on one while running on another): docs/operations/database.md.
+ */
+export const MIN_DATABASE_CONNECTIONS_PER_WORKER = 4;
 export const DEFAULT_DATABASE_CONNECTIONS_PER_WORKER = 10;
 const MAX_DATABASE_POOL_SIZE = 10_000;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -203,7 +206,7 @@ function parseWorkers(value: string | undefined): number {
 }
 
 /**
- * Connections of the whole host, shared among the workers: at least 3 per worker, by default 10
+ * Connections of the whole host, shared among the workers: at least 4 per worker, by default 10
  * per worker (docs/operations/database.md).
  */
 function parseDatabasePoolSize(value: string | undefined, workers: number): number {

@@ -7,13 +7,13 @@ describe('connectionBudget', () => {
     expect(connectionBudget({ databasePoolSize: 100, workers: 1 })).toEqual({ process: 100, changeFeed: 1, replayStore: 4, typeorm: 95 });
   });
 
-  it('leaves one connection to each user at the smallest share, and never exceeds the share', () => {
-    expect(connectionBudget({ databasePoolSize: 3, workers: 1 })).toEqual({ process: 3, changeFeed: 1, replayStore: 1, typeorm: 1 });
-    for (let size = 6; size <= 64; size += 1) {
+  it('leaves TypeORM two connections and the others one at the smallest share, and never exceeds the share', () => {
+    expect(connectionBudget({ databasePoolSize: 4, workers: 1 })).toEqual({ process: 4, changeFeed: 1, replayStore: 1, typeorm: 2 });
+    for (let size = 8; size <= 64; size += 1) {
       const budget = connectionBudget({ databasePoolSize: size, workers: 2 });
       expect(budget.changeFeed + budget.replayStore + budget.typeorm).toBe(budget.process);
       expect(budget.process * 2).toBeLessThanOrEqual(size);
-      expect(budget.typeorm).toBeGreaterThanOrEqual(1);
+      expect(budget.typeorm).toBeGreaterThanOrEqual(2);
     }
   });
 });

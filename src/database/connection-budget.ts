@@ -8,7 +8,7 @@ export type ConnectionBudget = {
   changeFeed: 1;
   /** The replay store's pool (single-use `jti`s). */
   replayStore: number;
-  /** TypeORM's pool: every other query, the throttles' counters and the migrations included. */
+  /** TypeORM's pool: every other query, the throttles' counters and the migrations included (at least 2). */
   typeorm: number;
 };
 
