@@ -33,7 +33,7 @@ export class KeyEncryption {
   /** The clear value; throws a one-line error, naming `what`, when it is sealed and the secret is missing or wrong. */
   open(stored: string, what = 'signing keys'): string {
     if (!KeyEncryption.isEncrypted(stored)) return stored;
-    if (!this.key) throw new Error(`the stored ${what} ${what.endsWith('s') ? 'are' : 'is'} encrypted: set KEY_ENCRYPTION_SECRET`);
+    if (!this.key) throw new Error(`the ${what} ${what.endsWith('s') ? 'are' : 'is'} encrypted: set KEY_ENCRYPTION_SECRET`);
     const [iv, tag, ciphertext] = stored.slice(PREFIX.length).split(':').map((part) => Buffer.from(part, 'base64url'));
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.key, iv!);
