@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { isUniqueViolation } from '../common/database-errors.js';
 import { Client } from './client.entity.js';
 import { ClientMetadata } from './client-metadata.entity.js';
 import { RedirectUri } from './redirect-uri.entity.js';
@@ -45,7 +46,7 @@ export class ClientsService {
       await manager.save(client);
     }).catch((error: unknown) => {
       // Two registrations racing for one id: the unique constraint decides.
-      if ((error as { code?: string }).code === '23505') {
+      if (isUniqueViolation(error)) {
         throw new RegistrationError('clientId', `a client with id "${registration.clientId}" already exists`);
       }
       throw error;

@@ -30,6 +30,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ WORKERS: '3' }).workers).toBe(3);
   });
 
+  it('shares DATABASE_POOL_SIZE among the workers: 10 connections per worker by default', () => {
+    expect(loadConfig({}).databasePoolSize).toBe(10);
+    expect(loadConfig({ WORKERS: '3' }).databasePoolSize).toBe(30);
+    expect(loadConfig({ WORKERS: '2', DATABASE_POOL_SIZE: '8' }).databasePoolSize).toBe(8);
+    expect(loadConfig({ DATABASE_POOL_SIZE: ' 40 ' }).databasePoolSize).toBe(40);
+  });
+
   it('logs JSON lines in production even in a terminal, pretty lines in a terminal otherwise', () => {
     const wasTty = process.stdout.isTTY;
     process.stdout.isTTY = true;
@@ -68,6 +75,11 @@ describe('loadConfig', () => {
     ['WORKERS', { WORKERS: '0' }],
     ['WORKERS', { WORKERS: '1000' }],
     ['WORKERS', { WORKERS: '-2' }],
+    ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: 'plenty' }],
+    ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: '3' }],
+    ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: '-10' }],
+    ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: '20000' }],
+    ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: '7', WORKERS: '2' }],
   ])('refuses a bad %s with one line naming it', (variable, environment) => {
     let error: unknown;
     try {

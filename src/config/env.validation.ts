@@ -22,6 +22,13 @@ export class ConfigurationError extends Error {}
 const MAX_TTL_SECONDS = 86_400;
 const MAX_REFRESH_TTL_SECONDS = 365 * 86_400;
 const MAX_WORKERS = 256;
+/**
+ * Each process needs the change feed's connection, one for the replay store and two for TypeORM
+ * (the migrations at start hold a lock on one while running on another): docs/operations/database.md.
+ */
+export const MIN_DATABASE_CONNECTIONS_PER_WORKER = 4;
+export const DEFAULT_DATABASE_CONNECTIONS_PER_WORKER = 10;
+const MAX_DATABASE_POOL_SIZE = 10_000;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 class Environment {
@@ -112,6 +119,10 @@ class Environment {
   @IsOptional()
   @Matches(/^\s*(auto|0*[1-9]\d{0,2})\s*$/, { message: `WORKERS must be auto or a whole number from 1 to ${MAX_WORKERS}` })
   WORKERS?: string;
+
+  @IsOptional()
+  @Matches(/^\s*\d{1,9}\s*$/, { message: `DATABASE_POOL_SIZE must be a whole number of connections from ${MIN_DATABASE_CONNECTIONS_PER_WORKER} to ${MAX_DATABASE_POOL_SIZE}` })
+  DATABASE_POOL_SIZE?: string;
 }
 
 const VARIABLES = [
@@ -119,7 +130,7 @@ const VARIABLES = [
   'ADMIN_TOKEN_FILE', 'ACCESS_TOKEN_TTL', 'TOKEN_SIGNING_ALG', 'TRUST_PROXY', 'DATA_DIR',
   'REFRESH_TOKEN_TTL', 'KEY_ENCRYPTION_SECRET',
   'LOG_LEVEL', 'LOG_FORMAT', 'CORS_ALLOWED_ORIGINS', 'WORKERS',
-  'DPOP_NONCE', 'JWKS_URI_ALLOW_HTTP',
+  'DPOP_NONCE', 'JWKS_URI_ALLOW_HTTP', 'DATABASE_POOL_SIZE',
 ];
 
 /**
@@ -164,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     port,
     adminPort,
     workers,
+    databasePoolSize: parseDatabasePoolSize(environment.DATABASE_POOL_SIZE, workers),
     databaseUrl: environment.DATABASE_URL,
     dataDir: resolve(environment.DATA_DIR ?? '.data'),
     issuer,
@@ -191,6 +203,23 @@ function parseWorkers(value: string | undefined): number {
   const count = Number(value.trim());
   if (count > MAX_WORKERS) throw new ConfigurationError(`WORKERS must be auto or a whole number from 1 to ${MAX_WORKERS} (got ${JSON.stringify(value)})`);
   return count;
+}
+
+/**
+ * Connections of the whole host, shared among the workers: at least 4 per worker, by default 10
+ * per worker (docs/operations/database.md).
+ */
+function parseDatabasePoolSize(value: string | undefined, workers: number): number {
+  if (value === undefined) return DEFAULT_DATABASE_CONNECTIONS_PER_WORKER * workers;
+  const size = Number(value.trim());
+  const least = MIN_DATABASE_CONNECTIONS_PER_WORKER * workers;
+  if (size > MAX_DATABASE_POOL_SIZE || size < MIN_DATABASE_CONNECTIONS_PER_WORKER) {
+    throw new ConfigurationError(`DATABASE_POOL_SIZE must be a whole number of connections from ${MIN_DATABASE_CONNECTIONS_PER_WORKER} to ${MAX_DATABASE_POOL_SIZE} (got ${JSON.stringify(value)})`);
+  }
+  if (size < least) {
+    throw new ConfigurationError(`DATABASE_POOL_SIZE must be at least ${MIN_DATABASE_CONNECTIONS_PER_WORKER} connections per worker: ${least} for WORKERS=${workers} (got ${JSON.stringify(value)})`);
+  }
+  return size;
 }
 
 function numberMessage(name: string, value: string): string {

@@ -24,8 +24,11 @@ export const ENTITIES = [
   DataSourceEntity, DataSourceResourceDefinitions,
 ];
 
-/** The one options builder for the server, the tests and the TypeORM CLI (ormconfig.ts). */
-export function buildDataSourceOptions(url: string): DataSourceOptions {
+/**
+ * The one options builder for the server, the tests and the TypeORM CLI (ormconfig.ts). The
+ * server passes its share of DATABASE_POOL_SIZE (connection-budget.ts); one-off tools keep 10.
+ */
+export function buildDataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -37,7 +40,7 @@ export function buildDataSourceOptions(url: string): DataSourceOptions {
     migrationsRun: false,
     logging: false,
     extra: {
-      max: 10,
+      max: poolSize,
       connectionTimeoutMillis: 5_000,
       // A query stuck behind a dead connection must fail fast, not hold a token request.
       query_timeout: 10_000,

@@ -63,4 +63,11 @@ export class OAuthError extends Error {
     error.headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfterSeconds)));
     return error;
   }
+
+  /** A service that cannot answer now (RFC 6749 §5.2 temporarily_unavailable, 503) says when to retry. */
+  static temporarilyUnavailable(description: string, retryAfterSeconds: number): OAuthError {
+    const error = new OAuthError('temporarily_unavailable', description);
+    error.headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfterSeconds)));
+    return error;
+  }
 }

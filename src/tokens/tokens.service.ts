@@ -36,12 +36,10 @@ export class TokensService {
 
   /**
    * Answers an authenticated token request (API.md §4), or throws the OAuthError it earns.
-   * `jkt`: the thumbprint of a valid DPoP proof's key, which the access token is bound to (§10).
+   * `jkt`: the thumbprint of a valid DPoP proof's key, which the access token is bound to (§10);
+   * ClientAuthGuard has already refused a DPoP-bound client without one.
    */
   async issue(client: ClientRecord, parameters: TokenParameters, jkt?: string): Promise<TokenResponse> {
-    if (client.dpopBound && jkt === undefined) {
-      throw new OAuthError('invalid_dpop_proof', 'DPoP: this client must send a DPoP proof with every token request');
-    }
     const grantType = parameters.grant_type;
     if (grantType === undefined) throw new OAuthError('invalid_request', 'the grant_type parameter is required');
     if (!SUPPORTED_GRANTS.has(grantType)) {

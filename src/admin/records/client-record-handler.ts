@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { isForeignKeyViolation, isUniqueViolation } from '../../common/database-errors.js';
 import { generateClientSecret, hashClientSecret } from '../../clients/client-secrets.js';
 import { RegistrationError, validateRegistration, type ClientRegistration } from '../../clients/client-registration.js';
 import { dataSourceClientLacksProtection } from '../../tickets/consent-rules.js';
@@ -67,7 +68,7 @@ export class ClientRecordHandler implements RecordHandler {
     );
     await manager.query('INSERT INTO client (id, client_id, client_name, metadata_id) VALUES ($1, $2, $3, $4)', [id, registration.clientId, registration.clientName, metadataId])
       .catch((error: unknown) => {
-        if ((error as { code?: string }).code !== '23505') throw error;
+        if (!isUniqueViolation(error)) throw error;
         const onId = (error as { constraint?: string }).constraint?.startsWith('PK_');
         throw onId ? conflict(`uma-client ${id} already exists`, '/value/id') : conflict(`another uma-client already has clientId "${registration.clientId}"`, '/value/attributes/clientId');
       });
@@ -84,7 +85,7 @@ export class ClientRecordHandler implements RecordHandler {
     const registration = this.validate(merged);
     await manager.query('UPDATE client SET client_id = $2, client_name = $3, version = version + 1, last_updated = now() WHERE id = $1', [id, registration.clientId, registration.clientName])
       .catch((error: unknown) => {
-        if ((error as { code?: string }).code === '23505') throw conflict(`another uma-client already has clientId "${registration.clientId}"`, '/value/attributes/clientId');
+        if (isUniqueViolation(error)) throw conflict(`another uma-client already has clientId "${registration.clientId}"`, '/value/attributes/clientId');
         throw error;
       });
     const secretHash = registration.clientSecret === undefined ? null : await hashClientSecret(registration.clientSecret);
@@ -115,7 +116,7 @@ export class ClientRecordHandler implements RecordHandler {
     if (!current) throw notFound(`no uma-client with id ${id}`, '/path');
     await manager.query('DELETE FROM redirect_uri WHERE client_id = $1', [id]);
     await manager.query('DELETE FROM client WHERE id = $1', [id]).catch((error: unknown) => {
-      if ((error as { code?: string }).code === '23503') throw conflict(`uma-client ${id} is still referenced by tickets or requested resources`, '/path');
+      if (isForeignKeyViolation(error)) throw conflict(`uma-client ${id} is still referenced by tickets or requested resources`, '/path');
       throw error;
     });
     await manager.query('DELETE FROM client_metadata WHERE id = $1', [current.metadata_id]);
