@@ -49,3 +49,32 @@ export function runOrder(root: string): string[] {
   const guides = markdownFiles(root).filter((page) => page.startsWith('docs/guides/') && !READING_ORDER.includes(page));
   return [...READING_ORDER, ...guides];
 }
+
+/** The page without fenced code blocks and inline code, where links and headings are not links and headings. */
+export function proseOf(markdown: string): string {
+  return markdown.replace(/^```[^\n]*\n[\s\S]*?^```[ \t]*$/gm, '').replace(/`[^`\n]*`/g, (code) => ' '.repeat(code.length));
+}
+
+/** The anchors GitHub gives a page's headings: lower case, punctuation dropped, spaces to hyphens, -1, -2 for repeats. */
+export function headingAnchors(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  const withoutFences = markdown.replace(/^```[^\n]*\n[\s\S]*?^```[ \t]*$/gm, '');
+  for (const [, heading] of withoutFences.matchAll(/^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$/gm)) {
+    const text = heading!.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1');
+    const base = text.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').trim().replace(/\s/g, '-');
+    let anchor = base;
+    for (let repeat = 1; anchors.has(anchor); repeat += 1) anchor = `${base}-${repeat}`;
+    anchors.add(anchor);
+  }
+  return anchors;
+}
+
+/** Every inline link and image target of a page's prose, with its line. */
+export function linksOf(markdown: string): { target: string; line: number }[] {
+  const prose = proseOf(markdown);
+  const links: { target: string; line: number }[] = [];
+  for (const match of prose.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
+    links.push({ target: match[1]!, line: prose.slice(0, match.index).split('\n').length });
+  }
+  return links;
+}
