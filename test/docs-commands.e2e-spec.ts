@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { commandBlocks, runOrder, type CommandBlock } from './support/markdown.js';
 import { cleanEnvironment, eventually, finished, startServerProcess } from './support/processes.js';
-import { freePorts } from './support/test-app.js';
+import { createServer, type Server } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -30,6 +30,25 @@ function script(blocks: CommandBlock[], port: number, adminPort: number, dataDir
 }
 
 /** Files git would offer to add: what the blocks create must be ignored (.gitignore) or removed. */
+/** Two ports free right now below Linux's ephemeral range (32768+), where no outgoing connection can take them first. */
+async function lowFreePorts(): Promise<[number, number]> {
+  const held: Server[] = [];
+  try {
+    while (held.length < 2) {
+      const candidate = 20_000 + Math.floor(Math.random() * 12_000);
+      const probe = createServer();
+      const bound = await new Promise<boolean>((done) => {
+        probe.once('error', () => done(false));
+        probe.listen(candidate, '127.0.0.1', () => done(true));
+      });
+      if (bound) held.push(probe);
+    }
+    return held.map((probe) => (probe.address() as { port: number }).port) as [number, number];
+  } finally {
+    await Promise.all(held.map((probe) => new Promise((done) => probe.close(done))));
+  }
+}
+
 function untrackedFiles(): string[] {
   const status = spawnSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: ROOT, encoding: 'utf8' }).stdout;
   return status.split('\n').filter((line) => line.startsWith('?? ')).map((line) => line.slice(3));
@@ -44,7 +63,7 @@ describe('the command blocks of the README and the guides', () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'authorization-server-docs-'));
     await chmod(dataDir, 0o755);
-    [port, adminPort] = (await freePorts(2)) as [number, number];
+    [port, adminPort] = await lowFreePorts();
     server = startServerProcess({ DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(adminPort) });
     await eventually(async () => ((await request(`http://127.0.0.1:${port}`).get('/health/ready')).status === 200 ? true : undefined), 90_000, 250);
   }, 120_000);
