@@ -34,6 +34,12 @@ describe('links of the README and docs/', () => {
     expect(broken).toEqual([]);
   });
 
+  it('keeps the README a front door: at most 200 lines, everything else one link away in docs/', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    expect(readme.split('\n').length).toBeLessThanOrEqual(200);
+    expect(readme).toContain('](docs/README.md)');
+  });
+
   it('cites no file outside the repository', () => {
     const outside = pages.filter((page) => /API\.md|\/work\/shared/.test(readFileSync(join(ROOT, page), 'utf8')));
     expect(outside).toEqual([]);
