@@ -15,6 +15,7 @@ import {
 } from 'class-validator';
 import { Type } from 'class-transformer';
 import type { AppConfig, LogFormat, LogLevel, SigningAlgorithm, TrustProxy } from './app-config.js';
+import { describedVariables, Describe, type DescribedVariable } from './variable-description.js';
 
 /** A configuration value that stops the process: the message is one line naming the variable. */
 export class ConfigurationError extends Error {}
@@ -32,6 +33,10 @@ const MAX_DATABASE_POOL_SIZE = 10_000;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 class Environment {
+  @Describe({
+    meaning: 'The public listener: token endpoint, JWKS, metadata, introspection, revocation, health.',
+    default: '`3000`',
+  })
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: 'PORT must be a whole number from 1 to 65535' })
@@ -39,6 +44,10 @@ class Environment {
   @Max(65535, { message: 'PORT must be a whole number from 1 to 65535' })
   PORT?: number;
 
+  @Describe({
+    meaning: 'The administrative listener: the admin interface (`/admin`), the console, `/metrics` and `/docs`. Must differ from `PORT`; admin routes never answer on `PORT` and public routes never on `ADMIN_PORT` (`/health/*` answers on both).',
+    default: '`3001`',
+  })
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: 'ADMIN_PORT must be a whole number from 1 to 65535' })
@@ -46,28 +55,56 @@ class Environment {
   @Max(65535, { message: 'ADMIN_PORT must be a whole number from 1 to 65535' })
   ADMIN_PORT?: number;
 
+  @Describe({
+    meaning: 'PostgreSQL connection string. Unset, the server runs an embedded PostgreSQL under `DATA_DIR`; set, an admin token (`ADMIN_TOKEN` or `ADMIN_TOKEN_FILE`) is required.',
+    default: 'unset: embedded PostgreSQL',
+  })
   @IsOptional()
   @Matches(/^postgres(ql)?:\/\/\S+$/, {
     message: 'DATABASE_URL must be a postgres:// or postgresql:// connection string',
   })
   DATABASE_URL?: string;
 
+  @Describe({
+    meaning: 'The `iss` of every token and the base of the metadata URLs (and of the `htu` DPoP proofs must name). An absolute http(s) URL without query or fragment; a trailing `/` is dropped. Every instance behind one load balancer sets the same.',
+    default: '`http://localhost:PORT`',
+    accepted: 'an absolute http(s) URL without query or fragment',
+  })
   @IsOptional()
   @IsString()
   ISSUER?: string;
 
+  @Describe({
+    meaning: 'The `aud` of access tokens no data source claims (plain scopes, or no data source serving the definitions); see [the audience of a token](../concepts/audience.md). No white space.',
+    default: 'the issuer',
+    accepted: 'a string without white space',
+  })
   @IsOptional()
   @IsString()
   ACCESS_TOKEN_AUDIENCE?: string;
 
+  @Describe({
+    meaning: 'The static administrative token (set this or `ADMIN_TOKEN_FILE`, not both).',
+    accepted: 'a string without white space',
+    default: 'embedded mode: generated once into `DATA_DIR/admin-token` (mode 0600); with `DATABASE_URL`: required',
+  })
   @IsOptional()
   @Matches(/^\S+$/, { message: 'ADMIN_TOKEN must be non-empty and contain no white space' })
   ADMIN_TOKEN?: string;
 
+  @Describe({
+    meaning: 'A file holding the administrative token (a compose or Kubernetes secret).',
+    default: 'unset',
+    accepted: 'a file path',
+  })
   @IsOptional()
   @IsString()
   ADMIN_TOKEN_FILE?: string;
 
+  @Describe({
+    meaning: 'Access token lifetime in seconds; a consent ticket\'s `maxPermissionDuration` can only shorten it.',
+    default: '`3600`',
+  })
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: `ACCESS_TOKEN_TTL must be a whole number of seconds from 1 to ${MAX_TTL_SECONDS}` })
@@ -77,6 +114,10 @@ class Environment {
   })
   ACCESS_TOKEN_TTL?: number;
 
+  @Describe({
+    meaning: 'Refresh token lifetime in seconds; each rotation starts a new one.',
+    default: '`1209600` (14 days)',
+  })
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: `REFRESH_TOKEN_TTL must be a whole number of seconds from 60 to ${MAX_REFRESH_TTL_SECONDS}` })
@@ -84,38 +125,85 @@ class Environment {
   @Max(MAX_REFRESH_TTL_SECONDS, { message: `REFRESH_TOKEN_TTL must be a whole number of seconds from 60 to ${MAX_REFRESH_TTL_SECONDS}` })
   REFRESH_TOKEN_TTL?: number;
 
+  @Describe({
+    meaning: 'When set, private signing keys are stored encrypted (AES-256-GCM, key derived with HKDF-SHA256); keys stored in clear before are sealed at start. A wrong or missing secret for sealed keys stops the start with one line.',
+    default: 'unset: keys stored as PEM',
+  })
   @IsOptional()
   @Matches(/^.{16,}$/s, { message: 'KEY_ENCRYPTION_SECRET must be at least 16 characters' })
   KEY_ENCRYPTION_SECRET?: string;
 
+  @Describe({
+    meaning: 'The algorithm of access token signatures (`EdDSA` is Ed25519). Changing it creates a key of the new kind at start; keys of the other kind stay published.',
+    default: '`RS256`',
+  })
   @IsOptional()
   @IsIn(['RS256', 'PS256', 'ES256', 'EdDSA'], { message: 'TOKEN_SIGNING_ALG must be RS256, PS256, ES256 or EdDSA' })
   TOKEN_SIGNING_ALG?: string;
 
+  @Describe({
+    meaning: 'The proxies whose `X-Forwarded-For` is believed for the source address (brute-force limits, logs): a hop count, or a comma-separated list of addresses, CIDR ranges, `loopback`, `linklocal`, `uniquelocal`.',
+    default: 'unset: the socket\'s peer address',
+    accepted: 'a hop count, or addresses, CIDR ranges, `loopback`, `linklocal`, `uniquelocal`, comma-separated',
+  })
   @IsOptional()
   @IsString()
   TRUST_PROXY?: string;
 
+  @Describe({
+    meaning: 'The folder of the embedded PostgreSQL (or, as root where the `postgres` user cannot enter it, of `postgres-location`, naming where the cluster lives), its password and the generated admin token.',
+    default: '`./.data`',
+    accepted: 'a folder path',
+  })
   @IsOptional()
   @IsString()
   DATA_DIR?: string;
 
+  @Describe({
+    meaning: 'The lowest level written; successful token requests are logged at `debug`. See [logs](../operations/logs.md).',
+    default: '`info`',
+  })
   @IsOptional()
   @IsIn(LOG_LEVELS, { message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` })
   LOG_LEVEL?: string;
 
+  @Describe({
+    meaning: '`json`: one JSON object per line; `pretty`: pino-pretty (coloured where supported, `NO_COLOR` honoured).',
+    default: '`pretty` when stdout is a terminal and `NODE_ENV` is not `production`, else `json`',
+  })
   @IsOptional()
   @IsIn(['json', 'pretty'], { message: 'LOG_FORMAT must be json or pretty' })
   LOG_FORMAT?: string;
 
+  @Describe({
+    meaning: 'Comma-separated origins (e.g. `https://app.example`) allowed to call the public endpoints from a browser; never the admin interface.',
+    default: 'unset: CORS off',
+    accepted: 'comma-separated origins such as `https://app.example`',
+  })
+  @IsOptional()
+  @IsString()
+  CORS_ALLOWED_ORIGINS?: string;
+
+  @Describe({
+    meaning: '`true`: DPoP proofs must carry a server-issued nonce (RFC 9449 §8); see [DPoP proofs](token-endpoint.md#dpop-proofs).',
+    default: '`false`',
+  })
   @IsOptional()
   @IsIn(['true', 'false'], { message: 'DPOP_NONCE must be true or false' })
   DPOP_NONCE?: string;
 
+  @Describe({
+    meaning: '`true` lets a client\'s `jwks_uri` be fetched over plain `http` (development and tests only).',
+    default: '`false`',
+  })
   @IsOptional()
   @IsIn(['true', 'false'], { message: 'JWKS_URI_ALLOW_HTTP must be true or false' })
   JWKS_URI_ALLOW_HTTP?: string;
 
+  @Describe({
+    meaning: 'Server processes on this host; `auto` is one per core (`os.availableParallelism()`). They share both ports and the database; see [scaling out](../operations/scaling.md#every-core-workers).',
+    default: '`1`',
+  })
   @IsOptional()
   @Matches(/^\s*(auto|0*[1-9]\d{0,2})\s*$/, { message: `WORKERS must be auto or a whole number from 1 to ${MAX_WORKERS}` })
   WORKERS?: string;
@@ -125,13 +213,19 @@ class Environment {
   DATABASE_POOL_SIZE?: string;
 }
 
-const VARIABLES = [
+/** The variables loadConfig reads (a variable missing here is ignored, even if validated above). */
+export const VARIABLES = [
   'PORT', 'ADMIN_PORT', 'DATABASE_URL', 'ISSUER', 'ACCESS_TOKEN_AUDIENCE', 'ADMIN_TOKEN',
   'ADMIN_TOKEN_FILE', 'ACCESS_TOKEN_TTL', 'TOKEN_SIGNING_ALG', 'TRUST_PROXY', 'DATA_DIR',
   'REFRESH_TOKEN_TTL', 'KEY_ENCRYPTION_SECRET',
   'LOG_LEVEL', 'LOG_FORMAT', 'CORS_ALLOWED_ORIGINS', 'WORKERS',
   'DPOP_NONCE', 'JWKS_URI_ALLOW_HTTP', 'DATABASE_POOL_SIZE',
 ];
+
+/** The validated variables with their descriptions, for docs/reference/configuration.md. */
+export function validatedVariables(): DescribedVariable[] {
+  return describedVariables(Environment);
+}
 
 /**
  * Validates the environment once, at start. Throws a ConfigurationError whose message is one
