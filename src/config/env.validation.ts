@@ -208,6 +208,10 @@ class Environment {
   @Matches(/^\s*(auto|0*[1-9]\d{0,2})\s*$/, { message: `WORKERS must be auto or a whole number from 1 to ${MAX_WORKERS}` })
   WORKERS?: string;
 
+  @Describe({
+    meaning: 'Database connections of the whole host, divided equally among `WORKERS` (at least 4 per worker); see [the connection budget](../operations/database.md).',
+    default: '10 per worker',
+  })
   @IsOptional()
   @Matches(/^\s*\d{1,9}\s*$/, { message: `DATABASE_POOL_SIZE must be a whole number of connections from ${MIN_DATABASE_CONNECTIONS_PER_WORKER} to ${MAX_DATABASE_POOL_SIZE}` })
   DATABASE_POOL_SIZE?: string;
