@@ -3,10 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { SigningKeysService } from './signing-keys.service.js';
 import type { PublicJwk } from './token-signer.js';
-import { ASSERTION_ALGORITHMS } from '../clients/client-jwks.js';
-import { DPOP_ALGORITHMS } from '../oauth/dpop-proof-claims.js';
-
-const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
+import { authorizationServerMetadata } from './authorization-server-metadata.js';
 
 @ApiTags('oauth2')
 @Controller()
@@ -22,26 +19,7 @@ export class DiscoveryController {
   @ApiOkResponse({ description: 'issuer, token_endpoint, jwks_uri, supported grants, methods and algorithms' })
   @Header('Cache-Control', 'public, max-age=300')
   metadata(): Record<string, unknown> {
-    const issuer = this.config.issuer;
-    return {
-      issuer,
-      token_endpoint: `${issuer}/oauth2/token`,
-      jwks_uri: `${issuer}/oauth2/jwks`,
-      introspection_endpoint: `${issuer}/oauth2/introspect`,
-      revocation_endpoint: `${issuer}/oauth2/revoke`,
-      grant_types_supported: ['client_credentials', 'refresh_token'],
-      token_endpoint_auth_methods_supported: AUTH_METHODS,
-      introspection_endpoint_auth_methods_supported: AUTH_METHODS,
-      revocation_endpoint_auth_methods_supported: AUTH_METHODS,
-      // API.md §9 and §10: what client assertions and DPoP proofs may be signed with.
-      token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
-      introspection_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
-      revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
-      dpop_signing_alg_values_supported: DPOP_ALGORITHMS,
-      response_types_supported: [],
-      // Not registered in RFC 8414, but what resource servers look for (as Keycloak and Hydra publish).
-      access_token_signing_alg_values_supported: [this.config.tokenSigningAlg],
-    };
+    return authorizationServerMetadata(this.config);
   }
 
   /** Every key that can still verify a live token; a rotation shows here within a second. */

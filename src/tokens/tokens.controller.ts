@@ -11,6 +11,7 @@ import { OAuthBodyGuard } from './oauth-body.guard.js';
 import { TokenLifecycleService } from './token-lifecycle.service.js';
 import { TokensService } from './tokens.service.js';
 import type { TokenParameters } from '../oauth/token-request.js';
+import { IntrospectionCallerGuard } from '../uma/introspection-caller.guard.js';
 
 const OAUTH_ERROR = {
   type: 'object',
@@ -99,7 +100,10 @@ export class TokensController {
   @ApiBody({ schema: TOKEN_PARAMETER })
   @ApiResponse({ status: 200, description: '{"active": false}, or active with scope, client_id, sub, aud, iss, exp, iat, jti, token_type, permissions' })
   @ApiResponse({ status: 403, description: 'the caller is not allowed uma_protection', schema: OAUTH_ERROR })
-  @ClientAuthenticated()
+  // docs/guides/uma.md: a data source may also authenticate with its PAT (Authorization: Bearer).
+  @ApiBasicAuth('client_secret_basic')
+  @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
+  @UseGuards(OAuthBodyGuard, IntrospectionCallerGuard)
   async introspect(@Req() request: Request, @Res() response: Response): Promise<void> {
     sendNoStoreJson(response, 200, await this.lifecycle.introspect(request.user as ClientRecord, request.body as TokenParameters));
   }
