@@ -72,7 +72,8 @@ export class ResourceRegistrations {
   }
 
   async remove(clientKey: number, resourceId: string): Promise<void> {
-    const rows: unknown[] = await this.dataSource.query('DELETE FROM uma_resource WHERE resource_id = $1 AND client_id = $2 RETURNING id', [resourceId, clientKey]);
+    // TypeORM answers a DELETE with [rows, count].
+    const [rows]: [unknown[], number] = await this.dataSource.query('DELETE FROM uma_resource WHERE resource_id = $1 AND client_id = $2 RETURNING id', [resourceId, clientKey]);
     if (rows.length === 0) throw notFound(resourceId);
   }
 }
