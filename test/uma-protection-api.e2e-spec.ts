@@ -136,7 +136,7 @@ describe('the protection API and its PAT', () => {
   it('accepts a DPoP-bound PAT with the DPoP scheme and a proof of its key (htu from ISSUER, ath)', async () => {
     const world = await umaWorld(server);
     const rs = await protectionClient(server, { dpopBound: true });
-    await patchAdmin(server, [{ op: 'replace', path: `/data-source/${world.dataSource.id}`, value: { type: 'data-source', relationships: { umaClient: { data: { type: 'uma-client', id: rs.id } } } }]).expect(200);
+    await patchAdmin(server, [{ op: 'replace', path: `/data-source/${world.dataSource.id}`, value: { type: 'data-source', relationships: { umaClient: { data: { type: 'uma-client', id: rs.id } } } } }]).expect(200);
     const key = await clientKey('ES256');
     const { dpopProof } = await import('./support/keys.js');
     const pat = await accessToken(server, rs.clientId, rs.secret, 'uma_protection', await dpopProof(key, `${server.url}/oauth2/token`));

@@ -183,3 +183,27 @@ describe('records a registered resource uses', () => {
     expect(response.status).toBe(409);
   });
 });
+
+describe('a data source\'s registered resources at the admin interface', () => {
+  it('lists the resources its umaClient registered, paged, as uma-resource objects', async () => {
+    const world = await umaWorld(server);
+    const first = await registeredResource(server, world);
+    await registeredResource(server, world, ['read']);
+    const response = await request(server.adminUrl).get(`/admin/data-source/${world.dataSource.id}/uma-resources?page[size]=1`).set('Authorization', server.adminToken);
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^application\/vnd\.api\+json/);
+    expect(response.body.meta.total).toBe(2);
+    expect(response.body.links.next).toContain('page[number]=2');
+    expect(response.body.data).toEqual([{
+      type: 'uma-resource', id: expect.any(String),
+      attributes: { resourceId: first, type: world.definitionName, name: 'Glucose readings', description: null, iconUri: null, resourceScopes: ['read', 'write'] },
+      relationships: { umaClient: { data: { type: 'uma-client', id: String(world.rs.id) } }, resourceDefinition: { data: { type: 'resource-definition', id: String(world.ids.definition) } } },
+    }]);
+  });
+
+  it('answers 404 for an unknown data source and 401 without the admin token, and is not on the public port', async () => {
+    expect((await request(server.adminUrl).get('/admin/data-source/2147483000/uma-resources').set('Authorization', server.adminToken)).status).toBe(404);
+    expect((await request(server.adminUrl).get('/admin/data-source/1/uma-resources')).status).toBe(401);
+    expect((await request(server.url).get('/admin/data-source/1/uma-resources').set('Authorization', server.adminToken)).status).toBe(404);
+  });
+});
