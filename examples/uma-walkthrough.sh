@@ -9,12 +9,13 @@
 #   AS_URL      public listener      (default http://localhost:3000)
 #   ADMIN_URL   admin interface      (default http://localhost:3001/admin)
 #   ADMIN_TOKEN the admin token      (default: the content of .data/admin-token)
+#   BASE_ID     optional prefix of this run's names (the names also carry the clock and a random part)
 set -euo pipefail
 
 AS_URL=${AS_URL:-http://localhost:3000}
 ADMIN_URL=${ADMIN_URL:-http://localhost:3001/admin}
 ADMIN_TOKEN=${ADMIN_TOKEN:-$(cat "$(dirname "$0")/../.data/admin-token")}
-RUN="$(date +%s)-$RANDOM$RANDOM"
+RUN="${BASE_ID:+$BASE_ID-}$(date +%s)-$RANDOM$RANDOM"
 DEFINITION="uma-glucose-$RUN"
 CLIENT_ID="uma-app-$RUN"
 RS_CLIENT_ID="uma-rs-$RUN"

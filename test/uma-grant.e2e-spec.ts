@@ -94,6 +94,19 @@ describe('the UMA grant', () => {
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400, 400]);
   });
 
+  it('uses a ticket up on every instance: another server process sharing the database refuses it afterwards', async () => {
+    const second = await startTestApp();
+    try {
+      const world = await umaWorld(server);
+      const ticket = await ticketFor(server, world, await registeredResource(server, world));
+      const [here, there] = await Promise.all([redeem(server, world, { ticket }), redeem(second, world, { ticket })]);
+      expect([here.status, there.status].sort()).toEqual([200, 400]);
+      expect((await redeem(second, world, { ticket })).body.error).toBe('invalid_grant');
+    } finally {
+      await second.close();
+    }
+  });
+
   it('answers invalid_grant for an expired ticket', async () => {
     const world = await umaWorld(server);
     const ticket = await ticketFor(server, world, await registeredResource(server, world));

@@ -25,10 +25,18 @@ for (const [name, value] of Object.entries({ AS_URL, CLIENT_ID, CLIENT_SECRET, R
   }
 }
 
-const configuration = await getJson(`${AS_URL.replace(/\/+$/, '')}/.well-known/uma2-configuration`);
-const keys = createRemoteJWKSet(new URL(configuration.jwks_uri));
 let pat = { token: '', expiresAt: 0 };
-const resourceId = await registerResource();
+let configuration;
+let resourceId;
+try {
+  configuration = await getJson(`${AS_URL.replace(/\/+$/, '')}/.well-known/uma2-configuration`);
+  resourceId = await registerResource();
+} catch (error) {
+  // One clear line, no stack: the usual causes are a wrong AS_URL or credentials, or a data source not enrolled.
+  console.error(`glucose data source: cannot start: ${error.message}`);
+  process.exit(1);
+}
+const keys = createRemoteJWKSet(new URL(configuration.jwks_uri));
 const seenProofs = new Map();
 
 const server = createServer((request, response) => {
