@@ -5,7 +5,7 @@ import { claimsOf, clientKey, dpopProof } from './support/keys.js';
 import { eventually } from './support/processes.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import {
-  UMA_GRANT, askPermission, introspectWithPat, redeem, registeredResource, secondDataSource, ticketCount, ticketFor, umaWorld,
+  UMA_GRANT, askPermission, introspectWithPat, redeem, registeredResource, resourceProof, secondDataSource, ticketCount, ticketFor, umaWorld,
 } from './support/uma.js';
 
 let server: TestApp;
@@ -320,5 +320,30 @@ describe('introspection of an RPT', () => {
     const response = await introspectWithPat(server, 'not-a-token', world.pat);
     expect(response.status).toBe(401);
     expect(response.body.error).toBe('invalid_token');
+  });
+
+  it('refuses a PAT whose client stopped being a data source\'s umaClient: 403 insufficient_scope', async () => {
+    const world = await umaWorld(server);
+    const rpt = (await redeem(server, world, { ticket: await ticketFor(server, world, await registeredResource(server, world)) })).body.access_token;
+    await patchAdmin(server, [{ op: 'replace', path: `/data-source/${world.dataSource.id}`, value: { type: 'data-source', relationships: { umaClient: { data: null } } } }]).expect(200);
+    const response = await eventually(async () => {
+      const answer = await introspectWithPat(server, world.pat, rpt);
+      return answer.status === 403 ? answer : undefined;
+    }, 1_000);
+    expect(response.body.error).toBe('insufficient_scope');
+  });
+
+  it('accepts a DPoP-bound PAT with a proof for the introspection endpoint', async () => {
+    const world = await umaWorld(server);
+    const key = await clientKey('ES256');
+    const pat = (await request(server.url).post('/oauth2/token').set('Authorization', basic(world.rs.clientId, world.rs.secret))
+      .set('DPoP', await dpopProof(key, `${server.url}/oauth2/token`)).type('form').send({ grant_type: 'client_credentials', scope: 'uma_protection' })).body.access_token as string;
+    const rpt = (await redeem(server, world, { ticket: await ticketFor(server, world, await registeredResource(server, world)) })).body.access_token;
+    const introspect = async (proof?: string) => request(server.url).post('/oauth2/introspect').set('Authorization', `DPoP ${pat}`)
+      .set(proof ? { DPoP: proof } : {}).type('form').send({ token: rpt });
+    expect((await introspect()).status).toBe(401);
+    const answered = await introspect(await resourceProof(key, 'POST', `${server.url}/oauth2/introspect`, pat));
+    expect(answered.status).toBe(200);
+    expect(answered.body.active).toBe(true);
   });
 });
