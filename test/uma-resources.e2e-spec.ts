@@ -77,6 +77,19 @@ describe('resource registration', () => {
     expect((await withPat(request(server.url).get(item(other, id)), other)).status).toBe(200);
   });
 
+  it('answers 404 (never a 500) for an _id with a NUL, over-long or of another alphabet', async () => {
+    const world = await umaWorld(server);
+    for (const id of ['%00', 'a'.repeat(500), '%C3%A9t%C3%A9', '..%2F..']) {
+      for (const method of ['get', 'delete'] as const) {
+        const response = await withPat(request(server.url)[method](`/uma/resource_set/${id}`), world);
+        expect(response.status).toBe(404);
+        expect(response.body.error).toBe('not_found');
+      }
+      const put = await json(withPat(request(server.url).put(`/uma/resource_set/${id}`), world), { type: world.definitionName, resource_scopes: ['read'] });
+      expect(put.status).toBe(404);
+    }
+  });
+
   it('answers 405 unsupported_method_type with Allow for other methods', async () => {
     const world = await umaWorld(server);
     const id = await registeredResource(server, world);

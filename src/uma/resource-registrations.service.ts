@@ -8,6 +8,9 @@ import type { ResourceDescription } from './resource-description.js';
 /** A registered resource as the protection API shows it. */
 export type RegisteredResource = ResourceDescription & { _id: string };
 
+// Every _id this server hands out has this form; anything else (a NUL, an over-long value) is simply unknown.
+const RESOURCE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
 type Row = { id: number; resource_id: string; type: string; name: string | null; description: string | null; icon_uri: string | null; scopes: string[] };
 
 /**
@@ -38,6 +41,7 @@ export class ResourceRegistrations {
   }
 
   async read(clientKey: number, resourceId: string): Promise<RegisteredResource> {
+    if (!RESOURCE_ID.test(resourceId)) throw notFound(resourceId);
     const [row]: Row[] = await this.dataSource.query(
       `SELECT r.id, r.resource_id, d.name AS type, r.name, r.description, r.icon_uri,
               ARRAY(SELECT s.name FROM uma_resource_scope rs JOIN scope s ON s.id = rs.scope_id WHERE rs.uma_resource_id = r.id ORDER BY rs.position) AS scopes
@@ -58,6 +62,7 @@ export class ResourceRegistrations {
 
   /** Replaces the whole description (members left out are removed). */
   async replace(clientKey: number, resourceId: string, description: ResourceDescription): Promise<void> {
+    if (!RESOURCE_ID.test(resourceId)) throw notFound(resourceId);
     await this.dataSource.transaction(async (manager) => {
       const [row]: { id: number }[] = await manager.query('SELECT id FROM uma_resource WHERE resource_id = $1 AND client_id = $2 FOR UPDATE', [resourceId, clientKey]);
       if (!row) throw notFound(resourceId);
@@ -72,6 +77,7 @@ export class ResourceRegistrations {
   }
 
   async remove(clientKey: number, resourceId: string): Promise<void> {
+    if (!RESOURCE_ID.test(resourceId)) throw notFound(resourceId);
     // TypeORM answers a DELETE with [rows, count].
     const [rows]: [unknown[], number] = await this.dataSource.query('DELETE FROM uma_resource WHERE resource_id = $1 AND client_id = $2 RETURNING id', [resourceId, clientKey]);
     if (rows.length === 0) throw notFound(resourceId);
@@ -104,5 +110,5 @@ async function writeScopes(manager: EntityManager, resourceKey: number, scopeIds
 }
 
 function notFound(resourceId: string): OAuthError {
-  return new OAuthError('not_found', `no resource with _id "${resourceId.slice(0, 64)}" is registered by this client`);
+  return new OAuthError('not_found', `no resource with _id ${JSON.stringify(resourceId.slice(0, 64))} is registered by this client`);
 }
