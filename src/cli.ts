@@ -20,7 +20,7 @@ import { OAuthError } from './oauth/oauth-error.js';
 
 const USAGE = `usage:
   cli client create --client-id ID --name NAME --scopes "a b" [--auth-method client_secret_basic|client_secret_post]
-                    [--grant-types "client_credentials refresh_token"] [--redirect-uri URI]... [--secret S] [--json]
+                    [--grant-types "client_credentials refresh_token urn:ietf:params:oauth:grant-type:uma-ticket"] [--redirect-uri URI]... [--secret S] [--json]
                     [--auth-method private_key_jwt --jwks-file F | --jwks-uri U] [--dpop-bound]
   cli client rotate-secret ID [--json]
   cli keys rotate

@@ -7,7 +7,7 @@ export const CLIENT_AUTHENTICATION_TYPES: readonly ClientAuthenticationType[] = 
   'client_secret_post',
   'private_key_jwt',
 ];
-export const GRANT_TYPES = ['client_credentials', 'refresh_token'] as const;
+export const GRANT_TYPES = ['client_credentials', 'refresh_token', 'urn:ietf:params:oauth:grant-type:uma-ticket'] as const;
 
 @Entity({ name: 'client_metadata' })
 export class ClientMetadata extends RecordEntity {

@@ -33,6 +33,8 @@ export type AppConfig = {
   dpopNonce: boolean;
   /** API.md §9: plain-http jwks_uri allowed (development and tests only). */
   jwksUriAllowHttp: boolean;
+  /** UMA permission ticket lifetime in seconds, 1–3600 (docs/guides/uma.md). */
+  permissionTicketTtl: number;
 };
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';

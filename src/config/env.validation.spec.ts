@@ -24,6 +24,17 @@ describe('loadConfig', () => {
     expect(loadConfig({ DPOP_NONCE: 'true', JWKS_URI_ALLOW_HTTP: 'true' })).toMatchObject({ dpopNonce: true, jwksUriAllowHttp: true });
   });
 
+  it('keeps UMA permission tickets 300 s by default, PERMISSION_TICKET_TTL from 1 to 3600', () => {
+    expect(loadConfig({}).permissionTicketTtl).toBe(300);
+    expect(loadConfig({ PERMISSION_TICKET_TTL: '1' }).permissionTicketTtl).toBe(1);
+    expect(loadConfig({ PERMISSION_TICKET_TTL: '3600' }).permissionTicketTtl).toBe(3600);
+  });
+
+  it.each(['0', '3601', 'soon', '-5', '2.5'])('refuses PERMISSION_TICKET_TTL=%s with one line naming it', (value) => {
+    expect(() => loadConfig({ PERMISSION_TICKET_TTL: value })).toThrow(ConfigurationError);
+    expect(() => loadConfig({ PERMISSION_TICKET_TTL: value })).toThrow(/^PERMISSION_TICKET_TTL must be a whole number of seconds from 1 to 3600 \(got "[^"\n]*"\)$/);
+  });
+
   it('runs one server process by default, one per core with WORKERS=auto, and N with WORKERS=N', () => {
     expect(loadConfig({}).workers).toBe(1);
     expect(loadConfig({ WORKERS: 'auto' }).workers).toBe(availableParallelism());

@@ -201,6 +201,17 @@ class Environment {
   JWKS_URI_ALLOW_HTTP?: string;
 
   @Describe({
+    meaning: 'Lifetime of a UMA permission ticket, seconds (1–3600); see [UMA 2.0 for data sources](../guides/uma.md).',
+    default: '`300`',
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'PERMISSION_TICKET_TTL must be a whole number of seconds from 1 to 3600' })
+  @Min(1, { message: 'PERMISSION_TICKET_TTL must be a whole number of seconds from 1 to 3600' })
+  @Max(3600, { message: 'PERMISSION_TICKET_TTL must be a whole number of seconds from 1 to 3600' })
+  PERMISSION_TICKET_TTL?: number;
+
+  @Describe({
     meaning: 'Server processes on this host; `auto` is one per core (`os.availableParallelism()`). They share both ports and the database; see [scaling out](../operations/scaling.md#every-core-workers).',
     default: '`1`',
   })
@@ -223,7 +234,7 @@ export const VARIABLES = [
   'ADMIN_TOKEN_FILE', 'ACCESS_TOKEN_TTL', 'TOKEN_SIGNING_ALG', 'TRUST_PROXY', 'DATA_DIR',
   'REFRESH_TOKEN_TTL', 'KEY_ENCRYPTION_SECRET',
   'LOG_LEVEL', 'LOG_FORMAT', 'CORS_ALLOWED_ORIGINS', 'WORKERS',
-  'DPOP_NONCE', 'JWKS_URI_ALLOW_HTTP', 'DATABASE_POOL_SIZE',
+  'DPOP_NONCE', 'JWKS_URI_ALLOW_HTTP', 'DATABASE_POOL_SIZE', 'PERMISSION_TICKET_TTL',
 ];
 
 /** The validated variables with their descriptions, for docs/reference/configuration.md. */
@@ -243,7 +254,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       env[name],
     ]),
   );
-  for (const name of ['PORT', 'ADMIN_PORT', 'ACCESS_TOKEN_TTL', 'REFRESH_TOKEN_TTL']) {
+  for (const name of ['PORT', 'ADMIN_PORT', 'ACCESS_TOKEN_TTL', 'REFRESH_TOKEN_TTL', 'PERMISSION_TICKET_TTL']) {
     if (present[name] !== undefined && !/^\d+$/.test(present[name]!.trim())) {
       throw new ConfigurationError(numberMessage(name, present[name]!));
     }
@@ -291,6 +302,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     logFormat: (environment.LOG_FORMAT ?? (process.stdout.isTTY && env.NODE_ENV !== 'production' ? 'pretty' : 'json')) as LogFormat,
     dpopNonce: environment.DPOP_NONCE === 'true',
     jwksUriAllowHttp: environment.JWKS_URI_ALLOW_HTTP === 'true',
+    permissionTicketTtl: environment.PERMISSION_TICKET_TTL ?? 300,
   };
 }
 
@@ -324,6 +336,7 @@ function numberMessage(name: string, value: string): string {
   const ranges: Record<string, string> = {
     ACCESS_TOKEN_TTL: `a whole number of seconds from 1 to ${MAX_TTL_SECONDS}`,
     REFRESH_TOKEN_TTL: `a whole number of seconds from 60 to ${MAX_REFRESH_TTL_SECONDS}`,
+    PERMISSION_TICKET_TTL: 'a whole number of seconds from 1 to 3600',
   };
   const range = ranges[name] ?? 'a whole number from 1 to 65535';
   return `${name} must be ${range} (got ${JSON.stringify(value)})`;

@@ -15,6 +15,9 @@ import { ResourceDefinition } from '../tickets/resource-definition.entity.js';
 import { Scope } from '../tickets/scope.entity.js';
 import { DataSourceEntity } from '../tickets/data-source.entity.js';
 import { DataSourceResourceDefinitions } from '../tickets/data-source-resource-definitions.entity.js';
+import { UmaResource } from '../uma/uma-resource.entity.js';
+import { UmaResourceScope } from '../uma/uma-resource-scope.entity.js';
+import { PermissionTicket } from '../uma/permission-ticket.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 export const ENTITIES = [
@@ -22,6 +25,7 @@ export const ENTITIES = [
   ResourceDefinition, Scope, Purpose, CapabilityTicket, RequestedResource, RequestedResourceScopes,
   RequestedResourcesCapabilityTickets, AuditEvent, RevokedToken, RefreshToken,
   DataSourceEntity, DataSourceResourceDefinitions,
+  UmaResource, UmaResourceScope, PermissionTicket,
 ];
 
 /**

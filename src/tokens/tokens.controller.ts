@@ -12,6 +12,7 @@ import { ApiIntrospectionEndpoint, ApiRevocationEndpoint, ApiTokenEndpoint } fro
 import { TokenLifecycleService } from './token-lifecycle.service.js';
 import { TokensService } from './tokens.service.js';
 import type { TokenParameters } from '../oauth/token-request.js';
+import { IntrospectionCallerGuard } from '../uma/introspection-caller.guard.js';
 
 /** An /oauth2/* endpoint: its own strict body parsing, then client authentication (basic or post). */
 function ClientAuthenticated(): MethodDecorator {
@@ -46,7 +47,10 @@ export class TokensController {
   /** RFC 7662. */
   @Post('introspect')
   @ApiIntrospectionEndpoint()
-  @ClientAuthenticated()
+  // docs/guides/uma.md: a data source may also authenticate with its PAT (Authorization: Bearer).
+  @ApiBasicAuth('client_secret_basic')
+  @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
+  @UseGuards(OAuthBodyGuard, IntrospectionCallerGuard)
   async introspect(@Req() request: Request, @Res() response: Response): Promise<void> {
     sendNoStoreJson(response, 200, await this.lifecycle.introspect(request.user as ClientRecord, request.body as TokenParameters));
   }

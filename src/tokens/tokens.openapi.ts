@@ -13,8 +13,9 @@ export const TOKEN_REQUEST = {
   type: 'object',
   required: ['grant_type'],
   properties: {
-    grant_type: { type: 'string', enum: ['client_credentials', 'refresh_token'] },
+    grant_type: { type: 'string', enum: ['client_credentials', 'refresh_token', 'urn:ietf:params:oauth:grant-type:uma-ticket'] },
     refresh_token: { type: 'string', description: 'grant_type=refresh_token only' },
+    ticket: { type: 'string', description: 'the UMA grant only: a permission ticket (docs/guides/uma.md)' },
     scope: { type: 'string', description: 'space-separated scopes; `<definition>:<scope>` needs a consent ticket', example: 'read' },
     client_id: { type: 'string', description: 'client_secret_post; optional with private_key_jwt' },
     client_secret: { type: 'string', description: 'client_secret_post only', format: 'password' },

@@ -26,6 +26,8 @@ export const CLIENT_LAYOUT: PointerLayout = [{
 const GRANT_TYPES = [
   { value: 'client_credentials', label: 'client_credentials' },
   { value: 'refresh_token', label: 'refresh_token' },
+  // UMA 2.0 (docs/guides/uma.md): the client may redeem permission tickets for RPTs.
+  { value: 'urn:ietf:params:oauth:grant-type:uma-ticket', label: 'UMA grant (urn:ietf:params:oauth:grant-type:uma-ticket)' },
 ];
 const METHODS = [
   { value: 'client_secret_basic', label: 'client_secret_basic (secret, HTTP Basic)' },

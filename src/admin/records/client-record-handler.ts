@@ -116,7 +116,7 @@ export class ClientRecordHandler implements RecordHandler {
     if (!current) throw notFound(`no uma-client with id ${id}`, '/path');
     await manager.query('DELETE FROM redirect_uri WHERE client_id = $1', [id]);
     await manager.query('DELETE FROM client WHERE id = $1', [id]).catch((error: unknown) => {
-      if (isForeignKeyViolation(error)) throw conflict(`uma-client ${id} is still referenced by tickets or requested resources`, '/path');
+      if (isForeignKeyViolation(error)) throw conflict(`uma-client ${id} is still referenced by tickets, requested resources, data sources or registered UMA resources`, '/path');
       throw error;
     });
     await manager.query('DELETE FROM client_metadata WHERE id = $1', [current.metadata_id]);
