@@ -31,7 +31,14 @@ export type AppConfig = {
   dpopNonce: boolean;
   /** API.md §9: plain-http jwks_uri allowed (development and tests only). */
   jwksUriAllowHttp: boolean;
+  /**
+   * What a client assertion's `aud` may be: the issuer or the token endpoint URL (SMART), or the
+   * issuer only (FAPI 2.0); see docs/guides/smart-backend-services.md.
+   */
+  clientAssertionAudience: ClientAssertionAudience;
 };
+
+export type ClientAssertionAudience = 'issuer-or-token-endpoint' | 'issuer';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type LogFormat = 'json' | 'pretty';

@@ -14,7 +14,7 @@ import {
   validateSync,
 } from 'class-validator';
 import { Type } from 'class-transformer';
-import type { AppConfig, LogFormat, LogLevel, SigningAlgorithm, TrustProxy } from './app-config.js';
+import type { AppConfig, ClientAssertionAudience, LogFormat, LogLevel, SigningAlgorithm, TrustProxy } from './app-config.js';
 
 /** A configuration value that stops the process: the message is one line naming the variable. */
 export class ConfigurationError extends Error {}
@@ -110,6 +110,10 @@ class Environment {
   JWKS_URI_ALLOW_HTTP?: string;
 
   @IsOptional()
+  @IsIn(['issuer-or-token-endpoint', 'issuer'], { message: 'CLIENT_ASSERTION_AUDIENCE must be issuer-or-token-endpoint or issuer' })
+  CLIENT_ASSERTION_AUDIENCE?: string;
+
+  @IsOptional()
   @Matches(/^\s*(auto|0*[1-9]\d{0,2})\s*$/, { message: `WORKERS must be auto or a whole number from 1 to ${MAX_WORKERS}` })
   WORKERS?: string;
 }
@@ -119,7 +123,7 @@ const VARIABLES = [
   'ADMIN_TOKEN_FILE', 'ACCESS_TOKEN_TTL', 'TOKEN_SIGNING_ALG', 'TRUST_PROXY', 'DATA_DIR',
   'REFRESH_TOKEN_TTL', 'KEY_ENCRYPTION_SECRET',
   'LOG_LEVEL', 'LOG_FORMAT', 'CORS_ALLOWED_ORIGINS', 'WORKERS',
-  'DPOP_NONCE', 'JWKS_URI_ALLOW_HTTP',
+  'DPOP_NONCE', 'JWKS_URI_ALLOW_HTTP', 'CLIENT_ASSERTION_AUDIENCE',
 ];
 
 /**
@@ -181,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     logFormat: (environment.LOG_FORMAT ?? (process.stdout.isTTY && env.NODE_ENV !== 'production' ? 'pretty' : 'json')) as LogFormat,
     dpopNonce: environment.DPOP_NONCE === 'true',
     jwksUriAllowHttp: environment.JWKS_URI_ALLOW_HTTP === 'true',
+    clientAssertionAudience: (environment.CLIENT_ASSERTION_AUDIENCE ?? 'issuer-or-token-endpoint') as ClientAssertionAudience,
   };
 }
 

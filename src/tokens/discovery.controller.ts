@@ -5,6 +5,8 @@ import { SigningKeysService } from './signing-keys.service.js';
 import type { PublicJwk } from './token-signer.js';
 import { ASSERTION_ALGORITHMS } from '../clients/client-jwks.js';
 import { DPOP_ALGORITHMS } from '../oauth/dpop-proof-claims.js';
+import { smartScopeName } from '../oauth/smart-scope.js';
+import { DataSourceDirectory } from '../tickets/data-source-directory.js';
 
 const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
 
@@ -14,6 +16,7 @@ export class DiscoveryController {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly keys: SigningKeysService,
+    private readonly definitions: DataSourceDirectory,
   ) {}
 
   /** RFC 8414 authorization server metadata. */
@@ -42,6 +45,39 @@ export class DiscoveryController {
       // Not registered in RFC 8414, but what resource servers look for (as Keycloak and Hydra publish).
       access_token_signing_alg_values_supported: [this.config.tokenSigningAlg],
     };
+  }
+
+  /**
+   * SMART App Launch discovery for backend services (docs/guides/smart-backend-services.md): no
+   * issuer, authorization endpoint or authorization_code, which belong to user-facing launches.
+   * Read through the change-fed cache, so an admin change shows within a second.
+   */
+  @Get('.well-known/smart-configuration')
+  @ApiOperation({ summary: 'SMART App Launch configuration (backend services)' })
+  @ApiOkResponse({ description: 'token, JWKS, introspection and revocation endpoints, grants, authentication methods, SMART scopes and capabilities' })
+  @Header('Cache-Control', 'no-cache')
+  async smartConfiguration(): Promise<Record<string, unknown>> {
+    const issuer = this.config.issuer;
+    return {
+      token_endpoint: `${issuer}/oauth2/token`,
+      jwks_uri: `${issuer}/oauth2/jwks`,
+      introspection_endpoint: `${issuer}/oauth2/introspect`,
+      revocation_endpoint: `${issuer}/oauth2/revoke`,
+      grant_types_supported: ['client_credentials', 'refresh_token'],
+      token_endpoint_auth_methods_supported: AUTH_METHODS,
+      token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
+      scopes_supported: await this.smartScopes(),
+      capabilities: ['client-confidential-asymmetric', 'client-confidential-symmetric', 'permission-v1', 'permission-v2'],
+      code_challenge_methods_supported: ['S256'],
+      response_types_supported: [],
+    };
+  }
+
+  /** `system/*.rs`, then the SMART scope of every scope record with permissions of a definition with a FHIR type. */
+  private async smartScopes(): Promise<string[]> {
+    const mapped = await this.definitions.mappedDefinitions();
+    const names = mapped.flatMap((definition) => definition.scopes.map((scope) => smartScopeName(definition.fhirResourceType, scope.smartPermissions, definition.fhirQuery)));
+    return [...new Set(['system/*.rs', ...names])];
   }
 
   /** Every key that can still verify a live token; a rotation shows here within a second. */
