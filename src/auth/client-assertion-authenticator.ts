@@ -128,16 +128,28 @@ function checkKeySetUrl(header: AssertionHeader, client: ClientRecord): void {
   if (header.jku !== client.jwksUri) throw refused('the assertion\'s "jku" differs from the client\'s registered jwks_uri');
 }
 
+// A key set's members, read once per set: jose's jwks() copies the whole document each call.
+const members = new WeakMap<KeySet, readonly Record<string, unknown>[]>();
+
+function membersOf(keys: KeySet): readonly Record<string, unknown>[] {
+  let found = members.get(keys);
+  if (!found) {
+    found = keys.jwks().keys as Record<string, unknown>[];
+    members.set(keys, found);
+  }
+  return found;
+}
+
 function hasKid(keys: KeySet, kid: string): boolean {
-  return keys.jwks().keys.some((jwk) => jwk.kid === kid);
+  return membersOf(keys).some((jwk) => jwk.kid === kid);
 }
 
 /** With a `kid`: exactly one key of the set has it, and it is of a type that `alg` signs with; no other key is tried. */
 function checkKidKey(keys: KeySet, header: AssertionHeader): void {
-  const matching = keys.jwks().keys.filter((jwk) => jwk.kid === header.kid);
+  const matching = membersOf(keys).filter((jwk) => jwk.kid === header.kid);
   if (matching.length === 0) throw refused('no key of the client\'s key set has the assertion\'s "kid"');
   if (matching.length > 1) throw refused('several keys of the client\'s key set have the assertion\'s "kid"');
-  const jwk = matching[0] as Record<string, unknown>;
+  const jwk = matching[0]!;
   if (!keyFitsAlgorithm(jwk, header.alg)) throw refused(`the key with the assertion's "kid" is a ${String(jwk.kty)} key${jwk.kty === 'EC' ? ` on ${String(jwk.crv)}` : ''}, which cannot verify "alg" ${header.alg}`);
   if (jwk.alg !== undefined && jwk.alg !== header.alg) throw refused(`the key with the assertion's "kid" is registered for "alg" ${String(jwk.alg)}, not ${header.alg}`);
 }
