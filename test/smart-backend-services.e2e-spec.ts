@@ -367,11 +367,16 @@ describe('admin validation of the SMART attributes', () => {
     ['a query without a type', { fhirQuery: 'category=laboratory' }, 422, 'fhirQuery'],
     ['a query with a space', { fhirResourceType: freshType(), fhirQuery: 'category=lab oratory' }, 422, 'fhirQuery'],
     ['a query that is no param=value pair', { fhirResourceType: freshType(), fhirQuery: 'category' }, 422, 'fhirQuery'],
-    ['a query of 513 characters', { fhirResourceType: freshType(), fhirQuery: `a=${'b'.repeat(511)}` }, 400, 'fhirQuery'],
+    ['a query of 513 characters', { fhirResourceType: freshType(), fhirQuery: `a=${'b'.repeat(511)}` }, 422, 'fhirQuery'],
+    ['a FHIR type of 65 characters', { fhirResourceType: `O${'b'.repeat(64)}` }, 422, 'fhirResourceType'],
   ])('refuses %s', async (_name, attributes, status, member) => {
     const response = await definition(attributes);
     expect(response.status).toBe(status);
     expect(pointerOf(response)).toBe(`/0/value/attributes/${member}`);
+  });
+
+  it('accepts a query of exactly 512 characters', async () => {
+    expect((await definition({ fhirResourceType: freshType(), fhirQuery: `a=${'b'.repeat(510)}` })).status).toBe(200);
   });
 
   it('refuses a second definition with the same type and no query, and with the same type and query', async () => {
@@ -380,7 +385,7 @@ describe('admin validation of the SMART attributes', () => {
     expect((await definition({ fhirResourceType: world.type, fhirQuery: 'category=vital-signs' })).status).toBe(200);
   });
 
-  it.each([['sr', 422], ['', 422], ['x', 422], ['cruds', 200], [true, 400]])('answers smartPermissions %p with %d', async (permissions, status) => {
+  it.each([['sr', 422], ['', 422], ['x', 422], ['crudss', 422], ['cruds', 200], [true, 400]])('answers smartPermissions %p with %d', async (permissions, status) => {
     const [definitionId] = freshIds(1);
     const response = await patchAdmin(server, [
       add('resource-definition', { id: definitionId, attributes: { name: `perm-${definitionId}` } }),
