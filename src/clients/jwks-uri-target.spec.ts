@@ -1,7 +1,7 @@
 import { forbiddenTarget, isForbiddenAddress } from './jwks-uri-target.js';
 
 describe('addresses a jwks_uri may not reach', () => {
-  it.each(['127.0.0.1', '127.8.9.10', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '0.0.0.0', '::1', '::', 'fc00::1', 'fd12::1', 'fe80::1', '::ffff:127.0.0.1', '::ffff:169.254.169.254'])(
+  it.each(['127.0.0.1', '127.8.9.10', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '0.0.0.0', '::1', '::', 'fc00::1', 'fd12::1', 'fe80::1', '::ffff:127.0.0.1', '::ffff:169.254.169.254', '::ffff:7f00:1'])(
     'refuses %s',
     (address) => expect(isForbiddenAddress(address)).toBe(true),
   );
@@ -21,6 +21,8 @@ describe('jwks_uri targets judged as written', () => {
     'https://0x7f.1/jwks',
     'https://10.0.0.8/jwks',
     'https://[fe80::1]/jwks',
+    'https://[::ffff:127.0.0.1]/jwks',
+    'https://[::ffff:a9fe:a9fe]/latest',
   ])('refuses the host of %s', (uri) => {
     expect(forbiddenTarget(new URL(uri))).toMatch(/loopback, private, link-local or unspecified/);
   });
