@@ -24,7 +24,7 @@ const TOKEN_REQUEST = {
   properties: {
     grant_type: { type: 'string', enum: ['client_credentials', 'refresh_token'] },
     refresh_token: { type: 'string', description: 'grant_type=refresh_token only' },
-    scope: { type: 'string', description: 'space-separated scopes; `<definition>:<scope>` needs a consent ticket', example: 'read' },
+    scope: { type: 'string', description: 'space-separated scopes; `<definition>:<scope>` and SMART `system/<Type>.<cruds>` scopes need a consent ticket', example: 'read' },
     client_id: { type: 'string', description: 'client_secret_post; optional with private_key_jwt' },
     client_secret: { type: 'string', description: 'client_secret_post only', format: 'password' },
     resource: {
@@ -80,7 +80,7 @@ export class TokensController {
       },
     },
   })
-  @ApiResponse({ status: 400, description: 'invalid_request, unauthorized_client, unsupported_grant_type, invalid_scope, invalid_target, invalid_dpop_proof, use_dpop_nonce (with DPoP-Nonce)', schema: OAUTH_ERROR })
+  @ApiResponse({ status: 400, description: 'invalid_request, invalid_client (a client_assertion_type other than jwt-bearer), unauthorized_client, unsupported_grant_type, invalid_scope, invalid_target, invalid_dpop_proof, use_dpop_nonce (with DPoP-Nonce)', schema: OAUTH_ERROR })
   @ApiResponse({ status: 401, description: 'invalid_client', schema: OAUTH_ERROR })
   @ApiResponse({ status: 413, description: 'body over 16 KiB (invalid_request)', schema: OAUTH_ERROR })
   @ApiResponse({ status: 429, description: 'too_many_requests, with Retry-After', schema: OAUTH_ERROR })
