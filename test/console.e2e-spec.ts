@@ -499,6 +499,33 @@ describe('the console and SMART scopes', () => {
   });
 });
 
+describe('the console and per-client token lifetimes', () => {
+  it('sets a client\'s access token lifetime, shows a refused value beside the field, and clears it', async () => {
+    const { clientId, secret } = await world();
+    const { context, page } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    await openScreen(page, 'Clients');
+    await page.getByLabel('Search clients').fill(clientId);
+    await page.getByRole('button', { name: `Edit ${clientId}` }).click();
+    await page.getByLabel('Access token lifetime (seconds, optional)').fill('90000');
+    await page.getByRole('button', { name: 'Save client' }).click();
+    await expectPage(page.getByRole('alert').first()).toContainText('accessTokenLifetime');
+    await page.getByLabel('Access token lifetime (seconds, optional)').fill('300');
+    await page.getByRole('button', { name: 'Save client' }).click();
+    await expectPage(page.getByRole('status')).toContainText(`Client ${clientId} saved.`);
+    const token = await tokenRequest(clientId, secret, 'uma_protection').expect(200);
+    expect(token.body.expires_in).toBe(300);
+
+    await page.getByRole('button', { name: `Edit ${clientId}` }).click();
+    expect(await page.getByLabel('Access token lifetime (seconds, optional)').inputValue()).toBe('300');
+    await page.getByLabel('Access token lifetime (seconds, optional)').fill('');
+    await page.getByRole('button', { name: 'Save client' }).click();
+    await expectPage(page.getByRole('status')).toContainText(`Client ${clientId} saved.`);
+    expect((await tokenRequest(clientId, secret, 'uma_protection').expect(200)).body.expires_in).toBe(3600);
+    await context.close();
+  });
+});
+
 describe('the console over HTTP', () => {
   it('is absent on the public port (404)', async () => {
     for (const path of ['/console', '/console/', '/console/app.js', '/CONSOLE']) {
