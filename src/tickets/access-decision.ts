@@ -138,7 +138,7 @@ function checkRequested(name: string, resources: string[], facts: AccessFacts): 
   return [checkSmart(smart, resources, facts)];
 }
 
-/** A plain scope or `<definition>:<scope>`: section 4 rules 1 and 2 of docs/guides/smart-backend-services.md's base rules. */
+/** A plain scope or `<definition>:<scope>`: in the client's allowed scopes and, for a resource scope, covered by a consent ticket. */
 function checkNamed(name: string, resources: string[], facts: AccessFacts): Checked {
   const wanted = asResourceScope(name);
   if (!facts.allowedScopes.has(name)) {
