@@ -375,6 +375,14 @@ describe('admin validation of the SMART attributes', () => {
     expect(pointerOf(response)).toBe(`/0/value/attributes/${member}`);
   });
 
+  it('lets only one of two simultaneous definitions with the same type and query in', async () => {
+    const type = freshType();
+    const statuses = (await Promise.all([definition({ fhirResourceType: type }), definition({ fhirResourceType: type })])).map((response) => response.status).sort();
+    expect(statuses).toEqual([200, 422]);
+    const [{ count }] = await server.dataSource.query('SELECT count(*)::int AS count FROM resource_definition WHERE fhir_resource_type = $1', [type]);
+    expect(count).toBe(1);
+  });
+
   it('accepts a query of exactly 512 characters', async () => {
     expect((await definition({ fhirResourceType: freshType(), fhirQuery: `a=${'b'.repeat(510)}` })).status).toBe(200);
   });
