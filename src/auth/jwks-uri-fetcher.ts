@@ -118,7 +118,13 @@ export class JwksUriFetcher {
   private exchange(uri: string, url: URL, guarded: boolean): Promise<{ status: number; cacheControl: string | null; text: string }> {
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
-      const fail = (reason: string) => reject(this.unusable(uri, reason));
+      let failed = false;
+      // The request and its response may both report one failure: it is logged once.
+      const fail = (reason: string) => {
+        if (failed) return;
+        failed = true;
+        reject(this.unusable(uri, reason));
+      };
       const outgoing = send(url, {
         method: 'GET',
         headers: { accept: 'application/json' },
@@ -132,9 +138,9 @@ export class JwksUriFetcher {
       outgoing.on('response', (incoming) => {
         readLimited(incoming).then(
           (text) => resolve({ status: incoming.statusCode ?? 0, cacheControl: header(incoming.headers['cache-control']), text }),
-          (reason: string) => {
+          (error: Error) => {
             incoming.destroy();
-            fail(incoming.statusCode === 200 ? reason : `the jwks_uri answered HTTP ${incoming.statusCode ?? 0}; ${reason}`);
+            fail(incoming.statusCode === 200 ? error.message : `the jwks_uri answered HTTP ${incoming.statusCode ?? 0}; ${error.message}`);
           },
         );
       });
@@ -180,20 +186,21 @@ function guardedLookup(hostname: string, options: LookupAllOptions | LookupOneOp
   );
 }
 
-/** The body as text, at most 64 KiB; rejects with the reason otherwise. */
+/** The body as text, at most 64 KiB; rejects with an Error saying why otherwise. */
 function readLimited(incoming: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
-    if (Number(incoming.headers['content-length'] ?? '0') > MAX_JWKS_BYTES) return reject('the jwks_uri document is larger than 64 KiB');
+    const tooLarge = () => reject(new Error('the jwks_uri document is larger than 64 KiB'));
+    if (Number(incoming.headers['content-length'] ?? '0') > MAX_JWKS_BYTES) return tooLarge();
     const chunks: Buffer[] = [];
     let size = 0;
     incoming.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_JWKS_BYTES) reject('the jwks_uri document is larger than 64 KiB');
+      if (size > MAX_JWKS_BYTES) tooLarge();
       else chunks.push(chunk);
     });
     incoming.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    incoming.on('error', () => reject(`the jwks_uri document could not be read (cut off or slower than ${FETCH_TIMEOUT_MS / 1000} s)`));
-    incoming.on('aborted', () => reject('the jwks_uri document was cut off'));
+    incoming.on('error', () => reject(new Error(`the jwks_uri document could not be read (cut off or slower than ${FETCH_TIMEOUT_MS / 1000} s)`)));
+    incoming.on('aborted', () => reject(new Error('the jwks_uri document was cut off')));
   });
 }
 
