@@ -274,6 +274,7 @@ describe('SMART scopes over the consent tickets', () => {
     ['an unmapped query', () => `system/${world.type}.rs?category=vital-signs`, /with query "category=vital-signs"/],
     ['letters no scope record holds', () => `system/${world.type}.c?category=laboratory`, /no scope of resource definition "labs-\d+" has smartPermissions holding "c"/],
     ['letters granted through no consent ticket', () => `system/${world.type}.cud`, /no requested-resource-scopes record binds scope "write"/],
+    ['a wildcard nothing grants', () => 'system/*.c', /no resource definition with a fhirResourceType grants "c" to client backend-/],
   ])('refuses %s with invalid_scope naming it', async (_name, scope, description) => {
     const response = await ask(scope());
     expect(response.status).toBe(400);
