@@ -44,4 +44,8 @@ export class ClientMetadata extends RecordEntity {
   /** API.md §10: every token request of this client must carry a DPoP proof. */
   @Column({ name: 'dpop_bound_access_tokens', type: 'boolean', default: false })
   dpopBoundAccessTokens!: boolean;
+
+  /** Seconds an access token of this client lives at most, instead of ACCESS_TOKEN_TTL; null: the default. */
+  @Column({ name: 'access_token_lifetime', type: 'integer', nullable: true })
+  accessTokenLifetime!: number | null;
 }

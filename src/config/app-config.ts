@@ -35,7 +35,14 @@ export type AppConfig = {
   jwksUriAllowHttp: boolean;
   /** UMA permission ticket lifetime in seconds, 1–3600 (docs/guides/uma.md). */
   permissionTicketTtl: number;
+  /**
+   * What a client assertion's `aud` may be: the issuer or the token endpoint URL (SMART), or the
+   * issuer only (FAPI 2.0); see docs/guides/smart-backend-services.md.
+   */
+  clientAssertionAudience: ClientAssertionAudience;
 };
+
+export type ClientAssertionAudience = 'issuer-or-token-endpoint' | 'issuer';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type LogFormat = 'json' | 'pretty';

@@ -35,6 +35,11 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PERMISSION_TICKET_TTL: value })).toThrow(/^PERMISSION_TICKET_TTL must be a whole number of seconds from 1 to 3600 \(got "[^"\n]*"\)$/);
   });
 
+  it('accepts the issuer or the token endpoint as assertion audience by default, and the issuer only on request', () => {
+    expect(loadConfig({}).clientAssertionAudience).toBe('issuer-or-token-endpoint');
+    expect(loadConfig({ CLIENT_ASSERTION_AUDIENCE: 'issuer' }).clientAssertionAudience).toBe('issuer');
+  });
+
   it('runs one server process by default, one per core with WORKERS=auto, and N with WORKERS=N', () => {
     expect(loadConfig({}).workers).toBe(1);
     expect(loadConfig({ WORKERS: 'auto' }).workers).toBe(availableParallelism());
@@ -82,6 +87,7 @@ describe('loadConfig', () => {
     ['TOKEN_SIGNING_ALG', { TOKEN_SIGNING_ALG: 'Ed25519' }],
     ['DPOP_NONCE', { DPOP_NONCE: 'yes' }],
     ['JWKS_URI_ALLOW_HTTP', { JWKS_URI_ALLOW_HTTP: '1' }],
+    ['CLIENT_ASSERTION_AUDIENCE', { CLIENT_ASSERTION_AUDIENCE: 'token-endpoint' }],
     ['WORKERS', { WORKERS: 'many' }],
     ['WORKERS', { WORKERS: '0' }],
     ['WORKERS', { WORKERS: '1000' }],

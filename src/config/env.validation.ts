@@ -14,7 +14,7 @@ import {
   validateSync,
 } from 'class-validator';
 import { Type } from 'class-transformer';
-import type { AppConfig, LogFormat, LogLevel, SigningAlgorithm, TrustProxy } from './app-config.js';
+import type { AppConfig, ClientAssertionAudience, LogFormat, LogLevel, SigningAlgorithm, TrustProxy } from './app-config.js';
 import { describedVariables, Describe, type DescribedVariable } from './variable-description.js';
 
 /** A configuration value that stops the process: the message is one line naming the variable. */
@@ -212,6 +212,14 @@ class Environment {
   PERMISSION_TICKET_TTL?: number;
 
   @Describe({
+    meaning: 'What a client assertion\'s `aud` may be: `issuer-or-token-endpoint` (SMART) or `issuer` only (FAPI 2.0, against audience injection); see [SMART Backend Services](../guides/smart-backend-services.md).',
+    default: '`issuer-or-token-endpoint`',
+  })
+  @IsOptional()
+  @IsIn(['issuer-or-token-endpoint', 'issuer'], { message: 'CLIENT_ASSERTION_AUDIENCE must be issuer-or-token-endpoint or issuer' })
+  CLIENT_ASSERTION_AUDIENCE?: string;
+
+  @Describe({
     meaning: 'Server processes on this host; `auto` is one per core (`os.availableParallelism()`). They share both ports and the database; see [scaling out](../operations/scaling.md#every-core-workers).',
     default: '`1`',
   })
@@ -234,7 +242,7 @@ export const VARIABLES = [
   'ADMIN_TOKEN_FILE', 'ACCESS_TOKEN_TTL', 'TOKEN_SIGNING_ALG', 'TRUST_PROXY', 'DATA_DIR',
   'REFRESH_TOKEN_TTL', 'KEY_ENCRYPTION_SECRET',
   'LOG_LEVEL', 'LOG_FORMAT', 'CORS_ALLOWED_ORIGINS', 'WORKERS',
-  'DPOP_NONCE', 'JWKS_URI_ALLOW_HTTP', 'DATABASE_POOL_SIZE', 'PERMISSION_TICKET_TTL',
+  'DPOP_NONCE', 'JWKS_URI_ALLOW_HTTP', 'DATABASE_POOL_SIZE', 'PERMISSION_TICKET_TTL', 'CLIENT_ASSERTION_AUDIENCE',
 ];
 
 /** The validated variables with their descriptions, for docs/reference/configuration.md. */
@@ -303,6 +311,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     dpopNonce: environment.DPOP_NONCE === 'true',
     jwksUriAllowHttp: environment.JWKS_URI_ALLOW_HTTP === 'true',
     permissionTicketTtl: environment.PERMISSION_TICKET_TTL ?? 300,
+    clientAssertionAudience: (environment.CLIENT_ASSERTION_AUDIENCE ?? 'issuer-or-token-endpoint') as ClientAssertionAudience,
   };
 }
 

@@ -2,7 +2,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { ASSERTION_ALGORITHMS } from '../clients/client-jwks.js';
 import { DPOP_ALGORITHMS } from '../oauth/dpop-proof-claims.js';
 
-const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
+export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
 export const UMA_TICKET_GRANT = 'urn:ietf:params:oauth:grant-type:uma-ticket';
 
 /**

@@ -88,7 +88,7 @@ export class TokensService {
       throw new OAuthError(decision.refusal.error, decision.refusal.description);
     }
     // RFC 9449 §5: the refresh token of a confidential client is not bound; this access token is.
-    const response = await this.accessToken(client, { scopes, decision }, jkt);
+    const response = await this.accessToken(client, { scopes: decision.scopes, decision }, jkt);
     response.refresh_token = await this.refreshTokens.issue(client, response.scope, used.family_id);
     return response;
   }
@@ -109,7 +109,8 @@ export class TokensService {
   private async grant(client: ClientRecord, scopes: string[], resources: string[]): Promise<Grant> {
     const decision = await this.decisions.decide(client, { scopes, resources });
     if (decision.refusal) throw new OAuthError(decision.refusal.error, decision.refusal.description);
-    return { scopes, decision };
+    // SMART wildcards are replaced by what they expand to (docs/guides/smart-backend-services.md).
+    return { scopes: decision.scopes, decision };
   }
 
   private async accessToken(client: ClientRecord, { scopes, decision, rpt }: Grant, jkt?: string): Promise<TokenResponse> {
