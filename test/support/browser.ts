@@ -46,9 +46,9 @@ export async function openScreen(page: Page, name: string): Promise<void> {
   await page.getByRole('heading', { level: 1, name }).waitFor();
 }
 
-const DOCS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs');
+const DOCS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'images');
 
-/** A screenshot for the README (docs/console-<name>.png), taken on purpose at a chosen moment. */
+/** A screenshot for docs/guides/console.md (docs/images/console-<name>.png), taken on purpose at a chosen moment. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(DOCS, { recursive: true });
   await page.screenshot({ path: join(DOCS, `console-${name}.png`), fullPage: true, animations: 'disabled' });

@@ -6,6 +6,7 @@ import { useLoad } from '../api/use-load.js';
 import { ErrorSummary, Status } from '../forms/fields.js';
 import { formErrorsOf, NO_ERRORS, type FormErrors } from '../forms/form-errors.js';
 import { DataSourceForm, type DataSourceValues } from './data-source-form.js';
+import { UmaResourcesPanel } from './uma-resources-panel.js';
 
 type Mode = { kind: 'enrol' } | { kind: 'edit'; source: ResourceObject };
 
@@ -23,6 +24,7 @@ export function DataSourcesScreen({ api }: ScreenProps) {
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [listErrors, setListErrors] = useState<FormErrors>(NO_ERRORS);
   const [status, setStatus] = useState<string>();
+  const [umaOf, setUmaOf] = useState<ResourceObject>();
 
   const pairsOf = (source: ResourceObject) => data.value!.pairs.filter((pair) => related(pair, 'dataSource') === source.id);
   const definitionName = (id: string | undefined) => data.value!.definitions.find((definition) => definition.id === id)?.name ?? '?';
@@ -102,6 +104,7 @@ export function DataSourcesScreen({ api }: ScreenProps) {
                   <td>{clientName(related(source, 'umaClient'))}</td>
                   <td class="actions">
                     <button type="button" class="secondary" aria-label={`Edit data source ${text(source, 'name')}`} onClick={() => { setErrors(NO_ERRORS); setMode({ kind: 'edit', source }); }}>Edit</button>
+                    {related(source, 'umaClient') && <button type="button" class="secondary" aria-label={`UMA resources of ${text(source, 'name')}`} onClick={() => setUmaOf(source)}>UMA resources</button>}
                     <button type="button" class="danger" aria-label={`Remove data source ${text(source, 'name')}`} onClick={() => void removeSource(source)}>Remove</button>
                   </td>
                 </tr>
@@ -110,6 +113,7 @@ export function DataSourcesScreen({ api }: ScreenProps) {
           </table>
         </div>
       )}
+      {umaOf && <UmaResourcesPanel key={umaOf.id} api={api} source={umaOf} onClose={() => setUmaOf(undefined)} />}
       {mode.kind === 'enrol'
         ? <DataSourceForm key="enrol" definitions={definitions} clients={clients} errors={errors} onSubmit={enrol} />
         : <DataSourceForm key={`edit-${mode.source.id}`} source={mode.source} served={pairsOf(mode.source).map((pair) => related(pair, 'resourceDefinition') ?? '')}
