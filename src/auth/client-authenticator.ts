@@ -44,9 +44,11 @@ export class ClientAuthenticator {
       throw OAuthError.invalidClient('client credentials must not contain a NUL character', basicTried);
     }
     const digest = this.digest(attempt.clientSecret);
-    if (this.matchesRemembered(attempt.clientId, digest)) {
+    const remembered = this.rememberedMatch(attempt.clientId, digest);
+    if (remembered) {
       const client = await this.clients.find(attempt.clientId);
-      if (client && client.authenticationType === attempt.method && this.recentlyVerified(client, digest)) return client;
+      // A rotated secret (a new stored hash) no longer matches what was remembered.
+      if (client && client.authenticationType === attempt.method && client.secretHash === remembered.secretHash) return client;
     }
     return this.authenticateOnce(attempt, digest);
   }
@@ -104,15 +106,10 @@ export class ClientAuthenticator {
     return hash('sha256', this.digestKey + secret, 'buffer');
   }
 
-  /** This secret passed the slow hash for this client id lately (the stored hash is checked after). */
-  private matchesRemembered(clientId: string, digest: Buffer): boolean {
+  /** What is remembered of this client id, when this secret is the one that passed the slow hash lately. */
+  private rememberedMatch(clientId: string, digest: Buffer): Verified | undefined {
     const entry = this.verified.get(clientId);
-    return entry !== undefined && timingSafeEqual(entry.digest, digest);
-  }
-
-  private recentlyVerified(client: ClientRecord, digest: Buffer): boolean {
-    const entry = this.verified.get(client.clientId);
-    return entry !== undefined && entry.secretHash === client.secretHash && timingSafeEqual(entry.digest, digest);
+    return entry !== undefined && timingSafeEqual(entry.digest, digest) ? entry : undefined;
   }
 
   private remember(client: ClientRecord, digest: Buffer): void {
