@@ -54,15 +54,16 @@ export class ClientAuthenticator {
   }
 
   /**
-   * Everything that may need the slow hash, inside SlowHashGate: when it is full the request is
-   * answered 503 before any database work, so a flood of wrong secrets costs next to nothing.
-   * Concurrent identical attempts (a burst of first requests from one client) share one run.
+   * An attempt that needs the slow hash. When SlowHashGate is full it is answered 503 before any
+   * database work, so a flood of wrong secrets costs next to nothing; only the hash itself runs
+   * inside the gate (lookups are not serialised behind it). Concurrent identical attempts (a
+   * burst of first requests from one client) share one run.
    */
   private authenticateOnce(attempt: AuthenticationAttempt, digest: Buffer): Promise<ClientRecord> {
     const key = `${attempt.method}\u0000${attempt.clientId}\u0000${digest.toString('base64')}`;
     let pending = this.inFlight.get(key);
     if (!pending) {
-      pending = this.slowHashes.run(() => this.authenticateSlowly(attempt, digest));
+      pending = this.authenticateSlowly(attempt, digest);
       this.inFlight.set(key, pending);
       void pending.finally(() => this.inFlight.delete(key)).catch(() => undefined);
     }
@@ -70,10 +71,12 @@ export class ClientAuthenticator {
   }
 
   private async authenticateSlowly(attempt: AuthenticationAttempt, digest: Buffer): Promise<ClientRecord> {
+    this.slowHashes.refuseIfFull();
     const client = await this.clients.find(attempt.clientId);
     const lockedFor = await this.passThrottle(attempt);
     // A private_key_jwt client has no hash (''): it costs the decoy's time, like an unknown id.
-    const secretMatches = await verifyClientSecret(attempt.clientSecret, client?.secretHash || (await decoySecretHash()));
+    const stored = client?.secretHash || (await decoySecretHash());
+    const secretMatches = await this.slowHashes.run(() => verifyClientSecret(attempt.clientSecret, stored));
     if (!client || !secretMatches || client.authenticationType !== attempt.method) {
       await this.throttle.recordFailure(attempt.clientId, attempt.sourceAddress);
       if (lockedFor !== undefined) throw OAuthError.tooManyRequests(lockedFor);

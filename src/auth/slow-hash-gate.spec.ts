@@ -42,6 +42,19 @@ describe('WorkGate', () => {
     await Promise.all([first, second]);
   });
 
+  it('says in advance when work would be refused', async () => {
+    const gate = new WorkGate(1, 1);
+    const blocker = deferred();
+    expect(() => gate.refuseIfFull()).not.toThrow();
+    const first = gate.run(() => blocker.promise);
+    expect(() => gate.refuseIfFull()).not.toThrow();
+    const second = gate.run(() => Promise.resolve());
+    expect(() => gate.refuseIfFull()).toThrow(OAuthError);
+    blocker.resolve();
+    await Promise.all([first, second]);
+    expect(() => gate.refuseIfFull()).not.toThrow();
+  });
+
   it('frees its place when the work fails', async () => {
     const gate = new WorkGate(1, 0);
     await expect(gate.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');

@@ -21,6 +21,11 @@ export class WorkGate {
     private readonly queueLength: number,
   ) {}
 
+  /** 503 now when a piece of work would be refused: lets a caller skip the work before it (database lookups). */
+  refuseIfFull(): void {
+    if (this.running >= this.atOnce && this.waiting.length >= this.queueLength) throw busy();
+  }
+
   async run<T>(work: () => Promise<T>): Promise<T> {
     await this.enter();
     try {
