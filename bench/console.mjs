@@ -79,7 +79,7 @@ const SCREENS = [
   { name: 'Resource definitions', shown: (page) => page.getByRole('table', { name: 'Resource definitions and their scopes' }).getByRole('rowheader').first().waitFor() },
   { name: 'Data sources', shown: (page) => page.getByRole('table', { name: 'Data sources' }).getByRole('rowheader').first().waitFor() },
   { name: 'Clients', shown: (page) => page.getByRole('table', { name: /^Clients \(10000 of 10000\)$/ }).getByRole('rowheader').first().waitFor() },
-  { name: 'Consent tickets', shown: (page) => page.getByRole('searchbox', { name: 'Search clients' }).waitFor() },
+  { name: 'Consent tickets', shown: (page) => page.getByRole('searchbox', { name: 'Search ticket holders' }).waitFor() },
   { name: 'Explain', shown: (page) => page.getByRole('combobox', { name: 'Client', exact: true }).waitFor() },
   { name: 'Audit trail', shown: (page) => page.getByRole('table', { name: /Audit trail, newest first/ }).waitFor() },
 ];
@@ -111,7 +111,7 @@ async function round(page, adminUrl, figures) {
   add('Ticket form: Resource definition picker offers matches', await timed(() => page.getByRole('combobox', { name: 'Resource definition' }).fill('load-definition-19'),
     () => page.getByRole('option', { name: 'load-definition-19', exact: true }).waitFor()));
   add("Consent tickets: one client's tickets shown", await timed(async () => {
-    await page.getByRole('searchbox', { name: 'Search clients' }).fill(wanted);
+    await page.getByRole('searchbox', { name: 'Search ticket holders' }).fill(wanted);
     await page.getByRole('button', { name: `Show the tickets of ${wanted}` }).click();
   }, () => page.getByText(`${wanted} may read blood-glucose-level`).first().waitFor()));
   await page.getByRole('button', { name: 'Sign out' }).click();

@@ -593,7 +593,7 @@ describe('the console at scale', () => {
     await tokenRequest(`${prefix}-10`, secret, `${definition}:read`).expect(400);
 
     // Another client's tickets replace these: one client at a time.
-    await page.getByRole('searchbox', { name: 'Search clients' }).fill(`${prefix}-10`);
+    await page.getByRole('searchbox', { name: 'Search ticket holders' }).fill(`${prefix}-10`);
     await page.getByRole('button', { name: `Show the tickets of ${prefix}-10` }).click();
     await expectPage(page.getByRole('heading', { name: `${prefix}-10` })).toBeVisible();
     await expectPage(page.getByText(`No consent ticket for ${prefix}-10 here.`)).toBeVisible();

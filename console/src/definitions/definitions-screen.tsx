@@ -78,7 +78,7 @@ export function DefinitionsScreen({ api }: ScreenProps) {
       {status && <Status>{status}</Status>}
       <ErrorSummary form="list" errors={errorsOf('list')} />
       <SearchBox id="definition-search" label="Search definitions" value={paged.search} onSearch={paged.searchFor} hint="The start of a definition's name; newest definitions first." />
-      <DefinitionTable definitions={list} onRemove={(operation, label) => void change('list', [operation], [], `${label} removed.`)} />
+      <DefinitionTable definitions={list} searching={paged.search !== ''} onRemove={(operation, label) => void change('list', [operation], [], `${label} removed.`)} />
       <Pager label="Definition pages" page={paged.page} pages={pageCount(definitions.value.total)} onGo={paged.go} />
       <div class="forms">
         <form onSubmit={addDefinition} noValidate>
@@ -115,8 +115,8 @@ export function DefinitionsScreen({ api }: ScreenProps) {
   );
 }
 
-function DefinitionTable(props: { definitions: Definition[]; onRemove: (operation: Operation, label: string) => void }) {
-  if (props.definitions.length === 0) return <p>No resource definition yet: add the first one below.</p>;
+function DefinitionTable(props: { definitions: Definition[]; searching: boolean; onRemove: (operation: Operation, label: string) => void }) {
+  if (props.definitions.length === 0) return <p>{props.searching ? 'No resource definition matches.' : 'No resource definition yet: add the first one below.'}</p>;
   return (
     <div class="table-wrap">
       <table>

@@ -59,7 +59,7 @@ export function TicketsScreen({ api }: ScreenProps) {
       <ErrorSummary form="ticket-list" errors={listErrors} />
       <section>
         <h2 id="tickets-title">Tickets of one client</h2>
-        <SearchBox id="ticket-client-search" label="Search clients" hint="The start of a client ID or name; then choose the client whose tickets to show."
+        <SearchBox id="ticket-client-search" label="Search ticket holders" hint="The start of a client ID or name; then choose the client whose tickets to show."
           onSearch={(text) => { setClientSearch(text); matches.reload(); }} />
         {clientSearch && matches.value && (
           matches.value.length === 0 ? <p>No client starts with “{clientSearch}”.</p> : (
