@@ -551,6 +551,7 @@ describe('the console at scale', () => {
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('ArrowDown');
     await expectPage(options.nth(1)).toHaveAttribute('aria-selected', 'true');
+    await screenshot(page, 'client-picker');
     await expectPage(box).toHaveAttribute('aria-activedescendant', await options.nth(1).getAttribute('id') ?? 'missing');
     await page.keyboard.press('Enter');
     await expectPage(box).toHaveValue(`${prefix}-01`);
