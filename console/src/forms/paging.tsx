@@ -46,7 +46,7 @@ export function SearchBox(props: { id: string; label: string; hint?: string; val
     timer.current = setTimeout(() => props.onSearch(typed.trim()), TYPING_PAUSE_MS);
   };
   return (
-    <div class="field search" role="search">
+    <div class="field search">
       <label for={props.id}>{props.label}</label>
       <input id={props.id} type="search" value={text} onInput={onInput} autoComplete="off" spellcheck={false}
         aria-describedby={props.hint ? `${props.id}-hint` : undefined}
