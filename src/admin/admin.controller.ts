@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, Param, Patch, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AdminExceptionFilter } from './admin-exception.filter.js';
 import { AdminRecordsService } from './admin-records.service.js';
@@ -52,7 +52,14 @@ export class AdminController {
   @Get(':type')
   @ApiOperation({ summary: 'List records (page[number], page[size], include, filter[<member>], filter[search], sort); see docs/reference/admin-filters.md' })
   @ApiParam(TYPE_PARAMETER)
+  @ApiQuery({ name: 'page[number]', required: false, schema: { type: 'integer', minimum: 1, default: 1 } })
+  @ApiQuery({ name: 'page[size]', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
+  @ApiQuery({ name: 'filter[search]', required: false, description: 'case-insensitive prefix of the type\'s human names (uma-client: clientId or clientName; resource-definition, purpose: name; capability-ticket: ticketId or ticketName; data-source: name or resourceUri)' })
+  @ApiQuery({ name: 'filter[<member>]', required: false, description: 'exact value of an attribute, or the id (comma-separated ids) of a to-one relationship; several filters are ANDed' })
+  @ApiQuery({ name: 'sort', required: false, description: 'comma-separated members, "-" for descending, e.g. -id' })
+  @ApiQuery({ name: 'include', required: false, description: 'comma-separated relationship paths' })
   @ApiResponse({ status: 200, description: 'JSON:API document with links and meta.total' })
+  @ApiResponse({ status: 400, description: 'unknown filter or sort member, malformed value or page: the error\'s source.parameter names it' })
   async list(@Param('type') type: string, @Req() request: Request, @Res() response: Response): Promise<void> {
     const parameters = collectionParametersOf(request);
     const { lastPage, ...document } = await this.records.list(type, parameters, includeOf(request));
