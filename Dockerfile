@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 
 # Build: compile TypeScript with every dependency, then keep only what runs.
-FROM node:20-bookworm-slim AS build
+FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # `npm install`, not `npm ci`: see TOOLCHAIN notes in the README (platform packages of Jest).
@@ -12,7 +12,7 @@ COPY console ./console
 # Production: no dev dependencies and no embedded PostgreSQL (the container uses DATABASE_URL).
 RUN npm run build && npm prune --omit=dev --omit=optional
 
-FROM node:20-bookworm-slim
+FROM node:22-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build --chown=root:root /app/package.json ./package.json

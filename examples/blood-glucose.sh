@@ -5,6 +5,10 @@
 # client gets a token (explain), a token request for that data source, the decoded token (its
 # aud is the data source), and the data source introspecting it.
 #
+# Every name it creates carries BASE_ID (clients, ticket, requested resource, the data source and
+# its resourceUri), so it never changes records made by hand or by another run; it reuses only the
+# blood-glucose-level resource definition and its read scope when they exist.
+#
 #   AS_URL      public listener      (default http://localhost:3000)
 #   ADMIN_URL   admin interface      (default http://localhost:3001/admin)
 #   ADMIN_TOKEN the admin token      (default: the content of .data/admin-token)
@@ -18,7 +22,7 @@ BASE_ID=${BASE_ID:-$(( $(date +%s) % 100000000 * 10 ))}
 DEFINITION="blood-glucose-level"
 CLIENT_ID="glucose-app-$BASE_ID"
 RS_CLIENT_ID="glucose-api-$BASE_ID"
-RESOURCE_URI="https://glucose-api.example/fhir"
+RESOURCE_URI="https://glucose-api-$BASE_ID.example/fhir"
 
 id() { echo $(( BASE_ID + $1 )); }
 
@@ -82,18 +86,8 @@ admin '[{"op":"add","path":"/requested-resources-capability-tickets","value":{"t
 echo "== 5. the data source serving $DEFINITION, and the client it introspects with"
 RS_CLIENT_SECRET=$(admin '[{"op":"add","path":"/uma-client","value":{"type":"uma-client","id":'$(id 9)',"attributes":{"clientId":"'$RS_CLIENT_ID'","clientName":"Glucose API","allowedScopes":"uma_protection"}}}]' \
   | node -e 'console.log(JSON.parse(require("fs").readFileSync(0))[0].meta.clientSecret)')
-# An earlier run may have enrolled it: then it introspects with this run's client from now on.
-data_source_id=$(find_record data-source "r.attributes.resourceUri === '$RESOURCE_URI'")
-if [ -z "$data_source_id" ]; then
-  data_source_id=$(id 10)
-  admin '[{"op":"add","path":"/data-source","value":{"type":"data-source","id":'$data_source_id',"attributes":{"name":"Glucose API","kind":"resource-server","resourceUri":"'$RESOURCE_URI'"},"relationships":{"umaClient":{"data":{"type":"uma-client","id":'$(id 9)'}}}}}]' >/dev/null
-else
-  admin '[{"op":"replace","path":"/data-source/'$data_source_id'","value":{"type":"data-source","relationships":{"umaClient":{"data":{"type":"uma-client","id":'$(id 9)'}}}}}]' >/dev/null
-fi
-pair_id=$(find_record data-source-resource-definitions "r.relationships.dataSource.data.id === '$data_source_id' && r.relationships.resourceDefinition.data.id === '$definition_id'")
-if [ -z "$pair_id" ]; then
-  admin '[{"op":"add","path":"/data-source-resource-definitions","value":{"type":"data-source-resource-definitions","id":'$(id 11)',"relationships":{"dataSource":{"data":{"type":"data-source","id":'$data_source_id'}},"resourceDefinition":{"data":{"type":"resource-definition","id":'$definition_id'}}}}}]' >/dev/null
-fi
+admin '[{"op":"add","path":"/data-source","value":{"type":"data-source","id":'$(id 10)',"attributes":{"name":"Glucose API '$BASE_ID'","kind":"resource-server","resourceUri":"'$RESOURCE_URI'"},"relationships":{"umaClient":{"data":{"type":"uma-client","id":'$(id 9)'}}}}},
+ {"op":"add","path":"/data-source-resource-definitions","value":{"type":"data-source-resource-definitions","id":'$(id 11)',"relationships":{"dataSource":{"data":{"type":"data-source","id":'$(id 10)'}},"resourceDefinition":{"data":{"type":"resource-definition","id":'$definition_id'}}}}}]' >/dev/null
 echo "data source $RESOURCE_URI serves $DEFINITION, introspects as $RS_CLIENT_ID"
 
 echo "== why the client gets a token (GET /admin/explain)"

@@ -7,6 +7,7 @@ import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { TokensModule } from './tokens/tokens.module.js';
+import { UmaModule } from './uma/uma.module.js';
 
 /**
  * The application: token endpoint, JWKS, metadata and health on PORT; the admin interface,
@@ -22,6 +23,7 @@ export class AppModule {
         MetricsModule,
         ClientsModule,
         TokensModule,
+        UmaModule,
         AdminModule,
         ConsoleModule,
         HealthModule,

@@ -20,8 +20,9 @@ import { OAuthError } from './oauth/oauth-error.js';
 
 const USAGE = `usage:
   cli client create --client-id ID --name NAME --scopes "a b" [--auth-method client_secret_basic|client_secret_post]
-                    [--grant-types "client_credentials refresh_token"] [--redirect-uri URI]... [--secret S] [--json]
+                    [--grant-types "client_credentials refresh_token urn:ietf:params:oauth:grant-type:uma-ticket"] [--redirect-uri URI]... [--secret S] [--json]
                     [--auth-method private_key_jwt --jwks-file F | --jwks-uri U] [--dpop-bound]
+                    [--access-token-lifetime SECONDS]
   cli client rotate-secret ID [--json]
   cli keys rotate
   cli explain --client-id ID --scope "a b" [--resource URI]... [--json]`;
@@ -62,6 +63,7 @@ async function main(argv: string[]): Promise<void> {
       'jwks-file': { type: 'string' },
       'jwks-uri': { type: 'string' },
       'dpop-bound': { type: 'boolean', default: false },
+      'access-token-lifetime': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -89,6 +91,7 @@ async function main(argv: string[]): Promise<void> {
       const clientName = required(values.name, '--name');
       const allowedScopes = required(values.scopes, '--scopes');
       const jwksRaw = values['jwks-file'] === undefined ? undefined : readJwksFile(values['jwks-file']);
+      const accessTokenLifetime = lifetimeOf(values['access-token-lifetime']);
       return run(async (app) => {
         const issued = await app.get(ClientsService).create({
           clientId,
@@ -101,6 +104,7 @@ async function main(argv: string[]): Promise<void> {
           jwksRaw,
           jwksUri: values['jwks-uri'],
           dpopBound: values['dpop-bound'],
+          accessTokenLifetime,
         });
         printCredentials(issued, values.json);
       });
@@ -135,6 +139,13 @@ async function main(argv: string[]): Promise<void> {
 function required(value: string | undefined, flag: string): string {
   if (value === undefined || value === '') throw new UsageError(`${flag} is required`);
   return value;
+}
+
+/** `--access-token-lifetime N`: whole seconds; the range (1 to 86400) is the registration's rule. */
+function lifetimeOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(value)) throw new UsageError('--access-token-lifetime must be a whole number of seconds');
+  return Number(value);
 }
 
 function scopesOf(value: string): string[] {

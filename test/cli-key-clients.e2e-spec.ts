@@ -67,3 +67,28 @@ describe('cli client create --auth-method private_key_jwt', () => {
     expect(result.stderr).toMatch(/private_key_jwt and has no secret to rotate/);
   });
 });
+
+describe('cli client create --access-token-lifetime', () => {
+  it('registers a backend client whose tokens live 300 s', async () => {
+    const key = await clientKey('RS384');
+    const clientId = uniqueId('cli-backend');
+    const result = await runCli(['client', 'create', '--client-id', clientId, '--name', 'Backend', '--scopes', 'read', '--auth-method', 'private_key_jwt',
+      '--jwks-file', jwksFile({ keys: [key.jwk] }), '--access-token-lifetime', '300', '--json'], environment());
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const response = await request(server.url).post('/oauth2/token').type('form')
+      .send({ grant_type: 'client_credentials', scope: 'read', client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(key, clientId, `${server.url}/oauth2/token`) });
+    expect(response.status).toBe(200);
+    expect(response.body.expires_in).toBe(300);
+  });
+
+  it.each([['0', 1, /accessTokenLifetime must be a whole number of seconds from 1 to 86400/], ['86401', 1, /from 1 to 86400/], ['soon', 2, /--access-token-lifetime must be a whole number/]])(
+    'refuses %s with one line on stderr',
+    async (value, code, message) => {
+      const result = await runCli(['client', 'create', '--client-id', uniqueId('cli-life'), '--name', 'L', '--scopes', 'read', '--access-token-lifetime', value], environment());
+      expect(result.code).toBe(code);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(message);
+    },
+  );
+});

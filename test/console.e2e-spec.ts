@@ -603,6 +603,76 @@ describe('the console at scale', () => {
   });
 });
 
+describe('the console and SMART scopes', () => {
+  it('maps a definition to a FHIR type, sets a scope\'s SMART permissions, and explain shows what a SMART scope denotes', async () => {
+    const { clientId, definition, clientRecordId } = await world(['read']);
+    const type = `Fhir${randomBytes(4).toString('hex').replace(/\d/g, (digit) => 'ghijklmnop'[Number(digit)]!)}`;
+    // A consent ticket covering read, written through the admin interface.
+    const scopes = await server.dataSource.query('SELECT s.id FROM scope s JOIN resource_definition d ON d.id = s.resource_definition_id WHERE d.name = $1', [definition]);
+    const [{ id: definitionId }] = await server.dataSource.query('SELECT id FROM resource_definition WHERE name = $1', [definition]);
+    await patchAdmin(server, [
+      add('purpose', { lid: 'purpose', attributes: { name: 'Mapped' } }),
+      add('capability-ticket', { lid: 'ticket', attributes: { ticketId: unique('T'), ticketName: 'Mapped' }, relationships: { purpose: { data: { type: 'purpose', lid: 'purpose' } }, umaClient: ref('uma-client', clientRecordId) } }),
+      add('requested-resource', { lid: 'resource', attributes: { maxPermissionDuration: 600, requestedResourceId: 'mapped' }, relationships: { resourceDefinition: ref('resource-definition', definitionId), umaClient: ref('uma-client', clientRecordId) } }),
+      add('requested-resource-scopes', { relationships: { scope: ref('scope', scopes[0].id), purpose: { data: { type: 'purpose', lid: 'purpose' } }, requestedResource: { data: { type: 'requested-resource', lid: 'resource' } } } }),
+      add('requested-resources-capability-tickets', { relationships: { capabilityTicket: { data: { type: 'capability-ticket', lid: 'ticket' } }, requestedResource: { data: { type: 'requested-resource', lid: 'resource' } } } }),
+    ]).expect(200);
+
+    const { context, page } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    await openScreen(page, 'Resource definitions');
+    await page.getByLabel('Definition to map').selectOption({ label: definition });
+    await page.getByLabel('FHIR resource type', { exact: true }).fill(type);
+    await page.getByRole('button', { name: 'Save mapping' }).click();
+    await expectPage(page.getByRole('row', { name: new RegExp(definition) })).toContainText(type);
+
+    await page.getByLabel('Scope to set').selectOption({ label: `${definition}: read` });
+    await page.getByLabel('SMART permissions', { exact: true }).fill('sr');
+    await page.getByRole('button', { name: 'Save permissions' }).click();
+    await expectPage(page.getByRole('alert').first()).toContainText('SMART permission letters');
+    await page.getByLabel('Scope to set').selectOption({ label: `${definition}: read` });
+    await page.getByLabel('SMART permissions', { exact: true }).fill('rs');
+    await page.getByRole('button', { name: 'Save permissions' }).click();
+    await expectPage(page.getByRole('row', { name: new RegExp(definition) })).toContainText('read (rs)');
+
+    await openScreen(page, 'Explain');
+    await pick(page, 'Client', clientId);
+    await page.getByLabel('Scopes').fill(`system/${type}.rs system/*.rs`);
+    await page.getByRole('button', { name: 'Explain' }).click();
+    await expectPage(page.getByRole('heading', { name: 'Granted' })).toBeVisible();
+    await expectPage(page.getByRole('listitem').filter({ hasText: `system/${type}.rs: granted — denotes` }).first()).toContainText(`${definition}:read`);
+    await expectPage(page.getByRole('listitem').filter({ hasText: 'system/*.rs: granted — expands to' })).toContainText(`system/${type}.rs`);
+    await context.close();
+  });
+});
+
+describe('the console and per-client token lifetimes', () => {
+  it('sets a client\'s access token lifetime, shows a refused value beside the field, and clears it', async () => {
+    const { clientId, secret } = await world();
+    const { context, page } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    await openScreen(page, 'Clients');
+    await page.getByLabel('Search clients').fill(clientId);
+    await page.getByRole('button', { name: `Edit ${clientId}` }).click();
+    await page.getByLabel('Access token lifetime (seconds, optional)').fill('90000');
+    await page.getByRole('button', { name: 'Save client' }).click();
+    await expectPage(page.getByRole('alert').first()).toContainText('accessTokenLifetime');
+    await page.getByLabel('Access token lifetime (seconds, optional)').fill('300');
+    await page.getByRole('button', { name: 'Save client' }).click();
+    await expectPage(page.getByRole('status')).toContainText(`Client ${clientId} saved.`);
+    const token = await tokenRequest(clientId, secret, 'uma_protection').expect(200);
+    expect(token.body.expires_in).toBe(300);
+
+    await page.getByRole('button', { name: `Edit ${clientId}` }).click();
+    expect(await page.getByLabel('Access token lifetime (seconds, optional)').inputValue()).toBe('300');
+    await page.getByLabel('Access token lifetime (seconds, optional)').fill('');
+    await page.getByRole('button', { name: 'Save client' }).click();
+    await expectPage(page.getByRole('status')).toContainText(`Client ${clientId} saved.`);
+    expect((await tokenRequest(clientId, secret, 'uma_protection').expect(200)).body.expires_in).toBe(3600);
+    await context.close();
+  });
+});
+
 describe('the console over HTTP', () => {
   it('is absent on the public port (404)', async () => {
     for (const path of ['/console', '/console/', '/console/app.js', '/CONSOLE']) {

@@ -171,6 +171,15 @@ describe('DPoP proofs refused: 400 invalid_dpop_proof', () => {
     expect(response.status).toBe(400);
     expect(response.body.error).toBe('invalid_dpop_proof');
   });
+
+  it('refuses a dpopBoundAccessTokens client_secret_post client that sends no proof, for every grant', async () => {
+    const bound = await createClient(server.app, { dpopBound: true, authenticationType: 'client_secret_post', grantTypes: 'client_credentials refresh_token' });
+    for (const form of [{ grant_type: 'client_credentials', scope: 'read' }, { grant_type: 'refresh_token', refresh_token: 'not-a-token' }]) {
+      const response = await request(server.url).post('/oauth2/token').type('form').send({ ...form, client_id: bound.clientId, client_secret: bound.clientSecret });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ error: 'invalid_dpop_proof', error_description: 'DPoP: this client must send a DPoP proof with every token request' });
+    }
+  });
 });
 
 describe('an assertion and a proof are used up together, all or none', () => {

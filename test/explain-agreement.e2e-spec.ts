@@ -81,8 +81,10 @@ describe('the token endpoint and explain, on random consent graphs', () => {
         expect(claims.exp - claims.iat).toBe(verdict.lifetime);
         expect(claims.aud).toEqual(verdict.aud);
       } else if (verdict.scopes.every((entry: { allowed: boolean }) => entry.allowed)) {
-        const first = verdict.scopes.find((entry: { missing?: string }) => entry.missing !== undefined)?.missing ?? verdict.missing;
-        expect(token.body.error_description).toBe(first);
+        // invalid_scope names the refused scope before its missing link; invalid_target says the link alone.
+        const first = verdict.scopes.find((entry: { missing?: string }) => entry.missing !== undefined);
+        const expected = first === undefined ? verdict.missing : token.body.error === 'invalid_scope' ? `${first.scope}: ${first.missing}` : first.missing;
+        expect(token.body.error_description).toBe(expected);
       } else {
         expect(token.body.error).toBe('invalid_scope');
       }

@@ -80,6 +80,7 @@ describe('database connections terminated under load', () => {
           statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
           if (response.status === 503) {
             expect(response.body.error).toBe('temporarily_unavailable');
+            expect(response.headers['retry-after']).toMatch(/^[1-9]\d*$/);
             lastFailure = Date.now();
           }
           if (response.status === 200 && terminatedAt && lastFailure && !recoveredAt) recoveredAt = Date.now();

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import request from 'supertest';
-import { basic, createClient } from './support/factories.js';
+import { basic, createClient, type TestClient } from './support/factories.js';
+import { clientKey, dpopProof, type ClientKey } from './support/keys.js';
 import { finished, startServerProcess } from './support/processes.js';
-import { freePorts, startTestApp, testDatabaseUrl } from './support/test-app.js';
+import { freePorts, startTestApp, testDatabaseUrl, type TestApp } from './support/test-app.js';
 
 /** A database of its own: sealing keys must not touch the keys other tests share. */
 async function freshDatabase(): Promise<string> {
@@ -48,5 +49,73 @@ describe('KEY_ENCRYPTION_SECRET', () => {
     }));
     expect(result.code).not.toBe(0);
     expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining('KEY_ENCRYPTION_SECRET does not decrypt the stored signing keys')]);
+  });
+});
+
+describe('KEY_ENCRYPTION_SECRET and the DPoP nonce secret', () => {
+  const secret = 'encrypt-the-nonce-secret-0123456789';
+  let proofKey: ClientKey;
+
+  beforeAll(async () => {
+    proofKey = await clientKey('ES256');
+  });
+
+  const storedNonceSecret = async (server: TestApp): Promise<string> => {
+    const rows: { value: string }[] = await server.dataSource.query(`SELECT value FROM server_secret WHERE name = 'dpop-nonce'`);
+    expect(rows).toHaveLength(1);
+    return rows[0]!.value;
+  };
+  const tokenRequest = async (server: TestApp, client: TestClient, nonce?: string) =>
+    request(server.url)
+      .post('/oauth2/token')
+      .set('Authorization', basic(client.clientId, client.clientSecret))
+      .set('DPoP', await dpopProof(proofKey, `${server.url}/oauth2/token`, nonce === undefined ? {} : { nonce }))
+      .type('form')
+      .send({ grant_type: 'client_credentials', scope: 'read' });
+
+  it('stores a new nonce secret encrypted, and its nonces are accepted', async () => {
+    const server = await startTestApp({ DATABASE_URL: await freshDatabase(), KEY_ENCRYPTION_SECRET: secret, DPOP_NONCE: 'true' });
+    try {
+      const client = await createClient(server.app);
+      const refused = await tokenRequest(server, client);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toBe('use_dpop_nonce');
+      const stored = await storedNonceSecret(server);
+      expect(stored).toMatch(/^enc:v1:/);
+      expect(stored).not.toContain(refused.headers['dpop-nonce']);
+      expect((await tokenRequest(server, client, refused.headers['dpop-nonce'])).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('keeps a nonce secret stored in clear working, and encrypts it once the secret is set', async () => {
+    const databaseUrl = await freshDatabase();
+    const before = await startTestApp({ DATABASE_URL: databaseUrl, DPOP_NONCE: 'true' });
+    let nonce: string;
+    let plain: string;
+    try {
+      const client = await createClient(before.app);
+      nonce = (await tokenRequest(before, client)).headers['dpop-nonce'];
+      plain = await storedNonceSecret(before);
+      expect(plain).not.toMatch(/^enc:v1:/);
+      expect((await tokenRequest(before, client, nonce)).status).toBe(200);
+    } finally {
+      await before.close();
+    }
+
+    const after = await startTestApp({ DATABASE_URL: databaseUrl, KEY_ENCRYPTION_SECRET: secret, DPOP_NONCE: 'true' });
+    try {
+      const client = await createClient(after.app);
+      // A nonce made under the clear secret is still current: the secret itself did not change.
+      expect((await tokenRequest(after, client, nonce)).status).toBe(200);
+      const sealed = await storedNonceSecret(after);
+      expect(sealed).toMatch(/^enc:v1:/);
+      expect(sealed).not.toContain(plain);
+      const fresh = await tokenRequest(after, client);
+      expect(fresh.headers['dpop-nonce']).toBe(nonce);
+    } finally {
+      await after.close();
+    }
   });
 });

@@ -13,8 +13,9 @@ let server: TestApp;
 let key: ClientKey;
 let clientId: string;
 
+// These tests hold the FAPI 2.0 rule (aud = the issuer only); SMART's token-endpoint aud is tested in smart-backend-services.
 beforeAll(async () => {
-  server = await startTestApp();
+  server = await startTestApp({ CLIENT_ASSERTION_AUDIENCE: 'issuer' });
   key = await clientKey('ES256');
   clientId = await createKeyClient(server.app, key);
 });
@@ -157,7 +158,7 @@ describe('private_key_jwt refused: 401 invalid_client naming the check, jti not 
   it('refuses an unknown kid', async () => {
     const response = await withAssertion(await assertion(key, clientId, server.url, {}, { kid: 'not-registered' }));
     expect(response.status).toBe(401);
-    expect(response.body.error_description).toMatch(/no registered key/);
+    expect(response.body.error_description).toMatch(/no key of the client's key set has the assertion's "kid"/);
   });
 
   it('refuses a client_id that differs from the assertion sub', async () => {
@@ -180,9 +181,9 @@ describe('private_key_jwt refused: 401 invalid_client naming the check, jti not 
     expect(response.body.error_description).toMatch(/no client registered for private_key_jwt/);
   });
 
-  it('refuses a wrong client_assertion_type', async () => {
+  it('refuses a wrong client_assertion_type with 400', async () => {
     const response = await tokenRequest(server, { client_assertion_type: 'urn:example:other', client_assertion: await assertion(key, clientId, server.url) });
-    expect(response.status).toBe(401);
+    expect(response.status).toBe(400);
     expect(response.body.error).toBe('invalid_client');
   });
 
@@ -239,7 +240,7 @@ describe('private_key_jwt on two instances of one database', () => {
   let second: TestApp;
 
   beforeAll(async () => {
-    second = await startTestApp({ ISSUER: server.url });
+    second = await startTestApp({ ISSUER: server.url, CLIENT_ASSERTION_AUDIENCE: 'issuer' });
   });
 
   afterAll(() => second.close());

@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, HttpException, Logger, type ExceptionFilter } from '@nestjs/common';
 import type { Response } from 'express';
-import { isDatabaseUnavailable } from '../common/database-errors.js';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../common/database-errors.js';
 import { AdminError } from './json-api/admin-error.js';
 import { sendJsonApi } from './json-api/send-json-api.js';
 
@@ -18,7 +18,9 @@ export class AdminExceptionFilter implements ExceptionFilter {
     if (exception instanceof AdminError) return exception;
     if (isDatabaseUnavailable(exception)) {
       this.logger.warn(`database unavailable: ${(exception as Error).message}`);
-      return new AdminError(503, 'temporarily_unavailable', 'the database cannot be reached; retry shortly');
+      const error = new AdminError(503, 'temporarily_unavailable', 'the database cannot be reached; retry shortly');
+      error.headers['Retry-After'] = String(DATABASE_RETRY_AFTER_SECONDS);
+      return error;
     }
     if (exception instanceof HttpException && exception.getStatus() < 500) {
       return new AdminError(exception.getStatus(), 'http_error', exception.message);

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { SigningKeysService } from '../tokens/signing-keys.service.js';
@@ -34,9 +35,11 @@ export class AdminRecordsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly keys: SigningKeysService,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
+    const clients = new ClientRecordHandler({ allowPrivateJwksUri: config.jwksUriAllowHttp });
     this.handlers = new Map(
-      [...TICKET_RECORD_HANDLERS, ...DATA_SOURCE_RECORD_HANDLERS, new ClientRecordHandler(), new AuditEventHandler()].map((handler) => [handler.type, handler]),
+      [...TICKET_RECORD_HANDLERS, ...DATA_SOURCE_RECORD_HANDLERS, clients, new AuditEventHandler()].map((handler) => [handler.type, handler]),
     );
   }
 

@@ -20,7 +20,7 @@ const TYPES = [
 ];
 const TYPE_PARAMETER = { name: 'type', enum: TYPES, description: 'JSON:API resource type (audit-event is read-only)' };
 const ID_PARAMETER = { name: 'id', description: 'positive 32-bit integer' };
-const ERRORS = { description: 'JSON:API `{"errors": [...]}` (see the README for every status)' };
+const ERRORS = { description: 'JSON:API `{"errors": [...]}` (docs/reference/admin-interface.md lists every status)' };
 
 @ApiTags('admin')
 @ApiSecurity('admin_token')

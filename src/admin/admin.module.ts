@@ -6,12 +6,13 @@ import { AuthorizationServerController } from './authorization-server.controller
 import { AdminRecordsService } from './admin-records.service.js';
 import { AdminTokenGuard } from './admin-token.guard.js';
 import { ExplainController } from './explain.controller.js';
+import { UmaResourcesController } from './uma-resources.controller.js';
 
 /** The administrative interface; served only on ADMIN_PORT (see admin-listener.ts). */
 @Module({
   imports: [TicketsModule, TokensModule],
   // Static paths first: they must win over AdminController's GET /admin/:type.
-  controllers: [ExplainController, AuthorizationServerController, AdminController],
+  controllers: [ExplainController, AuthorizationServerController, UmaResourcesController, AdminController],
   providers: [AdminRecordsService, AdminTokenGuard],
 })
 export class AdminModule {}

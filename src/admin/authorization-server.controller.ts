@@ -1,10 +1,10 @@
-import { Controller, Get, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { Controller, Get, Inject, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
-import { DiscoveryController } from '../tokens/discovery.controller.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { serverMetadata } from '../tokens/server-metadata.js';
 import { AdminExceptionFilter } from './admin-exception.filter.js';
 import { AdminTokenGuard } from './admin-token.guard.js';
 import { sendJsonApi } from './json-api/send-json-api.js';
@@ -23,7 +23,7 @@ type KeyRow = { kid: string; alg: string; date_created: Date; retired_at: Date |
 @UseFilters(AdminExceptionFilter)
 export class AuthorizationServerController {
   constructor(
-    private readonly moduleRef: ModuleRef,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
@@ -31,7 +31,7 @@ export class AuthorizationServerController {
   @ApiOperation({ summary: 'The RFC 8414 metadata and the signing keys (current and retiring), as one JSON:API resource' })
   @ApiResponse({ status: 200, description: 'JSON:API document of type authorization-server' })
   async read(@Res() response: Response): Promise<void> {
-    const metadata = this.moduleRef.get(DiscoveryController, { strict: false }).metadata();
+    const metadata = serverMetadata(this.config);
     const rows: KeyRow[] = await this.dataSource.query(
       `SELECT kid, alg, date_created, retired_at, verify_until FROM signing_key
         WHERE verify_until IS NULL OR verify_until > now() ORDER BY id DESC`,

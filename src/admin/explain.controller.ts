@@ -30,7 +30,7 @@ export class ExplainController {
   @ApiQuery({ name: 'client', description: 'client_id' })
   @ApiQuery({ name: 'scope', description: 'space-separated scopes, as at the token endpoint' })
   @ApiQuery({ name: 'resource', required: false, isArray: true, description: 'RFC 8707 resource indicators (repeatable)' })
-  @ApiResponse({ status: 200, description: '{client, granted, scope, lifetime, aud, scopes: [{scope, granted, allowed, covering, missing}]}' })
+  @ApiResponse({ status: 200, description: '{client, granted, scope, lifetime, aud, scopes: [{scope, granted, allowed, denotes, expandsTo, covering, missing}]}' })
   @ApiResponse({ status: 400, ...ERRORS })
   @ApiResponse({ status: 404, ...ERRORS })
   async explain(@Req() request: Request, @Res() response: Response): Promise<void> {

@@ -2,7 +2,7 @@ import type { webcrypto } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { compactVerify, decodeJwt, decodeProtectedHeader, type CompactVerifyResult } from 'jose';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { ASSERTION_ALGORITHMS } from '../clients/client-jwks.js';
+import { ASSERTION_ALGORITHMS, keyFitsAlgorithm } from '../clients/client-jwks.js';
 import { ClientDirectory } from '../clients/client-directory.js';
 import type { ClientRecord } from '../clients/client-record.js';
 import { CLIENT_ASSERTION_TYPE, checkAssertionClaims, refused } from '../oauth/client-assertion-claims.js';
@@ -15,6 +15,11 @@ import { DpopProofs, type DpopProof } from './dpop-proofs.js';
 import { ReplayStore } from './replay-store.js';
 
 const ALGORITHMS = [...ASSERTION_ALGORITHMS];
+// RFC 7523 leaves `typ` open; SMART clients send "JWT", RFC 7523bis "client-authentication+jwt".
+const ACCEPTED_TYPES = new Set(['jwt', 'client-authentication+jwt']);
+
+/** The protected header members the checks read. */
+type AssertionHeader = { alg: string; kid?: string; jku?: string };
 
 /** Runs after every check but before the assertion's jti is used up (a DPoP binding rule). */
 export type BeforeConsume = (client: ClientRecord) => void;
@@ -37,9 +42,9 @@ export class ClientAssertionAuthenticator {
 
   /** `proof`: a checked DPoP proof whose jti is used up together with the assertion's, all or none. */
   async authenticate(parameters: TokenParameters, sourceAddress: string, beforeConsume?: BeforeConsume, proof?: DpopProof): Promise<ClientRecord> {
-    const { assertion, clientId } = readAssertion(parameters);
+    const { assertion, clientId, header } = readAssertion(parameters);
     try {
-      const { client, jti, exp } = await this.verify(assertion, clientId);
+      const { client, jti, exp } = await this.verify(assertion, clientId, header);
       beforeConsume?.(client);
       const assertionUse = { kind: 'client-assertion', namespace: client.clientId, jti, expiresAt: exp };
       const replayed = await this.replays.useOnce(proof ? [proof.use, assertionUse] : [assertionUse]);
@@ -63,11 +68,12 @@ export class ClientAssertionAuthenticator {
     await this.throttle.recordFailure(clientId, sourceAddress);
   }
 
-  private async verify(assertion: string, clientId: string): Promise<{ client: ClientRecord; jti: string; exp: number }> {
+  private async verify(assertion: string, clientId: string, header: AssertionHeader): Promise<{ client: ClientRecord; jti: string; exp: number }> {
     const client = await this.clients.find(clientId);
     // One description for both: it does not tell which client ids exist.
     if (!client || client.authenticationType !== 'private_key_jwt') throw refused('no client registered for private_key_jwt has this id');
-    const { payload } = await this.verifySignature(assertion, client);
+    checkKeySetUrl(header, client);
+    const { payload } = await this.verifySignature(assertion, client, header);
     let claims: Record<string, unknown>;
     try {
       claims = JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>;
@@ -75,13 +81,25 @@ export class ClientAssertionAuthenticator {
       throw refused('the assertion\'s payload is not a JSON object');
     }
     if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) throw refused('the assertion\'s payload is not a JSON object');
-    const checked = checkAssertionClaims(claims, { clientId: client.clientId, issuer: this.config.issuer, now: Math.floor(Date.now() / 1000) });
+    const checked = checkAssertionClaims(claims, {
+      clientId: client.clientId,
+      issuer: this.config.issuer,
+      now: Math.floor(Date.now() / 1000),
+      // SMART clients address the token endpoint; CLIENT_ASSERTION_AUDIENCE=issuer keeps FAPI 2.0's issuer-only rule.
+      ...(this.config.clientAssertionAudience === 'issuer-or-token-endpoint' ? { tokenEndpoint: `${this.config.issuer}/oauth2/token` } : {}),
+    });
     return { client, ...checked };
   }
 
-  private async verifySignature(assertion: string, client: ClientRecord): Promise<CompactVerifyResult> {
+  private async verifySignature(assertion: string, client: ClientRecord, header: AssertionHeader): Promise<CompactVerifyResult> {
     try {
       let keys = await this.keys.keysOf(client);
+      if (header.kid !== undefined) {
+        // An unknown kid may be a key the client has just added to its jwks_uri.
+        if (!hasKid(keys, header.kid)) keys = (await this.keys.refetched(client)) ?? keys;
+        checkKidKey(keys, header);
+        return await compactVerify(assertion, keys, { algorithms: ALGORITHMS });
+      }
       try {
         return await verifyWith(assertion, keys);
       } catch (error) {
@@ -93,10 +111,47 @@ export class ClientAssertionAuthenticator {
         return await verifyWith(assertion, keys);
       }
     } catch (error) {
+      if (error instanceof OAuthError) throw error;
       if (error instanceof JwksUnavailable) throw refused(error.message);
       throw refused(describeJoseFailure(error));
     }
   }
+}
+
+/**
+ * `jku`, when present, must be the registered jwks_uri character for character: an assertion
+ * cannot point the server at another key set (docs/guides/smart-backend-services.md).
+ */
+function checkKeySetUrl(header: AssertionHeader, client: ClientRecord): void {
+  if (header.jku === undefined) return;
+  if (client.jwksUri === null) throw refused('the assertion\'s "jku" is refused: this client registered its keys as a JWKS, not a jwks_uri');
+  if (header.jku !== client.jwksUri) throw refused('the assertion\'s "jku" differs from the client\'s registered jwks_uri');
+}
+
+// A key set's members, read once per set: jose's jwks() copies the whole document each call.
+const members = new WeakMap<KeySet, readonly Record<string, unknown>[]>();
+
+function membersOf(keys: KeySet): readonly Record<string, unknown>[] {
+  let found = members.get(keys);
+  if (!found) {
+    found = keys.jwks().keys as Record<string, unknown>[];
+    members.set(keys, found);
+  }
+  return found;
+}
+
+function hasKid(keys: KeySet, kid: string): boolean {
+  return membersOf(keys).some((jwk) => jwk.kid === kid);
+}
+
+/** With a `kid`: exactly one key of the set has it, and it is of a type that `alg` signs with; no other key is tried. */
+function checkKidKey(keys: KeySet, header: AssertionHeader): void {
+  const matching = membersOf(keys).filter((jwk) => jwk.kid === header.kid);
+  if (matching.length === 0) throw refused('no key of the client\'s key set has the assertion\'s "kid"');
+  if (matching.length > 1) throw refused('several keys of the client\'s key set have the assertion\'s "kid"');
+  const jwk = matching[0]!;
+  if (!keyFitsAlgorithm(jwk, header.alg)) throw refused(`the key with the assertion's "kid" is a ${String(jwk.kty)} key${jwk.kty === 'EC' ? ` on ${String(jwk.crv)}` : ''}, which cannot verify "alg" ${header.alg}`);
+  if (jwk.alg !== undefined && jwk.alg !== header.alg) throw refused(`the key with the assertion's "kid" is registered for "alg" ${String(jwk.alg)}, not ${header.alg}`);
 }
 
 /** jose picks the key; several candidates (no kid) are each tried. */
@@ -131,12 +186,13 @@ function describeJoseFailure(error: unknown): string {
 }
 
 /** The assertion parameters and the client they name (`client_id`, if given, must equal `sub`). */
-function readAssertion(parameters: TokenParameters): { assertion: string; clientId: string } {
+function readAssertion(parameters: TokenParameters): { assertion: string; clientId: string; header: AssertionHeader } {
   const assertion = parameters.client_assertion;
   const type = parameters.client_assertion_type;
   if (assertion === undefined) throw new OAuthError('invalid_request', 'client_assertion_type is given without client_assertion');
   if (type === undefined) throw new OAuthError('invalid_request', 'client_assertion is given without client_assertion_type');
-  if (type !== CLIENT_ASSERTION_TYPE) throw refused(`client_assertion_type must be ${CLIENT_ASSERTION_TYPE}`);
+  // 400, not 401: the kind of credential is wrong, not the credential (older Inferno kits expect 400).
+  if (type !== CLIENT_ASSERTION_TYPE) throw refused(`client_assertion_type must be ${CLIENT_ASSERTION_TYPE}`).withStatus(400);
   let header: Record<string, unknown>;
   let sub: unknown;
   try {
@@ -148,8 +204,13 @@ function readAssertion(parameters: TokenParameters): { assertion: string; client
   if (typeof header.alg !== 'string' || !(ALGORITHMS as string[]).includes(header.alg)) {
     throw refused(`the assertion's "alg" is not accepted (use ${ALGORITHMS.join(', ')})`);
   }
+  if (header.typ !== undefined && (typeof header.typ !== 'string' || !ACCEPTED_TYPES.has(header.typ.toLowerCase()))) {
+    throw refused('the assertion\'s "typ" must be absent, "JWT" or "client-authentication+jwt"');
+  }
+  if (header.kid !== undefined && (typeof header.kid !== 'string' || header.kid === '')) throw refused('the assertion\'s "kid" must be a non-empty string');
+  if (header.jku !== undefined && typeof header.jku !== 'string') throw refused('the assertion\'s "jku" must be a string');
   const clientId = parameters.client_id ?? sub;
   if (typeof clientId !== 'string' || clientId === '') throw refused('the assertion has no "sub" naming the client');
   if (parameters.client_id !== undefined && sub !== parameters.client_id) throw refused('client_id differs from the assertion\'s "sub"');
-  return { assertion, clientId };
+  return { assertion, clientId, header: { alg: header.alg, kid: header.kid as string | undefined, jku: header.jku as string | undefined } };
 }

@@ -1,7 +1,12 @@
-import { Inject, Injectable } from '@nestjs/common';
+import type { LookupAddress, LookupAllOptions, LookupOneOptions } from 'node:dns';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createLocalJWKSet } from 'jose';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { JwksError, validateJwks } from '../clients/client-jwks.js';
+import { forbiddenTarget, isForbiddenAddress } from '../clients/jwks-uri-target.js';
 
 export type KeySet = ReturnType<typeof createLocalJWKSet>;
 
@@ -13,8 +18,10 @@ const MAX_FRESH_MS = 24 * 3600_000;
 const REFETCH_INTERVAL_MS = 60_000;
 const MAX_ENTRIES = 10_000;
 
-/** A jwks_uri that could not serve usable keys; the message says why, without secrets. */
+/** A jwks_uri that could not serve usable keys (the cause is logged, not told). */
 export class JwksUnavailable extends Error {}
+
+const UNUSABLE = "the client's key set at its registered jwks_uri could not be used";
 
 type Entry = {
   keys?: KeySet;
@@ -25,15 +32,17 @@ type Entry = {
 };
 
 /**
- * Fetches clients' jwks_uri documents: https only (unless JWKS_URI_ALLOW_HTTP), 3 s for the
- * whole exchange, 64 KiB, no redirects. Kept per client for 5 minutes or the response's
- * max-age (at most 24 h); concurrent requests share one fetch; an unknown kid fetches again at
- * most once a minute per client. Everything is asynchronous I/O: a slow jwks_uri holds only the
- * requests of its own client.
+ * Fetches clients' jwks_uri documents: https only and never to loopback, private, link-local or
+ * unspecified addresses (unless JWKS_URI_ALLOW_HTTP), 3 s for the whole exchange, 64 KiB, no
+ * redirects. Kept per client exactly as long as the response's Cache-Control allows (see
+ * freshness); concurrent requests share one fetch; an unknown kid fetches again at most once a
+ * minute per client. Everything is asynchronous I/O: a slow jwks_uri holds only the requests of
+ * its own client.
  */
 @Injectable()
 export class JwksUriFetcher {
   private readonly entries = new Map<string, Entry>();
+  private readonly logger = new Logger('JwksUriFetcher');
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
@@ -65,7 +74,8 @@ export class JwksUriFetcher {
     const current = entry;
     const pending = this.download(uri).then(
       ({ keys, freshForMs }) => {
-        current.keys = keys;
+        // A document that may not be reused (no-store, no-cache, max-age=0) is not kept at all.
+        current.keys = freshForMs > 0 ? keys : undefined;
         current.freshUntil = Date.now() + freshForMs;
         current.pending = undefined;
         return keys;
@@ -84,61 +94,144 @@ export class JwksUriFetcher {
     try {
       url = new URL(uri);
     } catch {
-      throw new JwksUnavailable('the registered jwks_uri is not a URL');
+      throw this.unusable(uri, 'the registered jwks_uri is not a URL');
     }
     const allowed = this.config.jwksUriAllowHttp ? ['https:', 'http:'] : ['https:'];
-    if (!allowed.includes(url.protocol)) throw new JwksUnavailable('the registered jwks_uri must use https');
-    let response: Response;
-    const signal = AbortSignal.timeout(FETCH_TIMEOUT_MS);
-    try {
-      response = await fetch(url, { redirect: 'manual', signal, headers: { accept: 'application/json, application/jwk-set+json' } });
-    } catch {
-      throw new JwksUnavailable('the jwks_uri could not be fetched (unreachable or slower than 3 s)');
+    if (!allowed.includes(url.protocol)) throw this.unusable(uri, 'the jwks_uri does not use https');
+    const guarded = !this.config.jwksUriAllowHttp;
+    const forbidden = guarded ? forbiddenTarget(url) : undefined;
+    if (forbidden !== undefined) throw this.unusable(uri, `the jwks_uri ${forbidden}`);
+    const { status, cacheControl, text } = await this.exchange(uri, url, guarded);
+    if (status !== 200) {
+      throw this.unusable(uri, `the jwks_uri answered HTTP ${status} (redirects are not followed); body starts ${JSON.stringify(text.slice(0, 200))}`);
     }
-    if (response.status !== 200) {
-      await response.body?.cancel().catch(() => undefined);
-      throw new JwksUnavailable(`the jwks_uri answered HTTP ${response.status} (redirects are not followed)`);
-    }
-    const text = await readLimited(response);
     let keys: KeySet;
     try {
       keys = createLocalJWKSet(validateJwks(text));
     } catch (error) {
-      throw new JwksUnavailable(`the jwks_uri document is not a usable JWKS${error instanceof JwksError ? `: ${error.message}` : ''}`);
+      throw this.unusable(uri, `the jwks_uri document is not a usable JWKS${error instanceof JwksError ? `: ${error.message}` : ''}`);
     }
-    return { keys, freshForMs: freshness(response.headers.get('cache-control')) };
+    return { keys, freshForMs: freshness(cacheControl) };
+  }
+
+  /** One GET with node:http(s): the connection goes only to the address the guarded lookup checked. */
+  private exchange(uri: string, url: URL, guarded: boolean): Promise<{ status: number; cacheControl: string | null; text: string }> {
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise((resolve, reject) => {
+      let failed = false;
+      // The request and its response may both report one failure: it is logged once.
+      const fail = (reason: string) => {
+        if (failed) return;
+        failed = true;
+        reject(this.unusable(uri, reason));
+      };
+      const outgoing = send(url, {
+        method: 'GET',
+        headers: { accept: 'application/json' },
+        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+        ...(guarded ? { lookup: guardedLookup } : {}),
+      });
+      outgoing.on('error', (error: Error & { code?: string }) => {
+        if (error instanceof ForbiddenAddress) fail(`the jwks_uri host resolves to a loopback, private, link-local or unspecified address (${error.address})`);
+        else fail(`the jwks_uri could not be fetched (unreachable or slower than ${FETCH_TIMEOUT_MS / 1000} s): ${error.code ?? error.name}`);
+      });
+      outgoing.on('response', (incoming) => {
+        readLimited(incoming).then(
+          (text) => resolve({ status: incoming.statusCode ?? 0, cacheControl: header(incoming.headers['cache-control']), text }),
+          (error: Error) => {
+            incoming.destroy();
+            fail(incoming.statusCode === 200 ? error.message : `the jwks_uri answered HTTP ${incoming.statusCode ?? 0}; ${error.message}`);
+          },
+        );
+      });
+      outgoing.end();
+    });
+  }
+
+  /**
+   * What the client is told is only that its key set could not be used: the jwks_uri may be
+   * someone else's server, whose status and body are none of the caller's business. The cause
+   * goes to the log.
+   */
+  private unusable(uri: string, cause: string): JwksUnavailable {
+    this.logger.warn(`jwks_uri ${safeUri(uri)} unusable: ${cause}`);
+    return new JwksUnavailable(UNUSABLE);
   }
 }
 
-async function readLimited(response: Response): Promise<string> {
-  const declared = Number(response.headers.get('content-length') ?? '0');
-  if (declared > MAX_JWKS_BYTES) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new JwksUnavailable('the jwks_uri document is larger than 64 KiB');
+/** Thrown by the guarded lookup: the name resolved to an address a jwks_uri may not reach. */
+class ForbiddenAddress extends Error {
+  constructor(readonly address: string) {
+    super('forbidden address');
   }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of response.body ?? []) {
+}
+
+type LookupCallback = (error: Error | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A `lookup` for net.connect: resolves the name once, refuses it when any of its addresses is
+ * forbidden, and hands the socket exactly the addresses it checked (no second lookup that a
+ * rebinding DNS server could answer differently).
+ */
+function guardedLookup(hostname: string, options: LookupAllOptions | LookupOneOptions, callback: LookupCallback): void {
+  dnsLookup(hostname, { all: true, family: options.family ?? 0 }).then(
+    (addresses) => {
+      const forbidden = addresses.find((entry) => isForbiddenAddress(entry.address));
+      if (forbidden) return callback(new ForbiddenAddress(forbidden.address), '');
+      if (addresses.length === 0) return callback(Object.assign(new Error('no address'), { code: 'ENOTFOUND' }), '');
+      if (options.all) return callback(null, addresses);
+      return callback(null, addresses[0]!.address, addresses[0]!.family);
+    },
+    (error: Error) => callback(error, ''),
+  );
+}
+
+/** The body as text, at most 64 KiB; rejects with an Error saying why otherwise. */
+function readLimited(incoming: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const tooLarge = () => reject(new Error('the jwks_uri document is larger than 64 KiB'));
+    if (Number(incoming.headers['content-length'] ?? '0') > MAX_JWKS_BYTES) return tooLarge();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    incoming.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_JWKS_BYTES) {
-        await response.body?.cancel().catch(() => undefined);
-        throw new JwksUnavailable('the jwks_uri document is larger than 64 KiB');
-      }
-      chunks.push(chunk);
-    }
-  } catch (error) {
-    if (error instanceof JwksUnavailable) throw error;
-    throw new JwksUnavailable('the jwks_uri document could not be read (cut off or slower than 3 s)');
-  }
-  return Buffer.concat(chunks).toString('utf8');
+      if (size > MAX_JWKS_BYTES) tooLarge();
+      else chunks.push(chunk);
+    });
+    incoming.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    incoming.on('error', () => reject(new Error(`the jwks_uri document could not be read (cut off or slower than ${FETCH_TIMEOUT_MS / 1000} s)`)));
+    incoming.on('aborted', () => reject(new Error('the jwks_uri document was cut off')));
+  });
 }
 
-/** 5 minutes, or longer when Cache-Control max-age says so (at most 24 h). */
+function header(value: string | string[] | undefined): string | null {
+  if (value === undefined) return null;
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** The jwks_uri for a log line, without userinfo (it may hold a password). */
+function safeUri(uri: string): string {
+  try {
+    const url = new URL(uri);
+    url.username = '';
+    url.password = '';
+    return url.href;
+  } catch {
+    return JSON.stringify(uri.slice(0, 200));
+  }
+}
+
+/**
+ * How long a fetched document may be reused, as its Cache-Control says: `no-store`, `no-cache`
+ * or `max-age=0` not at all; `max-age=N` N seconds, at most 24 hours; without max-age, 5
+ * minutes (docs/guides/smart-backend-services.md).
+ */
 export function freshness(cacheControl: string | null): number {
-  const maxAge = /(?:^|,)\s*max-age\s*=\s*"?(\d+)"?/i.exec(cacheControl ?? '')?.[1];
-  const requested = maxAge === undefined ? 0 : Number(maxAge) * 1000;
-  return Math.min(MAX_FRESH_MS, Math.max(DEFAULT_FRESH_MS, requested));
+  const directives = (cacheControl ?? '').toLowerCase().split(',').map((directive) => directive.trim());
+  if (directives.some((directive) => /^(no-store|no-cache)(\s*=.*)?$/.test(directive))) return 0;
+  const maxAge = directives.map((directive) => /^max-age\s*=\s*"?(\d+)"?$/.exec(directive)?.[1]).find((value) => value !== undefined);
+  if (maxAge === undefined) return DEFAULT_FRESH_MS;
+  return Math.min(MAX_FRESH_MS, Number(maxAge) * 1000);
 }
 
 function cacheKey(clientId: string, uri: string): string {

@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { connectionBudget } from '../database/connection-budget.js';
 
 const PURGE_INTERVAL_MS = 60_000;
 
 /** A single-use identifier: `jti` within `namespace` (the client, or the DPoP key) until `expiresAt` (seconds). */
 export type SingleUse = { kind: string; namespace: string; jti: string; expiresAt: number };
-const POOL_SIZE = 4;
 
 /**
  * Single-use identifiers (client assertion and DPoP proof `jti`s) shared by every instance:
@@ -28,7 +28,7 @@ export class ReplayStore implements OnModuleInit, OnApplicationShutdown {
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.pool = new pg.Pool({
       connectionString: config.databaseUrl,
-      max: POOL_SIZE,
+      max: connectionBudget(config).replayStore,
       options: '-c synchronous_commit=off',
       application_name: 'authorization-server-replay',
       connectionTimeoutMillis: 5_000,

@@ -20,6 +20,7 @@ type Row = {
   jwks_raw: string | null;
   jwks_uri: string | null;
   dpop_bound_access_tokens: boolean;
+  access_token_lifetime: number | null;
 };
 
 /**
@@ -47,7 +48,7 @@ export class ClientDirectory {
     const rows: Row[] = await this.dataSource.query(
       `SELECT c.id, c.client_id, c.client_name, m.client_authentication_type, m.client_type,
               m.grant_types, m.allowed_scopes, m.client_secret_hash,
-              m.jwks_raw, m.jwks_uri, m.dpop_bound_access_tokens
+              m.jwks_raw, m.jwks_uri, m.dpop_bound_access_tokens, m.access_token_lifetime
          FROM client c JOIN client_metadata m ON m.id = c.metadata_id
         WHERE c.client_id = $1`,
       [clientId],
@@ -66,6 +67,7 @@ export class ClientDirectory {
       jwksRaw: row.jwks_raw,
       jwksUri: row.jwks_uri,
       dpopBound: row.dpop_bound_access_tokens,
+      accessTokenLifetime: row.access_token_lifetime,
     };
   }
 }

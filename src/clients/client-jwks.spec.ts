@@ -9,6 +9,15 @@ const ed = { ...publicJwk('ed25519'), kid: 'ed' };
 const rsa = { ...publicJwk('rsa', { modulusLength: 2048 }), kid: 'rsa', alg: 'PS256' };
 
 describe('validateJwks', () => {
+  it('accepts EC P-384 keys, with or without alg ES384', () => {
+    const p384 = publicJwk('ec', { namedCurve: 'P-384' });
+    expect(validateJwks({ keys: [p384, { ...p384, kid: 'es384', alg: 'ES384' }] }).keys).toHaveLength(2);
+  });
+
+  it('accepts RSA keys declared for RS384 and PS384', () => {
+    expect(validateJwks({ keys: [{ ...rsa, alg: 'RS384' }, { ...rsa, kid: 'ps384', alg: 'PS384' }] }).keys).toHaveLength(2);
+  });
+
   it('accepts EC P-256, Ed25519 and RSA 2048 public keys, as text or object', () => {
     expect(validateJwks(JSON.stringify({ keys: [ec, ed, rsa] })).keys).toHaveLength(3);
     expect(validateJwks({ keys: [ec] }).keys).toEqual([ec]);
@@ -18,7 +27,8 @@ describe('validateJwks', () => {
     ['a private member', { keys: [{ ...ec, d: 'AAAA' }] }, /private member "d"/],
     ['a symmetric key', { keys: [{ kty: 'oct', k: 'c2VjcmV0' }] }, /private member "k"/],
     ['an RSA key of 1024 bits', { keys: [{ ...publicJwk('rsa', { modulusLength: 1024 }) }] }, /2048 bits/],
-    ['a P-384 key', { keys: [{ ...publicJwk('ec', { namedCurve: 'P-384' }) }] }, /P-256/],
+    ['a P-521 key', { keys: [{ ...publicJwk('ec', { namedCurve: 'P-521' }) }] }, /P-256 or P-384/],
+    ['a P-384 key with alg ES256', { keys: [{ ...publicJwk('ec', { namedCurve: 'P-384' }), alg: 'ES256' }] }, /use ES384/],
     ['an Ed448 key', { keys: [{ ...publicJwk('ed448' as never) }] }, /Ed25519/],
     ['an alg that does not fit the key', { keys: [{ ...ec, alg: 'RS256' }] }, /does not fit/],
     ['use enc', { keys: [{ ...ec, use: 'enc' }] }, /"use"/],

@@ -4,17 +4,30 @@ import { createPublicKey } from 'node:crypto';
 export type ClientJwks = { keys: Record<string, unknown>[] };
 
 export const MAX_JWKS_KEYS = 10;
-export const ASSERTION_ALGORITHMS = ['PS256', 'ES256', 'EdDSA', 'RS256'] as const;
+export const ASSERTION_ALGORITHMS = ['PS256', 'ES256', 'EdDSA', 'RS256', 'RS384', 'PS384', 'ES384'] as const;
 
 // RFC 7518 §6.2.2, §6.3.2, RFC 8037 §2: members that only private (or symmetric) keys carry.
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
-const ALGORITHMS_BY_TYPE: Record<string, readonly string[]> = { RSA: ['RS256', 'PS256'], EC: ['ES256'], OKP: ['EdDSA', 'Ed25519'] };
+const ALGORITHMS_BY_TYPE: Record<string, readonly string[]> = { RSA: ['RS256', 'PS256', 'RS384', 'PS384'], EC: ['ES256', 'ES384'], OKP: ['EdDSA', 'Ed25519'] };
+// An EC key signs with the one algorithm of its curve (RFC 7518 §3.4).
+const EC_ALGORITHM_BY_CURVE: Record<string, string> = { 'P-256': 'ES256', 'P-384': 'ES384' };
+
+/**
+ * Whether a key of the client's set can verify an assertion signed with `alg`: RSA keys for
+ * RS256, RS384, PS256 and PS384, EC P-256 for ES256, EC P-384 for ES384, OKP Ed25519 for EdDSA (docs/guides/smart-backend-services.md).
+ */
+export function keyFitsAlgorithm(jwk: Record<string, unknown>, alg: string): boolean {
+  if (jwk.kty === 'RSA') return /^(RS|PS)(256|384)$/.test(alg);
+  if (jwk.kty === 'EC') return typeof jwk.crv === 'string' && EC_ALGORITHM_BY_CURVE[jwk.crv] === alg;
+  if (jwk.kty === 'OKP') return alg === 'EdDSA' || alg === 'Ed25519';
+  return false;
+}
 
 /** A JWKS that cannot be used for client authentication; the message says why (API.md §9). */
 export class JwksError extends Error {}
 
 /**
- * API.md §9: public keys only, RSA of at least 2048 bits, EC P-256, OKP Ed25519, at most 10
+ * API.md §9: public keys only, RSA of at least 2048 bits, EC P-256 or P-384, OKP Ed25519, at most 10
  * keys, unique `kid`s. The key material itself is parsed by node:crypto (createPublicKey),
  * which refuses a malformed key.
  */
@@ -52,10 +65,11 @@ function checkKey(key: unknown, index: number): void {
   // An own member only: "constructor" or an object with its own toString is no key type.
   const allowed = typeof jwk.kty === 'string' && Object.hasOwn(ALGORITHMS_BY_TYPE, jwk.kty) ? ALGORITHMS_BY_TYPE[jwk.kty] : undefined;
   if (!allowed) throw new JwksError(`key ${index}: "kty" must be RSA, EC or OKP`);
-  if (jwk.kty === 'EC' && jwk.crv !== 'P-256') throw new JwksError(`key ${index}: EC keys must be on curve P-256`);
+  if (jwk.kty === 'EC' && (typeof jwk.crv !== 'string' || !Object.hasOwn(EC_ALGORITHM_BY_CURVE, jwk.crv))) throw new JwksError(`key ${index}: EC keys must be on curve P-256 or P-384`);
   if (jwk.kty === 'OKP' && jwk.crv !== 'Ed25519') throw new JwksError(`key ${index}: OKP keys must be Ed25519`);
-  if (jwk.alg !== undefined && (typeof jwk.alg !== 'string' || !allowed.includes(jwk.alg))) {
-    throw new JwksError(`key ${index}: "alg" does not fit a ${jwk.kty} key (use ${allowed.join(' or ')})`);
+  if (jwk.alg !== undefined && (typeof jwk.alg !== 'string' || !allowed.includes(jwk.alg) || !keyFitsAlgorithm(jwk, jwk.alg))) {
+    const fitting = jwk.kty === 'EC' ? [EC_ALGORITHM_BY_CURVE[jwk.crv as string]!] : allowed;
+    throw new JwksError(`key ${index}: "alg" does not fit a ${jwk.kty}${jwk.kty === 'EC' ? ` ${jwk.crv as string}` : ''} key (use ${fitting.join(' or ')})`);
   }
   if (jwk.use !== undefined && jwk.use !== 'sig') throw new JwksError(`key ${index}: "use" must be "sig"`);
   let modulusLength: number | undefined;

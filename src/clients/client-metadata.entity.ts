@@ -7,7 +7,7 @@ export const CLIENT_AUTHENTICATION_TYPES: readonly ClientAuthenticationType[] = 
   'client_secret_post',
   'private_key_jwt',
 ];
-export const GRANT_TYPES = ['client_credentials', 'refresh_token'] as const;
+export const GRANT_TYPES = ['client_credentials', 'refresh_token', 'urn:ietf:params:oauth:grant-type:uma-ticket'] as const;
 
 @Entity({ name: 'client_metadata' })
 // Indexes of the admin interface's filters (docs/reference/admin-filters.md), made by migration 1764500000000;
@@ -55,4 +55,8 @@ export class ClientMetadata extends RecordEntity {
   /** API.md §10: every token request of this client must carry a DPoP proof. */
   @Column({ name: 'dpop_bound_access_tokens', type: 'boolean', default: false })
   dpopBoundAccessTokens!: boolean;
+
+  /** Seconds an access token of this client lives at most, instead of ACCESS_TOKEN_TTL; null: the default. */
+  @Column({ name: 'access_token_lifetime', type: 'integer', nullable: true })
+  accessTokenLifetime!: number | null;
 }

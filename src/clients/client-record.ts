@@ -16,6 +16,8 @@ export type ClientRecord = {
   jwksUri: string | null;
   /** API.md §10: token requests must carry a DPoP proof. */
   dpopBound: boolean;
+  /** Seconds a token of this client lives at most, instead of ACCESS_TOKEN_TTL; null: the default. */
+  accessTokenLifetime?: number | null;
 };
 
 export function splitSpaced(value: string): Set<string> {

@@ -1,4 +1,5 @@
 import { JwksError, validateJwks } from './client-jwks.js';
+import { forbiddenTarget } from './jwks-uri-target.js';
 import {
   CLIENT_AUTHENTICATION_TYPES,
   GRANT_TYPES,
@@ -19,13 +20,21 @@ export type ClientRegistration = {
   jwksUri?: string | null;
   /** API.md §10: every token request must carry a DPoP proof. */
   dpopBound?: boolean;
+  /** Seconds a token of this client lives at most (1 to 86400), instead of ACCESS_TOKEN_TTL; null: the default. */
+  accessTokenLifetime?: number | null;
 };
+
+/** What the deployment allows: JWKS_URI_ALLOW_HTTP lets a jwks_uri point at loopback and private hosts. */
+export type RegistrationPolicy = { allowPrivateJwksUri: boolean };
+
+export const MAX_ACCESS_TOKEN_LIFETIME = 86_400;
 
 export type ValidRegistration = Required<Omit<ClientRegistration, 'clientSecret'>> & {
   authenticationType: ClientAuthenticationType;
   clientSecret?: string;
   jwksRaw: string | null;
   jwksUri: string | null;
+  accessTokenLifetime: number | null;
 };
 
 /** A refused registration; `field` names the offending input. */
@@ -43,7 +52,7 @@ const VSCHAR = /^[\x20-\x7e]+$/;
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 const MAX_LENGTH = 255;
 
-export function validateRegistration(input: ClientRegistration): ValidRegistration {
+export function validateRegistration(input: ClientRegistration, policy: RegistrationPolicy = { allowPrivateJwksUri: false }): ValidRegistration {
   checkVschar('clientId', input.clientId);
   checkText('clientName', input.clientName);
   const scopes = normaliseSpaced('allowedScopes', input.allowedScopes, SCOPE_TOKEN);
@@ -62,9 +71,10 @@ export function validateRegistration(input: ClientRegistration): ValidRegistrati
   }
   const redirectUris = (input.redirectUris ?? []).map(checkRedirectUri);
   if (input.clientSecret !== undefined) checkSecret(input.clientSecret);
-  const keys = checkKeys(authenticationType, input);
+  const keys = checkKeys(authenticationType, input, policy);
   return {
     ...keys,
+    accessTokenLifetime: checkLifetime(input.accessTokenLifetime ?? null),
     dpopBound: input.dpopBound ?? false,
     clientId: input.clientId,
     clientName: input.clientName,
@@ -77,7 +87,7 @@ export function validateRegistration(input: ClientRegistration): ValidRegistrati
 }
 
 /** API.md §9: a private_key_jwt client has keys (a JWKS or its URL, never both) and no secret. */
-function checkKeys(authenticationType: string, input: ClientRegistration): { jwksRaw: string | null; jwksUri: string | null } {
+function checkKeys(authenticationType: string, input: ClientRegistration, policy: RegistrationPolicy): { jwksRaw: string | null; jwksUri: string | null } {
   const jwksRaw = input.jwksRaw ?? null;
   const jwksUri = input.jwksUri ?? null;
   if (jwksRaw !== null && jwksUri !== null) throw new RegistrationError('jwksUri', 'give jwksRaw or jwksUri, not both');
@@ -89,7 +99,7 @@ function checkKeys(authenticationType: string, input: ClientRegistration): { jwk
       throw error;
     }
   }
-  if (jwksUri !== null) checkJwksUri(jwksUri);
+  if (jwksUri !== null) checkJwksUri(jwksUri, policy);
   if (authenticationType === 'private_key_jwt') {
     if (jwksRaw === null && jwksUri === null) {
       throw new RegistrationError('jwksRaw', 'a private_key_jwt client needs its public keys: give jwksRaw or jwksUri');
@@ -99,7 +109,7 @@ function checkKeys(authenticationType: string, input: ClientRegistration): { jwk
   return { jwksRaw, jwksUri };
 }
 
-function checkJwksUri(uri: string): void {
+function checkJwksUri(uri: string, policy: RegistrationPolicy): void {
   let parsed: URL | undefined;
   try {
     parsed = new URL(uri);
@@ -109,6 +119,17 @@ function checkJwksUri(uri: string): void {
   if (!parsed || !['https:', 'http:'].includes(parsed.protocol) || parsed.hash || uri.length > 2048) {
     throw new RegistrationError('jwksUri', 'jwksUri must be an absolute https URL without fragment, of at most 2048 characters');
   }
+  // Judged as written: a name is resolved (and judged again) only when the keys are fetched.
+  const forbidden = policy.allowPrivateJwksUri ? undefined : forbiddenTarget(parsed);
+  if (forbidden !== undefined) throw new RegistrationError('jwksUri', `jwksUri ${forbidden}`);
+}
+
+function checkLifetime(value: unknown): number | null {
+  if (value === null) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_ACCESS_TOKEN_LIFETIME) {
+    throw new RegistrationError('accessTokenLifetime', `accessTokenLifetime must be a whole number of seconds from 1 to ${MAX_ACCESS_TOKEN_LIFETIME}, or null`);
+  }
+  return value;
 }
 
 function checkVschar(field: string, value: string): void {

@@ -1,6 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { isUniqueViolation } from '../common/database-errors.js';
 import { Client } from './client.entity.js';
 import { ClientMetadata } from './client-metadata.entity.js';
 import { RedirectUri } from './redirect-uri.entity.js';
@@ -12,11 +14,14 @@ export type IssuedCredentials = { clientId: string; clientSecret?: string };
 
 @Injectable()
 export class ClientsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   /** Registers a confidential client; the secret (given or generated) is returned once, stored hashed. */
   async create(input: ClientRegistration): Promise<IssuedCredentials> {
-    const registration = validateRegistration(input);
+    const registration = validateRegistration(input, { allowPrivateJwksUri: this.config.jwksUriAllowHttp });
     const keyHolding = registration.authenticationType === 'private_key_jwt';
     const clientSecret = keyHolding ? undefined : (registration.clientSecret ?? generateClientSecret());
     const clientSecretHash = clientSecret === undefined ? null : await hashClientSecret(clientSecret);
@@ -34,6 +39,7 @@ export class ClientsService {
         jwksRaw: registration.jwksRaw,
         jwksUri: registration.jwksUri,
         dpopBoundAccessTokens: registration.dpopBound,
+        accessTokenLifetime: registration.accessTokenLifetime,
         metaDataRaw: null,
       });
       const client = manager.create(Client, {
@@ -45,7 +51,7 @@ export class ClientsService {
       await manager.save(client);
     }).catch((error: unknown) => {
       // Two registrations racing for one id: the unique constraint decides.
-      if ((error as { code?: string }).code === '23505') {
+      if (isUniqueViolation(error)) {
         throw new RegistrationError('clientId', `a client with id "${registration.clientId}" already exists`);
       }
       throw error;

@@ -10,6 +10,8 @@ export type AppConfig = {
   adminPort: number;
   /** Server processes on this host (WORKERS; `auto` resolved to the number of cores). */
   workers: number;
+  /** DATABASE_POOL_SIZE: database connections of the whole host, divided among the workers (docs/operations/database.md). */
+  databasePoolSize: number;
   /** Unset: an embedded PostgreSQL under `dataDir`. */
   databaseUrl?: string;
   dataDir: string;
@@ -31,7 +33,16 @@ export type AppConfig = {
   dpopNonce: boolean;
   /** API.md §9: plain-http jwks_uri allowed (development and tests only). */
   jwksUriAllowHttp: boolean;
+  /** UMA permission ticket lifetime in seconds, 1–3600 (docs/guides/uma.md). */
+  permissionTicketTtl: number;
+  /**
+   * What a client assertion's `aud` may be: the issuer or the token endpoint URL (SMART), or the
+   * issuer only (FAPI 2.0); see docs/guides/smart-backend-services.md.
+   */
+  clientAssertionAudience: ClientAssertionAudience;
 };
+
+export type ClientAssertionAudience = 'issuer-or-token-endpoint' | 'issuer';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type LogFormat = 'json' | 'pretty';

@@ -24,10 +24,33 @@ describe('loadConfig', () => {
     expect(loadConfig({ DPOP_NONCE: 'true', JWKS_URI_ALLOW_HTTP: 'true' })).toMatchObject({ dpopNonce: true, jwksUriAllowHttp: true });
   });
 
+  it('keeps UMA permission tickets 300 s by default, PERMISSION_TICKET_TTL from 1 to 3600', () => {
+    expect(loadConfig({}).permissionTicketTtl).toBe(300);
+    expect(loadConfig({ PERMISSION_TICKET_TTL: '1' }).permissionTicketTtl).toBe(1);
+    expect(loadConfig({ PERMISSION_TICKET_TTL: '3600' }).permissionTicketTtl).toBe(3600);
+  });
+
+  it.each(['0', '3601', 'soon', '-5', '2.5'])('refuses PERMISSION_TICKET_TTL=%s with one line naming it', (value) => {
+    expect(() => loadConfig({ PERMISSION_TICKET_TTL: value })).toThrow(ConfigurationError);
+    expect(() => loadConfig({ PERMISSION_TICKET_TTL: value })).toThrow(/^PERMISSION_TICKET_TTL must be a whole number of seconds from 1 to 3600 \(got "[^"\n]*"\)$/);
+  });
+
+  it('accepts the issuer or the token endpoint as assertion audience by default, and the issuer only on request', () => {
+    expect(loadConfig({}).clientAssertionAudience).toBe('issuer-or-token-endpoint');
+    expect(loadConfig({ CLIENT_ASSERTION_AUDIENCE: 'issuer' }).clientAssertionAudience).toBe('issuer');
+  });
+
   it('runs one server process by default, one per core with WORKERS=auto, and N with WORKERS=N', () => {
     expect(loadConfig({}).workers).toBe(1);
     expect(loadConfig({ WORKERS: 'auto' }).workers).toBe(availableParallelism());
     expect(loadConfig({ WORKERS: '3' }).workers).toBe(3);
+  });
+
+  it('shares DATABASE_POOL_SIZE among the workers: 10 connections per worker by default', () => {
+    expect(loadConfig({}).databasePoolSize).toBe(10);
+    expect(loadConfig({ WORKERS: '3' }).databasePoolSize).toBe(30);
+    expect(loadConfig({ WORKERS: '2', DATABASE_POOL_SIZE: '8' }).databasePoolSize).toBe(8);
+    expect(loadConfig({ DATABASE_POOL_SIZE: ' 40 ' }).databasePoolSize).toBe(40);
   });
 
   it('logs JSON lines in production even in a terminal, pretty lines in a terminal otherwise', () => {
@@ -64,10 +87,16 @@ describe('loadConfig', () => {
     ['TOKEN_SIGNING_ALG', { TOKEN_SIGNING_ALG: 'Ed25519' }],
     ['DPOP_NONCE', { DPOP_NONCE: 'yes' }],
     ['JWKS_URI_ALLOW_HTTP', { JWKS_URI_ALLOW_HTTP: '1' }],
+    ['CLIENT_ASSERTION_AUDIENCE', { CLIENT_ASSERTION_AUDIENCE: 'token-endpoint' }],
     ['WORKERS', { WORKERS: 'many' }],
     ['WORKERS', { WORKERS: '0' }],
     ['WORKERS', { WORKERS: '1000' }],
     ['WORKERS', { WORKERS: '-2' }],
+    ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: 'plenty' }],
+    ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: '3' }],
+    ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: '-10' }],
+    ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: '20000' }],
+    ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: '7', WORKERS: '2' }],
   ])('refuses a bad %s with one line naming it', (variable, environment) => {
     let error: unknown;
     try {

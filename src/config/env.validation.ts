@@ -14,7 +14,8 @@ import {
   validateSync,
 } from 'class-validator';
 import { Type } from 'class-transformer';
-import type { AppConfig, LogFormat, LogLevel, SigningAlgorithm, TrustProxy } from './app-config.js';
+import type { AppConfig, ClientAssertionAudience, LogFormat, LogLevel, SigningAlgorithm, TrustProxy } from './app-config.js';
+import { describedVariables, Describe, type DescribedVariable } from './variable-description.js';
 
 /** A configuration value that stops the process: the message is one line naming the variable. */
 export class ConfigurationError extends Error {}
@@ -22,9 +23,20 @@ export class ConfigurationError extends Error {}
 const MAX_TTL_SECONDS = 86_400;
 const MAX_REFRESH_TTL_SECONDS = 365 * 86_400;
 const MAX_WORKERS = 256;
+/**
+ * Each process needs the change feed's connection, one for the replay store and two for TypeORM
+ * (the migrations at start hold a lock on one while running on another): docs/operations/database.md.
+ */
+export const MIN_DATABASE_CONNECTIONS_PER_WORKER = 4;
+export const DEFAULT_DATABASE_CONNECTIONS_PER_WORKER = 10;
+const MAX_DATABASE_POOL_SIZE = 10_000;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 class Environment {
+  @Describe({
+    meaning: 'The public listener: token endpoint, JWKS, metadata, introspection, revocation, health.',
+    default: '`3000`',
+  })
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: 'PORT must be a whole number from 1 to 65535' })
@@ -32,6 +44,10 @@ class Environment {
   @Max(65535, { message: 'PORT must be a whole number from 1 to 65535' })
   PORT?: number;
 
+  @Describe({
+    meaning: 'The administrative listener: the admin interface (`/admin`), the console, `/metrics` and `/docs`. Must differ from `PORT`; admin routes never answer on `PORT` and public routes never on `ADMIN_PORT` (`/health/*` answers on both).',
+    default: '`3001`',
+  })
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: 'ADMIN_PORT must be a whole number from 1 to 65535' })
@@ -39,28 +55,56 @@ class Environment {
   @Max(65535, { message: 'ADMIN_PORT must be a whole number from 1 to 65535' })
   ADMIN_PORT?: number;
 
+  @Describe({
+    meaning: 'PostgreSQL connection string. Unset, the server runs an embedded PostgreSQL under `DATA_DIR`; set, an admin token (`ADMIN_TOKEN` or `ADMIN_TOKEN_FILE`) is required.',
+    default: 'unset: embedded PostgreSQL',
+  })
   @IsOptional()
   @Matches(/^postgres(ql)?:\/\/\S+$/, {
     message: 'DATABASE_URL must be a postgres:// or postgresql:// connection string',
   })
   DATABASE_URL?: string;
 
+  @Describe({
+    meaning: 'The `iss` of every token and the base of the metadata URLs (and of the `htu` DPoP proofs must name). An absolute http(s) URL without query or fragment; a trailing `/` is dropped. Every instance behind one load balancer sets the same.',
+    default: '`http://localhost:PORT`',
+    accepted: 'an absolute http(s) URL without query or fragment',
+  })
   @IsOptional()
   @IsString()
   ISSUER?: string;
 
+  @Describe({
+    meaning: 'The `aud` of access tokens no data source claims (plain scopes, or no data source serving the definitions); see [the audience of a token](../concepts/audience.md). No white space.',
+    default: 'the issuer',
+    accepted: 'a string without white space',
+  })
   @IsOptional()
   @IsString()
   ACCESS_TOKEN_AUDIENCE?: string;
 
+  @Describe({
+    meaning: 'The static administrative token (set this or `ADMIN_TOKEN_FILE`, not both).',
+    accepted: 'a string without white space',
+    default: 'embedded mode: generated once into `DATA_DIR/admin-token` (mode 0600); with `DATABASE_URL`: required',
+  })
   @IsOptional()
   @Matches(/^\S+$/, { message: 'ADMIN_TOKEN must be non-empty and contain no white space' })
   ADMIN_TOKEN?: string;
 
+  @Describe({
+    meaning: 'A file holding the administrative token (a compose or Kubernetes secret).',
+    default: 'unset',
+    accepted: 'a file path',
+  })
   @IsOptional()
   @IsString()
   ADMIN_TOKEN_FILE?: string;
 
+  @Describe({
+    meaning: 'Access token lifetime in seconds; a consent ticket\'s `maxPermissionDuration` can only shorten it.',
+    default: '`3600`',
+  })
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: `ACCESS_TOKEN_TTL must be a whole number of seconds from 1 to ${MAX_TTL_SECONDS}` })
@@ -70,6 +114,10 @@ class Environment {
   })
   ACCESS_TOKEN_TTL?: number;
 
+  @Describe({
+    meaning: 'Refresh token lifetime in seconds; each rotation starts a new one.',
+    default: '`1209600` (14 days)',
+  })
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: `REFRESH_TOKEN_TTL must be a whole number of seconds from 60 to ${MAX_REFRESH_TTL_SECONDS}` })
@@ -77,50 +125,130 @@ class Environment {
   @Max(MAX_REFRESH_TTL_SECONDS, { message: `REFRESH_TOKEN_TTL must be a whole number of seconds from 60 to ${MAX_REFRESH_TTL_SECONDS}` })
   REFRESH_TOKEN_TTL?: number;
 
+  @Describe({
+    meaning: 'When set, private signing keys are stored encrypted (AES-256-GCM, key derived with HKDF-SHA256); keys stored in clear before are sealed at start. A wrong or missing secret for sealed keys stops the start with one line.',
+    default: 'unset: keys stored as PEM',
+  })
   @IsOptional()
   @Matches(/^.{16,}$/s, { message: 'KEY_ENCRYPTION_SECRET must be at least 16 characters' })
   KEY_ENCRYPTION_SECRET?: string;
 
+  @Describe({
+    meaning: 'The algorithm of access token signatures (`EdDSA` is Ed25519). Changing it creates a key of the new kind at start; keys of the other kind stay published.',
+    default: '`RS256`',
+  })
   @IsOptional()
   @IsIn(['RS256', 'PS256', 'ES256', 'EdDSA'], { message: 'TOKEN_SIGNING_ALG must be RS256, PS256, ES256 or EdDSA' })
   TOKEN_SIGNING_ALG?: string;
 
+  @Describe({
+    meaning: 'The proxies whose `X-Forwarded-For` is believed for the source address (brute-force limits, logs): a hop count, or a comma-separated list of addresses, CIDR ranges, `loopback`, `linklocal`, `uniquelocal`.',
+    default: 'unset: the socket\'s peer address',
+    accepted: 'a hop count, or addresses, CIDR ranges, `loopback`, `linklocal`, `uniquelocal`, comma-separated',
+  })
   @IsOptional()
   @IsString()
   TRUST_PROXY?: string;
 
+  @Describe({
+    meaning: 'The folder of the embedded PostgreSQL (or, as root where the `postgres` user cannot enter it, of `postgres-location`, naming where the cluster lives), its password and the generated admin token.',
+    default: '`./.data`',
+    accepted: 'a folder path',
+  })
   @IsOptional()
   @IsString()
   DATA_DIR?: string;
 
+  @Describe({
+    meaning: 'The lowest level written; successful token requests are logged at `debug`. See [logs](../operations/logs.md).',
+    default: '`info`',
+  })
   @IsOptional()
   @IsIn(LOG_LEVELS, { message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` })
   LOG_LEVEL?: string;
 
+  @Describe({
+    meaning: '`json`: one JSON object per line; `pretty`: pino-pretty (coloured where supported, `NO_COLOR` honoured).',
+    default: '`pretty` when stdout is a terminal and `NODE_ENV` is not `production`, else `json`',
+  })
   @IsOptional()
   @IsIn(['json', 'pretty'], { message: 'LOG_FORMAT must be json or pretty' })
   LOG_FORMAT?: string;
 
+  @Describe({
+    meaning: 'Comma-separated origins (e.g. `https://app.example`) allowed to call the public endpoints from a browser; never the admin interface.',
+    default: 'unset: CORS off',
+    accepted: 'comma-separated origins such as `https://app.example`',
+  })
+  @IsOptional()
+  @IsString()
+  CORS_ALLOWED_ORIGINS?: string;
+
+  @Describe({
+    meaning: '`true`: DPoP proofs must carry a server-issued nonce (RFC 9449 §8); see [DPoP proofs](token-endpoint.md#dpop-proofs).',
+    default: '`false`',
+  })
   @IsOptional()
   @IsIn(['true', 'false'], { message: 'DPOP_NONCE must be true or false' })
   DPOP_NONCE?: string;
 
+  @Describe({
+    meaning: '`true` lets a client\'s `jwks_uri` be fetched over plain `http` (development and tests only).',
+    default: '`false`',
+  })
   @IsOptional()
   @IsIn(['true', 'false'], { message: 'JWKS_URI_ALLOW_HTTP must be true or false' })
   JWKS_URI_ALLOW_HTTP?: string;
 
+  @Describe({
+    meaning: 'Lifetime of a UMA permission ticket, seconds (1–3600); see [UMA 2.0 for data sources](../guides/uma.md).',
+    default: '`300`',
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'PERMISSION_TICKET_TTL must be a whole number of seconds from 1 to 3600' })
+  @Min(1, { message: 'PERMISSION_TICKET_TTL must be a whole number of seconds from 1 to 3600' })
+  @Max(3600, { message: 'PERMISSION_TICKET_TTL must be a whole number of seconds from 1 to 3600' })
+  PERMISSION_TICKET_TTL?: number;
+
+  @Describe({
+    meaning: 'What a client assertion\'s `aud` may be: `issuer-or-token-endpoint` (SMART) or `issuer` only (FAPI 2.0, against audience injection); see [SMART Backend Services](../guides/smart-backend-services.md).',
+    default: '`issuer-or-token-endpoint`',
+  })
+  @IsOptional()
+  @IsIn(['issuer-or-token-endpoint', 'issuer'], { message: 'CLIENT_ASSERTION_AUDIENCE must be issuer-or-token-endpoint or issuer' })
+  CLIENT_ASSERTION_AUDIENCE?: string;
+
+  @Describe({
+    meaning: 'Server processes on this host; `auto` is one per core (`os.availableParallelism()`). They share both ports and the database; see [scaling out](../operations/scaling.md#every-core-workers).',
+    default: '`1`',
+  })
   @IsOptional()
   @Matches(/^\s*(auto|0*[1-9]\d{0,2})\s*$/, { message: `WORKERS must be auto or a whole number from 1 to ${MAX_WORKERS}` })
   WORKERS?: string;
+
+  @Describe({
+    meaning: 'Database connections of the whole host, divided equally among `WORKERS` (at least 4 per worker); see [the connection budget](../operations/database.md).',
+    default: '10 per worker',
+  })
+  @IsOptional()
+  @Matches(/^\s*\d{1,9}\s*$/, { message: `DATABASE_POOL_SIZE must be a whole number of connections from ${MIN_DATABASE_CONNECTIONS_PER_WORKER} to ${MAX_DATABASE_POOL_SIZE}` })
+  DATABASE_POOL_SIZE?: string;
 }
 
-const VARIABLES = [
+/** The variables loadConfig reads (a variable missing here is ignored, even if validated above). */
+export const VARIABLES = [
   'PORT', 'ADMIN_PORT', 'DATABASE_URL', 'ISSUER', 'ACCESS_TOKEN_AUDIENCE', 'ADMIN_TOKEN',
   'ADMIN_TOKEN_FILE', 'ACCESS_TOKEN_TTL', 'TOKEN_SIGNING_ALG', 'TRUST_PROXY', 'DATA_DIR',
   'REFRESH_TOKEN_TTL', 'KEY_ENCRYPTION_SECRET',
   'LOG_LEVEL', 'LOG_FORMAT', 'CORS_ALLOWED_ORIGINS', 'WORKERS',
-  'DPOP_NONCE', 'JWKS_URI_ALLOW_HTTP',
+  'DPOP_NONCE', 'JWKS_URI_ALLOW_HTTP', 'DATABASE_POOL_SIZE', 'PERMISSION_TICKET_TTL', 'CLIENT_ASSERTION_AUDIENCE',
 ];
+
+/** The validated variables with their descriptions, for docs/reference/configuration.md. */
+export function validatedVariables(): DescribedVariable[] {
+  return describedVariables(Environment);
+}
 
 /**
  * Validates the environment once, at start. Throws a ConfigurationError whose message is one
@@ -134,7 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       env[name],
     ]),
   );
-  for (const name of ['PORT', 'ADMIN_PORT', 'ACCESS_TOKEN_TTL', 'REFRESH_TOKEN_TTL']) {
+  for (const name of ['PORT', 'ADMIN_PORT', 'ACCESS_TOKEN_TTL', 'REFRESH_TOKEN_TTL', 'PERMISSION_TICKET_TTL']) {
     if (present[name] !== undefined && !/^\d+$/.test(present[name]!.trim())) {
       throw new ConfigurationError(numberMessage(name, present[name]!));
     }
@@ -164,6 +292,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     port,
     adminPort,
     workers,
+    databasePoolSize: parseDatabasePoolSize(environment.DATABASE_POOL_SIZE, workers),
     databaseUrl: environment.DATABASE_URL,
     dataDir: resolve(environment.DATA_DIR ?? '.data'),
     issuer,
@@ -181,6 +310,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     logFormat: (environment.LOG_FORMAT ?? (process.stdout.isTTY && env.NODE_ENV !== 'production' ? 'pretty' : 'json')) as LogFormat,
     dpopNonce: environment.DPOP_NONCE === 'true',
     jwksUriAllowHttp: environment.JWKS_URI_ALLOW_HTTP === 'true',
+    permissionTicketTtl: environment.PERMISSION_TICKET_TTL ?? 300,
+    clientAssertionAudience: (environment.CLIENT_ASSERTION_AUDIENCE ?? 'issuer-or-token-endpoint') as ClientAssertionAudience,
   };
 }
 
@@ -193,10 +324,28 @@ function parseWorkers(value: string | undefined): number {
   return count;
 }
 
+/**
+ * Connections of the whole host, shared among the workers: at least 4 per worker, by default 10
+ * per worker (docs/operations/database.md).
+ */
+function parseDatabasePoolSize(value: string | undefined, workers: number): number {
+  if (value === undefined) return DEFAULT_DATABASE_CONNECTIONS_PER_WORKER * workers;
+  const size = Number(value.trim());
+  const least = MIN_DATABASE_CONNECTIONS_PER_WORKER * workers;
+  if (size > MAX_DATABASE_POOL_SIZE || size < MIN_DATABASE_CONNECTIONS_PER_WORKER) {
+    throw new ConfigurationError(`DATABASE_POOL_SIZE must be a whole number of connections from ${MIN_DATABASE_CONNECTIONS_PER_WORKER} to ${MAX_DATABASE_POOL_SIZE} (got ${JSON.stringify(value)})`);
+  }
+  if (size < least) {
+    throw new ConfigurationError(`DATABASE_POOL_SIZE must be at least ${MIN_DATABASE_CONNECTIONS_PER_WORKER} connections per worker: ${least} for WORKERS=${workers} (got ${JSON.stringify(value)})`);
+  }
+  return size;
+}
+
 function numberMessage(name: string, value: string): string {
   const ranges: Record<string, string> = {
     ACCESS_TOKEN_TTL: `a whole number of seconds from 1 to ${MAX_TTL_SECONDS}`,
     REFRESH_TOKEN_TTL: `a whole number of seconds from 60 to ${MAX_REFRESH_TTL_SECONDS}`,
+    PERMISSION_TICKET_TTL: 'a whole number of seconds from 1 to 3600',
   };
   const range = ranges[name] ?? 'a whole number from 1 to 65535';
   return `${name} must be ${range} (got ${JSON.stringify(value)})`;

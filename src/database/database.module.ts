@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ChangeFeed } from './change-feed.js';
+import { connectionBudget } from './connection-budget.js';
 import { runMigrations } from './database-runtime.js';
 import { buildDataSourceOptions } from './typeorm-options.js';
 
@@ -17,7 +18,7 @@ export class DatabaseModule {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRootAsync({
-          useFactory: () => buildDataSourceOptions(config.databaseUrl!),
+          useFactory: () => buildDataSourceOptions(config.databaseUrl!, connectionBudget(config).typeorm),
           dataSourceFactory: async (options) => {
             const dataSource = await new DataSource(options!).initialize();
             await runMigrations(dataSource);

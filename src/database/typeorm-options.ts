@@ -15,6 +15,9 @@ import { ResourceDefinition } from '../tickets/resource-definition.entity.js';
 import { Scope } from '../tickets/scope.entity.js';
 import { DataSourceEntity } from '../tickets/data-source.entity.js';
 import { DataSourceResourceDefinitions } from '../tickets/data-source-resource-definitions.entity.js';
+import { UmaResource } from '../uma/uma-resource.entity.js';
+import { UmaResourceScope } from '../uma/uma-resource-scope.entity.js';
+import { PermissionTicket } from '../uma/permission-ticket.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 export const ENTITIES = [
@@ -22,10 +25,14 @@ export const ENTITIES = [
   ResourceDefinition, Scope, Purpose, CapabilityTicket, RequestedResource, RequestedResourceScopes,
   RequestedResourcesCapabilityTickets, AuditEvent, RevokedToken, RefreshToken,
   DataSourceEntity, DataSourceResourceDefinitions,
+  UmaResource, UmaResourceScope, PermissionTicket,
 ];
 
-/** The one options builder for the server, the tests and the TypeORM CLI (ormconfig.ts). */
-export function buildDataSourceOptions(url: string): DataSourceOptions {
+/**
+ * The one options builder for the server, the tests and the TypeORM CLI (ormconfig.ts). The
+ * server passes its share of DATABASE_POOL_SIZE (connection-budget.ts); one-off tools keep 10.
+ */
+export function buildDataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -37,7 +44,7 @@ export function buildDataSourceOptions(url: string): DataSourceOptions {
     migrationsRun: false,
     logging: false,
     extra: {
-      max: 10,
+      max: poolSize,
       connectionTimeoutMillis: 5_000,
       // A query stuck behind a dead connection must fail fast, not hold a token request.
       query_timeout: 10_000,

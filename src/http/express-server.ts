@@ -8,7 +8,7 @@ import type { Express } from 'express';
  * for `res`) on every request. Changing an object's prototype gives it a new V8 hidden class, and
  * every property added afterwards (Nest, passport, our middlewares add a dozen) then builds fresh,
  * unshared hidden classes: dictionary lookups, megamorphic inline caches and garbage on every
- * request. It cost about half of the token endpoint's event-loop CPU (see README, Benchmark).
+ * request. It cost about half of the token endpoint's event-loop CPU (docs/design-decisions.md, "Performance of the token path").
  *
  * The servers built here create `req` and `res` with Express's own prototypes from the start, so
  * Express's swap changes nothing. The prototype chain is exactly the one Express would have set:

@@ -22,6 +22,20 @@ describe('checkAssertionClaims', () => {
     expect(checkAssertionClaims(valid, expected)).toEqual({ jti: 'j-1', exp: NOW + 60 });
   });
 
+  it('accepts the token endpoint URL as aud when it is given, and the claims Inferno sends (no iat, no nbf)', () => {
+    const smart = { ...expected, tokenEndpoint: 'https://as.example/oauth2/token' };
+    const inferno = { iss: 'reader', sub: 'reader', aud: 'https://as.example/oauth2/token', exp: NOW + 300, jti: 'j-2' };
+    expect(checkAssertionClaims(inferno, smart)).toEqual({ jti: 'j-2', exp: NOW + 300 });
+    expect(checkAssertionClaims({ ...inferno, aud: 'https://as.example' }, smart).jti).toBe('j-2');
+  });
+
+  it('refuses another URL and an array even when the token endpoint URL is accepted', () => {
+    const smart = { ...expected, tokenEndpoint: 'https://as.example/oauth2/token' };
+    for (const aud of ['https://as.example/oauth2/introspect', ['https://as.example/oauth2/token']]) {
+      expect(() => checkAssertionClaims({ ...valid, aud }, smart)).toThrow(/or the token endpoint URL/);
+    }
+  });
+
   it('accepts exactly the maximum lifetime, and an iat 10 s ahead', () => {
     expect(() => checkAssertionClaims({ ...valid, exp: NOW + MAX_ASSERTION_LIFETIME_SECONDS }, expected)).not.toThrow();
     expect(() => checkAssertionClaims({ ...valid, iat: NOW + 10, exp: NOW + 70 }, expected)).not.toThrow();

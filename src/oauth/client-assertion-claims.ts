@@ -16,13 +16,12 @@ export type AssertionClaims = { jti: string; exp: number };
  */
 export function checkAssertionClaims(
   payload: Record<string, unknown>,
-  expected: { clientId: string; issuer: string; now: number },
+  expected: { clientId: string; issuer: string; now: number; tokenEndpoint?: string },
 ): AssertionClaims {
-  const { clientId, issuer, now } = expected;
+  const { clientId, issuer, now, tokenEndpoint } = expected;
   if (payload.iss !== clientId) throw refused('the assertion\'s "iss" must be the client_id');
   if (payload.sub !== clientId) throw refused('the assertion\'s "sub" must be the client_id');
-  if (Array.isArray(payload.aud)) throw refused(`the assertion's "aud" must be the issuer identifier ${issuer} as a string, not an array`);
-  if (payload.aud !== issuer) throw refused(`the assertion's "aud" must be the issuer identifier ${issuer}`);
+  checkAudience(payload.aud, issuer, tokenEndpoint);
   const exp = payload.exp;
   if (exp === undefined) throw refused('the assertion has no "exp" claim');
   if (!isNumericDate(exp)) throw refused('the assertion\'s "exp" is not a NumericDate');
@@ -40,6 +39,17 @@ export function checkAssertionClaims(
   if (jti === undefined) throw refused('the assertion has no "jti" claim');
   if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH) throw refused(`the assertion's "jti" must be a string of 1 to ${MAX_JTI_LENGTH} characters`);
   return { jti, exp };
+}
+
+/**
+ * `aud` is one string: the issuer identifier, or (when `tokenEndpoint` is given, as SMART
+ * clients send it) the token endpoint URL. Arrays and other URLs are refused: an audience list
+ * is how assertions meant for one server get replayed at another.
+ */
+function checkAudience(aud: unknown, issuer: string, tokenEndpoint: string | undefined): void {
+  const accepted = tokenEndpoint === undefined ? `the issuer identifier ${issuer}` : `the issuer identifier ${issuer} or the token endpoint URL ${tokenEndpoint}`;
+  if (Array.isArray(aud)) throw refused(`the assertion's "aud" must be ${accepted} as a string, not an array`);
+  if (aud !== issuer && (tokenEndpoint === undefined || aud !== tokenEndpoint)) throw refused(`the assertion's "aud" must be ${accepted}`);
 }
 
 function isNumericDate(value: unknown): value is number {

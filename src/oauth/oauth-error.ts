@@ -11,7 +11,13 @@ export type OAuthErrorCode =
   | 'insufficient_scope'
   | 'invalid_dpop_proof'
   | 'use_dpop_nonce'
-  | 'server_error';
+  | 'server_error'
+  // UMA 2.0 (docs/guides/uma.md): the protection API (RFC 6750, FedAuthz) and the UMA grant.
+  | 'invalid_token'
+  | 'not_found'
+  | 'unsupported_method_type'
+  | 'invalid_resource_id'
+  | 'request_denied';
 
 const STATUS: Record<OAuthErrorCode, number> = {
   invalid_request: 400,
@@ -27,6 +33,11 @@ const STATUS: Record<OAuthErrorCode, number> = {
   invalid_dpop_proof: 400,
   use_dpop_nonce: 400,
   server_error: 500,
+  invalid_token: 401,
+  not_found: 404,
+  unsupported_method_type: 405,
+  invalid_resource_id: 400,
+  request_denied: 403,
 };
 
 /** An RFC 6749 §5.2 error, turned into `{error, error_description}` by OAuthExceptionFilter. */
@@ -60,6 +71,13 @@ export class OAuthError extends Error {
       'too_many_requests',
       'too many failed client authentications; retry later',
     );
+    error.headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfterSeconds)));
+    return error;
+  }
+
+  /** A service that cannot answer now (RFC 6749 §5.2 temporarily_unavailable, 503) says when to retry. */
+  static temporarilyUnavailable(description: string, retryAfterSeconds: number): OAuthError {
+    const error = new OAuthError('temporarily_unavailable', description);
     error.headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfterSeconds)));
     return error;
   }

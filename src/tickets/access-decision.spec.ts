@@ -70,7 +70,14 @@ describe('decideAccess', () => {
     const { verdict, refusal } = decide(scopes, resources, given);
     expect(refusal?.error).toBe(error);
     expect(refusal?.description).toContain(text);
-    expect(verdict.scopes[0]!.missing).toBe(refusal?.description);
+    // invalid_scope names the refused scope before its missing link; explain keeps the link alone.
+    const prefix = error === 'invalid_scope' ? `${scopes[0]}: ` : '';
+    expect(refusal?.description).toBe(`${prefix}${verdict.scopes[0]!.missing}`);
+  });
+
+  it('names the first refused scope when one of two resource scopes is covered', () => {
+    const { refusal } = decide(['glucose:read', 'glucose:write']);
+    expect(refusal?.description).toMatch(/^glucose:write: no requested-resource-scopes record binds scope "write"/);
   });
 
   it('refuses an unknown resource asked for with plain scopes only, at the top of the verdict', () => {
@@ -136,5 +143,73 @@ describe('decideAccess, properties', () => {
         expect(verdict.aud).toEqual(audience.length === 0 ? policy.defaultAudience : audience.length === 1 ? audience[0] : audience);
       }
     }), { numRuns: 2000 });
+  });
+});
+
+describe('decideAccess with SMART scopes', () => {
+  const labs: HeldResource = {
+    id: 31, requestedResourceId: 'labs-1', definition: 'labs', maxPermissionDuration: 300,
+    bindings: new Map([['read', [41]]]), combinations: [combination(61)],
+  };
+  const smartFacts = (overrides: Partial<AccessFacts> = {}) => facts({
+    allowedScopes: new Set(['glucose:read', 'glucose:all', 'labs:read']),
+    held: [glucose, labs],
+    definitions: new Map([
+      ['glucose', { name: 'glucose', scopes: new Set(['read', 'all']), servedBy: ['https://rs1.example'] }],
+      ['labs', { name: 'labs', scopes: new Set(['read']), servedBy: [] }],
+    ]),
+    mapped: [
+      { name: 'glucose', fhirResourceType: 'Observation', fhirQuery: null, scopes: [{ name: 'all', smartPermissions: 'cruds' }, { name: 'read', smartPermissions: 'rs' }] },
+      { name: 'labs', fhirResourceType: 'Observation', fhirQuery: 'category=laboratory', scopes: [{ name: 'read', smartPermissions: 'rs' }] },
+    ],
+    ...overrides,
+  });
+
+  it('grants a v2 scope as the candidate with the fewest letters', () => {
+    const { verdict, refusal, scopes, resourceScopes } = decide(['system/Observation.rs'], [], smartFacts());
+    expect(refusal).toBeUndefined();
+    expect(verdict.scopes[0]).toMatchObject({ scope: 'system/Observation.rs', granted: true, denotes: 'glucose:read' });
+    expect(scopes).toEqual(['system/Observation.rs']);
+    expect(resourceScopes.map((wanted) => wanted.name)).toEqual(['glucose:read']);
+  });
+
+  it('grants a v1 scope and a query scope', () => {
+    const { verdict, scopes } = decide(['system/Observation.read', 'system/Observation.rs?category=laboratory'], [], smartFacts());
+    expect(verdict.scopes.map((entry) => entry.denotes)).toEqual(['glucose:read', 'labs:read']);
+    expect(scopes).toEqual(['system/Observation.read', 'system/Observation.rs?category=laboratory']);
+    expect(verdict.lifetime).toBe(300);
+  });
+
+  it('falls to the first candidate that passes, else refuses as the first candidate is refused', () => {
+    const notRead = smartFacts({ allowedScopes: new Set(['glucose:all']) });
+    const { verdict, refusal } = decide(['system/Observation.r'], [], notRead);
+    expect(verdict.scopes[0]).toMatchObject({ granted: false, denotes: 'glucose:read' });
+    expect(refusal?.description).toBe('system/Observation.r: scope "glucose:read" is not in the allowed scopes of client glucose-app');
+  });
+
+  it.each([
+    [['system/Patient.rs'], 'system/Patient.rs: no resource definition has fhirResourceType "Patient" without a query'],
+    [['system/Observation.rs?code=1'], 'system/Observation.rs?code=1: no resource definition has fhirResourceType "Observation" with query "code=1"'],
+    [['system/Observation.rs?category=laboratory', 'system/Observation.c?category=laboratory'], 'system/Observation.c?category=laboratory: no scope of resource definition "labs" has smartPermissions holding "c"'],
+    [['patient/Observation.rs'], 'patient/Observation.rs: only system/ scopes are supported'],
+  ])('refuses %p, naming what is missing', (scopes, description) => {
+    const { verdict, refusal } = decide(scopes, [], smartFacts());
+    expect(refusal?.error).toBe('invalid_scope');
+    expect(refusal?.description).toContain(description);
+    expect(verdict.scopes.find((entry) => !entry.granted)?.denotes).toBeNull();
+  });
+
+  it('replaces a wildcard by every granted mapped scope, v1 form only where there is no query', () => {
+    const v2 = decide(['system/*.rs'], [], smartFacts());
+    expect(v2.scopes).toEqual(['system/Observation.rs', 'system/Observation.rs?category=laboratory']);
+    expect(v2.verdict.scopes[0]).toEqual({ scope: 'system/*.rs', granted: true, allowed: true, expandsTo: v2.scopes });
+    expect(v2.verdict.scopes.slice(1).map((entry) => entry.denotes)).toEqual(['glucose:read', 'labs:read']);
+    expect(decide(['system/*.read'], [], smartFacts()).scopes).toEqual(['system/Observation.read', 'system/Observation.rs?category=laboratory']);
+  });
+
+  it('refuses a wildcard that expands to nothing', () => {
+    const { verdict, refusal } = decide(['system/*.c'], [], smartFacts({ allowedScopes: new Set(['glucose:read']) }));
+    expect(refusal?.description).toMatch(/^system\/\*\.c: no resource definition with a fhirResourceType grants "c"/);
+    expect(verdict.scopes).toEqual([expect.objectContaining({ scope: 'system/*.c', granted: false, expandsTo: [] })]);
   });
 });

@@ -1,4 +1,5 @@
 import { asResourceScope, type ResourceScope } from '../oauth/scope.js';
+import { holdsLetters, isUnsupported, parseSmartScope, smartScopeName, type SmartScope } from '../oauth/smart-scope.js';
 import type { CoveredResource } from './consent-coverage.js';
 
 /** A combination of a requested resource with a capability ticket of the same client. */
@@ -27,6 +28,12 @@ export type DefinitionFacts = { name: string; scopes: ReadonlySet<string>; serve
 /** An enrolled data source, by resourceUri: the names of the definitions it serves. */
 export type DataSourceFacts = { resourceUri: string; serves: ReadonlySet<string> };
 
+/** A scope record with SMART permissions, of a definition mapped to a FHIR type. */
+export type MappedScope = { name: string; smartPermissions: string };
+
+/** A resource definition with a FHIR type, and its scopes that have SMART permissions. */
+export type MappedDefinition = { name: string; fhirResourceType: string; fhirQuery: string | null; scopes: readonly MappedScope[] };
+
 /** Everything the decision reads, gathered (cached or fresh) by AccessDecisions. */
 export type AccessFacts = {
   clientId: string;
@@ -36,6 +43,8 @@ export type AccessFacts = {
   definitions: ReadonlyMap<string, DefinitionFacts | null>;
   /** By resourceUri, for every requested resource; absent or null: no such data source. */
   dataSources: ReadonlyMap<string, DataSourceFacts | null>;
+  /** Every definition with a FHIR type, by type then query (no query first); read only when a SMART scope is requested. */
+  mapped?: readonly MappedDefinition[];
 };
 
 export type AccessRequest = { scopes: readonly string[]; resources: readonly string[] };
@@ -52,7 +61,17 @@ export type Covering = {
   requestedResourcesCapabilityTickets: string[];
 };
 
-export type ScopeVerdict = { scope: string; granted: boolean; allowed: boolean; covering?: Covering[]; missing?: string };
+export type ScopeVerdict = {
+  scope: string;
+  granted: boolean;
+  allowed: boolean;
+  /** A SMART scope: the `<definition>:<scope>` it stands for, or null when none. */
+  denotes?: string | null;
+  /** A SMART wildcard: the SMART scopes it is replaced by. */
+  expandsTo?: string[];
+  covering?: Covering[];
+  missing?: string;
+};
 
 /** What the token endpoint would decide (API.md §12's JSON). */
 export type Verdict = {
@@ -75,10 +94,13 @@ export type Decision = {
   /** The requested resource scopes, and each covering requested resource once (the permissions claim). */
   resourceScopes: ResourceScope[];
   covered: CoveredResource[];
+  /** The token's scope names: as requested, SMART wildcards replaced by their expansions, repeats dropped. */
+  scopes: string[];
 };
 
-type Link = 'scope' | 'target';
-type Checked = { verdict: ScopeVerdict; link?: Link; covered: HeldResource[] };
+type Link = 'not-allowed' | 'scope' | 'target';
+/** One entry of the verdict; `granted` holds the names it adds to the token's scope, `wanted` the resource scopes it stands for. */
+type Checked = { verdict: ScopeVerdict; link?: Link; covered: HeldResource[]; granted: string[]; wanted: ResourceScope[] };
 
 /**
  * The one decision of API.md §4 and §11, shared by the token endpoint and `explain`: for every
@@ -89,17 +111,8 @@ type Checked = { verdict: ScopeVerdict; link?: Link; covered: HeldResource[] };
  */
 export function decideAccess(request: AccessRequest, facts: AccessFacts, policy: AccessPolicy): Decision {
   const resources = [...new Set(request.resources)];
-  const resourceScopes: ResourceScope[] = [];
-  const checked = request.scopes.map((name): Checked => {
-    const wanted = asResourceScope(name);
-    if (wanted) resourceScopes.push(wanted);
-    if (!facts.allowedScopes.has(name)) {
-      const missing = `scope "${name}" is not in the allowed scopes of client ${facts.clientId}`;
-      return { verdict: { scope: name, granted: false, allowed: false, ...(wanted ? { covering: [] } : {}), missing }, link: 'scope', covered: [] };
-    }
-    if (!wanted) return { verdict: { scope: name, granted: true, allowed: true }, covered: [] };
-    return checkResourceScope(wanted, resources, facts);
-  });
+  const checked = request.scopes.flatMap((name) => checkRequested(name, resources, facts));
+  const resourceScopes = uniqueByName(checked.flatMap((entry) => entry.wanted));
   const unknownTarget = resourceScopes.length === 0 ? resources.find((uri) => !facts.dataSources.get(uri)) : undefined;
   const refusal = refusalOf(checked, unknownTarget);
   const covered = [...new Set(checked.flatMap((entry) => entry.covered))];
@@ -112,7 +125,92 @@ export function decideAccess(request: AccessRequest, facts: AccessFacts, policy:
     scopes: checked.map((entry) => entry.verdict),
     ...(unknownTarget !== undefined ? { missing: noDataSource(unknownTarget) } : {}),
   };
-  return { verdict, refusal, resourceScopes, covered: refusal ? [] : covered.map(coveredResource) };
+  const scopes = [...new Set(checked.flatMap((entry) => entry.granted))];
+  return { verdict, refusal, resourceScopes, covered: refusal ? [] : covered.map(coveredResource), scopes };
+}
+
+/** A requested name's entries: one, or for a SMART wildcard its own entry followed by one per expansion. */
+function checkRequested(name: string, resources: string[], facts: AccessFacts): Checked[] {
+  const smart = parseSmartScope(name);
+  if (smart === undefined) return [checkNamed(name, resources, facts)];
+  if (isUnsupported(smart)) return [smartRefused(name, null, smart.unsupported)];
+  if (smart.type === '*') return expandWildcard(smart, resources, facts);
+  return [checkSmart(smart, resources, facts)];
+}
+
+/** A plain scope or `<definition>:<scope>`: in the client's allowed scopes and, for a resource scope, covered by a consent ticket. */
+function checkNamed(name: string, resources: string[], facts: AccessFacts): Checked {
+  const wanted = asResourceScope(name);
+  if (!facts.allowedScopes.has(name)) {
+    const missing = `scope "${name}" is not in the allowed scopes of client ${facts.clientId}`;
+    return { verdict: { scope: name, granted: false, allowed: false, ...(wanted ? { covering: [] } : {}), missing }, link: 'not-allowed', covered: [], granted: [], wanted: wanted ? [wanted] : [] };
+  }
+  if (!wanted) return { verdict: { scope: name, granted: true, allowed: true }, covered: [], granted: [name], wanted: [] };
+  return checkResourceScope(wanted, resources, facts);
+}
+
+/**
+ * A SMART scope stands for one scope record: of the definition mapped to its type and query,
+ * the scopes whose permissions hold every requested letter, fewest letters first, then by name;
+ * the first that is granted, else the first, refused as that resource scope is.
+ */
+function checkSmart(smart: SmartScope, resources: string[], facts: AccessFacts): Checked {
+  const definition = (facts.mapped ?? []).find((candidate) => candidate.fhirResourceType === smart.type && candidate.fhirQuery === smart.query);
+  if (!definition) {
+    const query = smart.query === null ? 'without a query' : `with query "${smart.query}"`;
+    return smartRefused(smart.name, null, `no resource definition has fhirResourceType "${smart.type}" ${query}`);
+  }
+  const candidates = definition.scopes
+    .filter((scope) => holdsLetters(scope.smartPermissions, smart.letters))
+    .sort((a, b) => a.smartPermissions.length - b.smartPermissions.length || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  if (candidates.length === 0) {
+    return smartRefused(smart.name, null, `no scope of resource definition "${definition.name}" has smartPermissions holding "${smart.letters}"`);
+  }
+  let first: Checked | undefined;
+  for (const candidate of candidates) {
+    const entry = checkNamed(`${definition.name}:${candidate.name}`, resources, facts);
+    if (entry.verdict.granted) return asSmart(smart.name, entry);
+    first ??= entry;
+  }
+  return asSmart(smart.name, first!);
+}
+
+/** The entry of the resource scope a SMART scope denotes, under the SMART scope's name. */
+function asSmart(name: string, entry: Checked): Checked {
+  const verdict: ScopeVerdict = { ...entry.verdict, scope: name, denotes: entry.verdict.scope };
+  // Not being allowed the denoted scope is this SMART scope's missing link, told by its own name.
+  const link = entry.link === 'not-allowed' ? 'scope' : entry.link;
+  return { ...entry, verdict, link, granted: entry.verdict.granted ? [name] : [] };
+}
+
+function smartRefused(name: string, denotes: string | null, missing: string): Checked {
+  return { verdict: { scope: name, granted: false, allowed: true, denotes, covering: [], missing }, link: 'scope', covered: [], granted: [], wanted: [] };
+}
+
+/**
+ * `system/*.<letters>`: replaced by the SMART scope of every mapped definition through which the
+ * letters are granted, by type then query; v1 form where there is no query.
+ */
+function expandWildcard(smart: SmartScope, resources: string[], facts: AccessFacts): Checked[] {
+  const expansions: Checked[] = [];
+  for (const definition of facts.mapped ?? []) {
+    const letters = smart.v1 && definition.fhirQuery === null ? smart.name.slice('system/*.'.length) : smart.letters;
+    const name = smartScopeName(definition.fhirResourceType, letters, definition.fhirQuery);
+    const entry = checkSmart({ name, type: definition.fhirResourceType, letters: smart.letters, query: definition.fhirQuery, v1: smart.v1 }, resources, facts);
+    if (entry.verdict.granted) expansions.push(entry);
+  }
+  const expandsTo = expansions.map((entry) => entry.verdict.scope);
+  if (expansions.length === 0) {
+    const missing = `no resource definition with a fhirResourceType grants "${smart.letters}" to client ${facts.clientId}`;
+    return [{ verdict: { scope: smart.name, granted: false, allowed: true, expandsTo, missing }, link: 'scope', covered: [], granted: [], wanted: [] }];
+  }
+  return [{ verdict: { scope: smart.name, granted: true, allowed: true, expandsTo }, covered: [], granted: [], wanted: [] }, ...expansions];
+}
+
+function uniqueByName(scopes: ResourceScope[]): ResourceScope[] {
+  const seen = new Map<string, ResourceScope>();
+  for (const scope of scopes) if (!seen.has(scope.name)) seen.set(scope.name, scope);
+  return [...seen.values()];
 }
 
 function checkResourceScope(wanted: ResourceScope, resources: string[], facts: AccessFacts): Checked {
@@ -120,6 +218,8 @@ function checkResourceScope(wanted: ResourceScope, resources: string[], facts: A
     verdict: { scope: wanted.name, granted: false, allowed: true, covering: [], missing },
     link,
     covered: [],
+    granted: [],
+    wanted: [wanted],
   });
   const definition = facts.definitions.get(wanted.definition);
   if (!definition) return refused(`no resource definition named "${wanted.definition}"`);
@@ -146,15 +246,22 @@ function checkResourceScope(wanted: ResourceScope, resources: string[], facts: A
   return {
     verdict: { scope: wanted.name, granted: true, allowed: true, covering: combined.map((resource) => coveringOf(resource, wanted.scope)) },
     covered: combined,
+    granted: [wanted.name],
+    wanted: [wanted],
   };
 }
 
-/** Not allowed first (all such names, as before), then the first scope's missing link, then a stray resource. */
+/**
+ * Not allowed first (all such names, as before), then the first refused scope, named, with its
+ * missing link (`blood-glucose-level:read: no requested-resources-capability-tickets record …`),
+ * then a stray resource.
+ */
 function refusalOf(checked: Checked[], unknownTarget: string | undefined): Refusal | undefined {
-  const notAllowed = checked.filter((entry) => !entry.verdict.allowed).map((entry) => entry.verdict.scope);
+  const notAllowed = checked.filter((entry) => entry.link === 'not-allowed').map((entry) => entry.verdict.scope);
   if (notAllowed.length > 0) return { error: 'invalid_scope', description: `scope not allowed for this client: ${notAllowed.join(' ')}` };
   const first = checked.find((entry) => entry.link !== undefined);
-  if (first) return { error: first.link === 'target' ? 'invalid_target' : 'invalid_scope', description: first.verdict.missing! };
+  if (first?.link === 'target') return { error: 'invalid_target', description: first.verdict.missing! };
+  if (first) return { error: 'invalid_scope', description: `${first.verdict.scope}: ${first.verdict.missing!}` };
   if (unknownTarget !== undefined) return { error: 'invalid_target', description: noDataSource(unknownTarget) };
   return undefined;
 }

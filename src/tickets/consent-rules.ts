@@ -30,6 +30,23 @@ export async function dataSourceClientLacksProtection(manager: EntityManager, wh
       WHERE NOT ('uma_protection' = ANY (string_to_array(m.allowed_scopes, ' '))) AND ${where} LIMIT 1`, id);
 }
 
+/** The resource definition has a FHIR query but no FHIR type. */
+export async function queryWithoutType(manager: EntityManager, id: number): Promise<boolean> {
+  return anyRow(manager, 'SELECT 1 FROM resource_definition WHERE id = $1 AND fhir_query IS NOT NULL AND fhir_resource_type IS NULL', id);
+}
+
+/**
+ * Another resource definition has the same FHIR type and query (both without a query counts as
+ * equal). Writers of mapped definitions take one transaction lock first, so two concurrent
+ * writes cannot both pass: the second sees the first once it commits.
+ */
+export async function fhirMappingTaken(manager: EntityManager, id: number): Promise<boolean> {
+  await manager.query(`SELECT pg_advisory_xact_lock(hashtext('resource_definition.fhir_mapping'))`);
+  return anyRow(manager, `SELECT 1 FROM resource_definition d JOIN resource_definition other
+       ON other.id <> d.id AND other.fhir_resource_type = d.fhir_resource_type AND other.fhir_query IS NOT DISTINCT FROM d.fhir_query
+      WHERE d.id = $1 LIMIT 1`, id);
+}
+
 /** True when the rule's query matches at least one row. */
 async function anyRow(manager: EntityManager, sql: string, id: number): Promise<boolean> {
   const rows: unknown[] = await manager.query(sql, [id]);

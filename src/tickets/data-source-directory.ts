@@ -4,12 +4,13 @@ import { DataSource } from 'typeorm';
 import { ChangeFeed } from '../database/change-feed.js';
 import { FeedCache } from '../database/feed-cache.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import type { DataSourceFacts, DefinitionFacts } from './access-decision.js';
+import type { DataSourceFacts, DefinitionFacts, MappedDefinition } from './access-decision.js';
 
 // What each cache is derived from; a write to any of them (from any process) empties it.
 const DEFINITION_TABLES = new Set(['resource_definition', 'scope', 'data_source', 'data_source_resource_definitions']);
 const DATA_SOURCE_TABLES = new Set(['resource_definition', 'data_source', 'data_source_resource_definitions']);
 const INTROSPECTION_TABLES = new Set(['data_source']);
+const MAPPING_TABLES = new Set(['resource_definition', 'scope']);
 
 /**
  * Resource definitions (their scopes and the data sources serving them) by name, data sources by
@@ -21,6 +22,7 @@ export class DataSourceDirectory {
   private readonly definitions: FeedCache<string, DefinitionFacts | null>;
   private readonly dataSources: FeedCache<string, DataSourceFacts | null>;
   private readonly introspection: FeedCache<number, string[]>;
+  private readonly mapping: FeedCache<'all', MappedDefinition[]>;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -30,6 +32,15 @@ export class DataSourceDirectory {
     this.definitions = new FeedCache(changes, DEFINITION_TABLES, metrics?.cacheCounter('resource_definitions'));
     this.dataSources = new FeedCache(changes, DATA_SOURCE_TABLES, metrics?.cacheCounter('data_sources'));
     this.introspection = new FeedCache(changes, INTROSPECTION_TABLES, metrics?.cacheCounter('introspecting_data_sources'));
+    this.mapping = new FeedCache(changes, MAPPING_TABLES, metrics?.cacheCounter('fhir_mappings'));
+  }
+
+  /**
+   * Every definition mapped to a FHIR type with its scopes that have SMART permissions, by type,
+   * then query (no query first): what SMART scopes resolve against.
+   */
+  mappedDefinitions(fresh = false): Promise<MappedDefinition[]> {
+    return fresh ? this.loadMapped() : this.mapping.get('all', () => this.loadMapped());
   }
 
   /** A definition by name, with its scopes and the resourceUri of every data source serving it (null: none of that name). */
@@ -60,6 +71,18 @@ export class DataSourceDirectory {
       [name],
     );
     return row ? { name: row.name, scopes: new Set(row.scopes), servedBy: row.served_by } : null;
+  }
+
+  private async loadMapped(): Promise<MappedDefinition[]> {
+    const rows: { name: string; fhir_resource_type: string; fhir_query: string | null; scopes: { name: string; smartPermissions: string }[] }[] = await this.dataSource.query(
+      `SELECT d.name, d.fhir_resource_type, d.fhir_query,
+              COALESCE((SELECT json_agg(json_build_object('name', s.name, 'smartPermissions', s.smart_permissions) ORDER BY s.name)
+                          FROM scope s WHERE s.resource_definition_id = d.id AND s.smart_permissions IS NOT NULL), '[]') AS scopes
+         FROM resource_definition d
+        WHERE d.fhir_resource_type IS NOT NULL
+        ORDER BY d.fhir_resource_type COLLATE "C", d.fhir_query COLLATE "C" NULLS FIRST, d.id`,
+    );
+    return rows.map((row) => ({ name: row.name, fhirResourceType: row.fhir_resource_type, fhirQuery: row.fhir_query, scopes: row.scopes }));
   }
 
   private async loadDataSource(uri: string): Promise<DataSourceFacts | null> {

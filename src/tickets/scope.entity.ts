@@ -12,6 +12,10 @@ export class Scope extends RecordEntity {
   @Column({ type: 'varchar', length: 255 })
   name!: string;
 
+  /** The SMART permission letters this scope grants: an in-order subset of `cruds` (docs/guides/smart-backend-services.md). */
+  @Column({ name: 'smart_permissions', type: 'varchar', length: 5, nullable: true })
+  smartPermissions!: string | null;
+
   @ManyToOne(() => ResourceDefinition, { nullable: false, onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'resource_definition_id' })
   resourceDefinition!: Relation<ResourceDefinition>;

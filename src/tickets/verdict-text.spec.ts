@@ -31,4 +31,21 @@ describe('verdictText', () => {
     });
     expect(text).toBe('glucose-app is refused a token for "admin"\n  admin: refused, scope "admin" is not in the allowed scopes of client glucose-app\n');
   });
+
+  it('says what a SMART scope denotes and what a wildcard expands to', () => {
+    const text = verdictText({
+      client: 'export', granted: false, scope: 'system/*.rs system/Patient.rs', lifetime: null, aud: null,
+      scopes: [
+        { scope: 'system/*.rs', granted: true, allowed: true, expandsTo: ['system/Observation.rs'] },
+        { scope: 'system/Observation.rs', granted: true, allowed: true, denotes: 'observations:read', covering: [] },
+        { scope: 'system/Patient.rs', granted: false, allowed: true, denotes: null, covering: [], missing: 'no resource definition has fhirResourceType "Patient" without a query' },
+      ],
+    });
+    expect(text).toBe(
+      'export is refused a token for "system/*.rs system/Patient.rs"\n' +
+      '  system/*.rs (expands to system/Observation.rs): granted\n' +
+      '  system/Observation.rs (denotes observations:read): granted\n' +
+      '  system/Patient.rs (denotes nothing): refused, no resource definition has fhirResourceType "Patient" without a query\n',
+    );
+  });
 });

@@ -14,10 +14,13 @@ export function verdictText(verdict: Verdict): string {
 }
 
 function scopeLine(entry: ScopeVerdict): string {
-  if (!entry.granted) return `  ${entry.scope}: refused, ${entry.missing}`;
+  const smart = entry.expandsTo !== undefined ? ` (expands to ${entry.expandsTo.length > 0 ? entry.expandsTo.join(' ') : 'nothing'})`
+    : entry.denotes !== undefined ? ` (denotes ${entry.denotes ?? 'nothing'})` : '';
+  if (!entry.granted) return `  ${entry.scope}${smart}: refused, ${entry.missing}`;
+  if (smart !== '' && !entry.covering) return `  ${entry.scope}${smart}: granted`;
   const covering = (entry.covering ?? []).map((record) =>
     `\n    requested resource ${record.requestedResource.id} (${record.requestedResource.requestedResourceId}, at most ${record.requestedResource.maxPermissionDuration} s)` +
     `, ticket ${record.capabilityTicket.ticketId} "${record.capabilityTicket.ticketName}", purpose "${record.purpose.name}"` +
     `, requested-resource-scopes ${record.requestedResourceScopes.join(', ')}, combinations ${record.requestedResourcesCapabilityTickets.join(', ')}`);
-  return `  ${entry.scope}: granted${covering.join('')}`;
+  return `  ${entry.scope}${smart}: granted${covering.join('')}`;
 }

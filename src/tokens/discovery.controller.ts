@@ -3,10 +3,10 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { SigningKeysService } from './signing-keys.service.js';
 import type { PublicJwk } from './token-signer.js';
+import { AUTH_METHODS, serverMetadata } from './server-metadata.js';
 import { ASSERTION_ALGORITHMS } from '../clients/client-jwks.js';
-import { DPOP_ALGORITHMS } from '../oauth/dpop-proof-claims.js';
-
-const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
+import { smartScopeName } from '../oauth/smart-scope.js';
+import { DataSourceDirectory } from '../tickets/data-source-directory.js';
 
 @ApiTags('oauth2')
 @Controller()
@@ -14,6 +14,7 @@ export class DiscoveryController {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly keys: SigningKeysService,
+    private readonly definitions: DataSourceDirectory,
   ) {}
 
   /** RFC 8414 authorization server metadata. */
@@ -22,26 +23,40 @@ export class DiscoveryController {
   @ApiOkResponse({ description: 'issuer, token_endpoint, jwks_uri, supported grants, methods and algorithms' })
   @Header('Cache-Control', 'public, max-age=300')
   metadata(): Record<string, unknown> {
+    return serverMetadata(this.config);
+  }
+
+  /**
+   * SMART App Launch discovery for backend services (docs/guides/smart-backend-services.md): no
+   * issuer, authorization endpoint or authorization_code, which belong to user-facing launches.
+   * Read through the change-fed cache, so an admin change shows within a second.
+   */
+  @Get('.well-known/smart-configuration')
+  @ApiOperation({ summary: 'SMART App Launch configuration (backend services)' })
+  @ApiOkResponse({ description: 'token, JWKS, introspection and revocation endpoints, grants, authentication methods, SMART scopes and capabilities' })
+  @Header('Cache-Control', 'no-cache')
+  async smartConfiguration(): Promise<Record<string, unknown>> {
     const issuer = this.config.issuer;
     return {
-      issuer,
       token_endpoint: `${issuer}/oauth2/token`,
       jwks_uri: `${issuer}/oauth2/jwks`,
       introspection_endpoint: `${issuer}/oauth2/introspect`,
       revocation_endpoint: `${issuer}/oauth2/revoke`,
       grant_types_supported: ['client_credentials', 'refresh_token'],
       token_endpoint_auth_methods_supported: AUTH_METHODS,
-      introspection_endpoint_auth_methods_supported: AUTH_METHODS,
-      revocation_endpoint_auth_methods_supported: AUTH_METHODS,
-      // API.md §9 and §10: what client assertions and DPoP proofs may be signed with.
       token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
-      introspection_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
-      revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
-      dpop_signing_alg_values_supported: DPOP_ALGORITHMS,
+      scopes_supported: await this.smartScopes(),
+      capabilities: ['client-confidential-asymmetric', 'client-confidential-symmetric', 'permission-v1', 'permission-v2'],
+      code_challenge_methods_supported: ['S256'],
       response_types_supported: [],
-      // Not registered in RFC 8414, but what resource servers look for (as Keycloak and Hydra publish).
-      access_token_signing_alg_values_supported: [this.config.tokenSigningAlg],
     };
+  }
+
+  /** `system/*.rs`, then the SMART scope of every scope record with permissions of a definition with a FHIR type. */
+  private async smartScopes(): Promise<string[]> {
+    const mapped = await this.definitions.mappedDefinitions();
+    const names = mapped.flatMap((definition) => definition.scopes.map((scope) => smartScopeName(definition.fhirResourceType, scope.smartPermissions, definition.fhirQuery)));
+    return [...new Set(['system/*.rs', ...names])];
   }
 
   /** Every key that can still verify a live token; a rotation shows here within a second. */

@@ -3,8 +3,9 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
 const PREFIX = 'enc:v1:';
 
 /**
- * Signing keys at rest: AES-256-GCM under a key derived (HKDF-SHA256) from KEY_ENCRYPTION_SECRET.
- * Stored as `enc:v1:<iv>:<tag>:<ciphertext>` (base64url); without a secret, keys are stored as PEM.
+ * Signing keys (and the DPoP nonce secret) at rest: AES-256-GCM under a key derived (HKDF-SHA256)
+ * from KEY_ENCRYPTION_SECRET. Stored as `enc:v1:<iv>:<tag>:<ciphertext>` (base64url); without a
+ * secret, values are stored as they are (keys as PEM).
  */
 export class KeyEncryption {
   private readonly key?: Buffer;
@@ -29,17 +30,17 @@ export class KeyEncryption {
     return PREFIX + [iv, cipher.getAuthTag(), ciphertext].map((part) => part.toString('base64url')).join(':');
   }
 
-  /** The PEM; throws a one-line error when the key is sealed and the secret is missing or wrong. */
-  open(stored: string): string {
+  /** The clear value; throws a one-line error, naming `what`, when it is sealed and the secret is missing or wrong. */
+  open(stored: string, what = 'signing keys'): string {
     if (!KeyEncryption.isEncrypted(stored)) return stored;
-    if (!this.key) throw new Error('the signing keys are encrypted: set KEY_ENCRYPTION_SECRET');
+    if (!this.key) throw new Error(`the ${what} ${what.endsWith('s') ? 'are' : 'is'} encrypted: set KEY_ENCRYPTION_SECRET`);
     const [iv, tag, ciphertext] = stored.slice(PREFIX.length).split(':').map((part) => Buffer.from(part, 'base64url'));
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.key, iv!);
       decipher.setAuthTag(tag!);
       return Buffer.concat([decipher.update(ciphertext!), decipher.final()]).toString('utf8');
     } catch {
-      throw new Error('KEY_ENCRYPTION_SECRET does not decrypt the stored signing keys');
+      throw new Error(`KEY_ENCRYPTION_SECRET does not decrypt the stored ${what}`);
     }
   }
 }

@@ -7,6 +7,7 @@ import { OAuthError } from '../oauth/oauth-error.js';
 import { RefreshTokensService } from './refresh-tokens.service.js';
 import type { TokenParameters } from '../oauth/token-request.js';
 import { DataSourceDirectory } from '../tickets/data-source-directory.js';
+import { isRpt } from '../uma/rpt.js';
 
 export type IntrospectionResponse = { active: false } | ({ active: true } & Record<string, unknown>);
 
@@ -78,7 +79,8 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     if (revoked.length > 0) return { active: false };
     const { scope, client_id, sub, aud, iss, exp, iat, jti, permissions, cnf } = claims;
     return {
-      active: true, scope, client_id, sub, aud, iss, exp, iat, jti,
+      // FedAuthz §5.1.1 (docs/guides/uma.md): an RPT answers its permissions and no scope.
+      active: true, ...(isRpt(permissions) ? {} : { scope }), client_id, sub, aud, iss, exp, iat, jti,
       // API.md §10: a DPoP-bound token says so, with the key it is bound to.
       token_type: cnf ? 'DPoP' : 'Bearer',
       ...(permissions ? { permissions } : {}),

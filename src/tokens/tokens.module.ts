@@ -19,9 +19,12 @@ import { TokensService } from './tokens.service.js';
 import { AccessTokenVerifier } from './access-token-verifier.js';
 import { RefreshTokensService } from './refresh-tokens.service.js';
 import { TokenLifecycleService } from './token-lifecycle.service.js';
+import { UmaGrantModule } from '../uma/uma-grant.module.js';
+import { PatAuthenticator } from '../uma/pat-authenticator.js';
+import { IntrospectionCallerGuard } from '../uma/introspection-caller.guard.js';
 
 @Module({
-  imports: [PassportModule, ClientsModule, TicketsModule],
+  imports: [PassportModule, ClientsModule, TicketsModule, UmaGrantModule],
   controllers: [TokensController, DiscoveryController],
   providers: [
     TokensService,
@@ -39,7 +42,10 @@ import { TokenLifecycleService } from './token-lifecycle.service.js';
     ReplayStore,
     DpopNonces,
     DpopProofs,
+    // UMA (docs/guides/uma.md): PATs at the protection API and at introspection.
+    PatAuthenticator,
+    IntrospectionCallerGuard,
   ],
-  exports: [SigningKeysService],
+  exports: [SigningKeysService, PatAuthenticator],
 })
 export class TokensModule {}

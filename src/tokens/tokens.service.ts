@@ -11,6 +11,9 @@ import { parseScope } from '../oauth/scope.js';
 import { SigningKeysService } from './signing-keys.service.js';
 import { signAccessToken } from './token-signer.js';
 import { resourcesOf, type TokenParameters } from '../oauth/token-request.js';
+import { UmaGrant } from '../uma/uma-grant.js';
+import type { RptClaims } from '../uma/rpt.js';
+import { UMA_TICKET_GRANT } from './server-metadata.js';
 
 export type TokenResponse = {
   access_token: string;
@@ -20,10 +23,13 @@ export type TokenResponse = {
   refresh_token?: string;
 };
 
-/** A granted decision: its scopes, lifetime, audience and the consent tickets behind its resource scopes. */
-type Grant = { scopes: string[]; decision: Decision };
+/**
+ * A granted decision: its scopes, lifetime, audience and the consent tickets behind its resource
+ * scopes; for the UMA grant also the RPT's audience and permissions (docs/guides/uma.md).
+ */
+type Grant = { scopes: string[]; decision: Decision; rpt?: RptClaims };
 
-const SUPPORTED_GRANTS = new Set(['client_credentials', 'refresh_token']);
+const SUPPORTED_GRANTS = new Set(['client_credentials', 'refresh_token', UMA_TICKET_GRANT]);
 
 @Injectable()
 export class TokensService {
@@ -32,16 +38,15 @@ export class TokensService {
     private readonly keys: SigningKeysService,
     private readonly decisions: AccessDecisions,
     private readonly refreshTokens: RefreshTokensService,
+    private readonly uma: UmaGrant,
   ) {}
 
   /**
    * Answers an authenticated token request (API.md §4), or throws the OAuthError it earns.
-   * `jkt`: the thumbprint of a valid DPoP proof's key, which the access token is bound to (§10).
+   * `jkt`: the thumbprint of a valid DPoP proof's key, which the access token is bound to (§10);
+   * ClientAuthGuard has already refused a DPoP-bound client without one.
    */
-  async issue(client: ClientRecord, parameters: TokenParameters, jkt?: string): Promise<TokenResponse> {
-    if (client.dpopBound && jkt === undefined) {
-      throw new OAuthError('invalid_dpop_proof', 'DPoP: this client must send a DPoP proof with every token request');
-    }
+  async issue(client: ClientRecord, parameters: TokenParameters, jkt?: string): Promise<TokenResponse | Omit<TokenResponse, 'scope'>> {
     const grantType = parameters.grant_type;
     if (grantType === undefined) throw new OAuthError('invalid_request', 'the grant_type parameter is required');
     if (!SUPPORTED_GRANTS.has(grantType)) {
@@ -54,6 +59,7 @@ export class TokensService {
       throw new OAuthError('unauthorized_client', `the client is not registered for the ${grantType} grant`);
     }
     if (grantType === 'refresh_token') return this.refresh(client, parameters, jkt);
+    if (grantType === UMA_TICKET_GRANT) return this.umaTicket(client, parameters, jkt);
     const response = await this.accessToken(client, await this.grant(client, parseScope(parameters.scope), resourcesOf(parameters)), jkt);
     if (client.grantTypes.has('refresh_token')) response.refresh_token = await this.refreshTokens.issue(client, response.scope);
     return response;
@@ -82,8 +88,17 @@ export class TokensService {
       throw new OAuthError(decision.refusal.error, decision.refusal.description);
     }
     // RFC 9449 §5: the refresh token of a confidential client is not bound; this access token is.
-    const response = await this.accessToken(client, { scopes, decision }, jkt);
+    const response = await this.accessToken(client, { scopes: decision.scopes, decision }, jkt);
     response.refresh_token = await this.refreshTokens.issue(client, response.scope, used.family_id);
+    return response;
+  }
+
+  /**
+   * The UMA grant (docs/guides/uma.md): UmaGrant redeems the ticket and decides; the RPT is issued
+   * by accessToken like every other access token. Grant §3.3.5: no scope and no refresh token.
+   */
+  private async umaTicket(client: ClientRecord, parameters: TokenParameters, jkt: string | undefined): Promise<Omit<TokenResponse, 'scope'>> {
+    const { scope: _granted, ...response } = await this.accessToken(client, await this.uma.grant(client, parameters), jkt);
     return response;
   }
 
@@ -94,12 +109,14 @@ export class TokensService {
   private async grant(client: ClientRecord, scopes: string[], resources: string[]): Promise<Grant> {
     const decision = await this.decisions.decide(client, { scopes, resources });
     if (decision.refusal) throw new OAuthError(decision.refusal.error, decision.refusal.description);
-    return { scopes, decision };
+    // SMART wildcards are replaced by what they expand to (docs/guides/smart-backend-services.md).
+    return { scopes: decision.scopes, decision };
   }
 
-  private async accessToken(client: ClientRecord, { scopes, decision }: Grant, jkt?: string): Promise<TokenResponse> {
-    // API.md §4 rule 3 and §11: the lifetime and audience the decision gave.
-    const { lifetime, aud } = decision.verdict as { lifetime: number; aud: string | string[] };
+  private async accessToken(client: ClientRecord, { scopes, decision, rpt }: Grant, jkt?: string): Promise<TokenResponse> {
+    // API.md §4 rule 3 and §11: the lifetime and audience the decision gave (an RPT's audience: its ticket's data sources).
+    const { lifetime } = decision.verdict as { lifetime: number };
+    const aud = rpt?.aud ?? (decision.verdict.aud as string | string[]);
     const { resourceScopes, covered: covering } = decision;
     const issuedAt = Math.floor(Date.now() / 1000);
     const scope = scopes.join(' ');
@@ -112,7 +129,7 @@ export class TokensService {
       jti: randomUUID(),
       client_id: client.clientId,
       scope,
-      ...(covering.length > 0 ? { permissions: permissionsOf(resourceScopes, covering, issuedAt + lifetime) } : {}),
+      ...(rpt ? { permissions: rpt.permissions(issuedAt + lifetime) } : covering.length > 0 ? { permissions: permissionsOf(resourceScopes, covering, issuedAt + lifetime) } : {}),
       ...(jkt !== undefined ? { cnf: { jkt } } : {}),
     };
     const token = await signAccessToken(claims, await this.keys.signingKey());

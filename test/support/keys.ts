@@ -9,7 +9,7 @@ export const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-b
 /** A client's key pair, as the client holds it, and its public JWK with a kid. */
 export type ClientKey = { alg: string; privateKey: CryptoKey; publicKey: CryptoKey; jwk: JWK };
 
-export async function clientKey(alg: 'ES256' | 'PS256' | 'RS256' | 'EdDSA' = 'ES256', kid = `key-${randomUUID()}`): Promise<ClientKey> {
+export async function clientKey(alg: 'ES256' | 'PS256' | 'RS256' | 'EdDSA' | 'RS384' | 'PS384' | 'ES384' = 'ES256', kid = `key-${randomUUID()}`): Promise<ClientKey> {
   const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}) });
   return { alg, privateKey, publicKey, jwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' } };
 }

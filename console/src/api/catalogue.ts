@@ -2,7 +2,12 @@ import { MAX_PAGE_SIZE, type ApiClient } from './api-client.js';
 import { related, text, type ResourceObject } from './documents.js';
 
 /** A resource definition with its scopes. */
-export type Definition = { id: string; name: string; description: string; scopes: { id: string; name: string }[] };
+export type Definition = {
+  id: string; name: string; description: string;
+  /** The FHIR mapping SMART scopes use (docs/guides/smart-backend-services.md); empty when unmapped. */
+  fhirResourceType: string; fhirQuery: string;
+  scopes: { id: string; name: string; smartPermissions: string }[];
+};
 
 /** What a picker offers: the record's id and the name an administrator knows it by. */
 export type Choice = { id: string; label: string };
@@ -37,8 +42,10 @@ export async function withScopes(api: ApiClient, definitions: ResourceObject[]):
     id: definition.id,
     name: text(definition, 'name'),
     description: text(definition, 'description'),
+    fhirResourceType: text(definition, 'fhirResourceType'),
+    fhirQuery: text(definition, 'fhirQuery'),
     scopes: scopes.data
       .filter((scope) => related(scope, 'resourceDefinition') === definition.id)
-      .map((scope) => ({ id: scope.id, name: text(scope, 'name') })),
+      .map((scope) => ({ id: scope.id, name: text(scope, 'name'), smartPermissions: text(scope, 'smartPermissions') })),
   }));
 }

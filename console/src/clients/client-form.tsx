@@ -14,18 +14,22 @@ export type ClientValues = {
   jwksUri: string;
   dpopBound: boolean;
   redirectUris: string[];
+  /** Seconds as typed; empty: ACCESS_TOKEN_TTL applies. */
+  accessTokenLifetime: string;
 };
 
 /** Where the server's error pointers (`/0/value/attributes/<member>`) land in this form. */
 export const CLIENT_LAYOUT: PointerLayout = [{
   clientId: 'clientId', clientName: 'clientName', clientAuthenticationType: 'authenticationType', allowedScopes: 'allowedScopes',
   grantTypes: 'grantTypes', jwksRaw: 'jwksRaw', jwksUri: 'jwksUri', redirectUris: 'redirectUris', dpopBoundAccessTokens: 'dpopBound',
-  clientSecret: 'clientId', path: 'clientId',
+  accessTokenLifetime: 'accessTokenLifetime', clientSecret: 'clientId', path: 'clientId',
 }];
 
 const GRANT_TYPES = [
   { value: 'client_credentials', label: 'client_credentials' },
   { value: 'refresh_token', label: 'refresh_token' },
+  // UMA 2.0 (docs/guides/uma.md): the client may redeem permission tickets for RPTs.
+  { value: 'urn:ietf:params:oauth:grant-type:uma-ticket', label: 'UMA grant (urn:ietf:params:oauth:grant-type:uma-ticket)' },
 ];
 const METHODS = [
   { value: 'client_secret_basic', label: 'client_secret_basic (secret, HTTP Basic)' },
@@ -61,6 +65,7 @@ export function ClientForm(props: { client?: ResourceObject; errors: FormErrors;
       jwksUri: read('jwksUri'),
       dpopBound: state.dpopBound,
       redirectUris: read('redirectUris').split(/\s+/).filter(Boolean),
+      accessTokenLifetime: read('accessTokenLifetime'),
     });
     setBusy(false);
     if (ok && !editing) {
@@ -95,6 +100,9 @@ export function ClientForm(props: { client?: ResourceObject; errors: FormErrors;
         onChange={(grantTypes) => setState({ ...state, grantTypes })} errors={props.errors} />
       <Checkbox form={form} name="dpopBound" label="DPoP-bound access tokens" checked={state.dpopBound}
         onChange={(dpopBound) => setState({ ...state, dpopBound })} hint="The client must prove possession of a key with every token request (RFC 9449)." />
+      <TextField form={form} name="accessTokenLifetime" label="Access token lifetime (seconds, optional)" inputMode="numeric" errors={props.errors}
+        value={editing && typeof editing.attributes.accessTokenLifetime === 'number' ? String(editing.attributes.accessTokenLifetime) : undefined}
+        hint="1 to 86400; empty: the server's ACCESS_TOKEN_TTL. SMART backend clients: 300." />
       {!editing && <TextArea form={form} name="redirectUris" label="Redirect URIs (optional, one per line)" rows={2} errors={props.errors} />}
       <div class="actions">
         <button type="submit" disabled={busy}>{editing ? 'Save client' : 'Enrol client'}</button>

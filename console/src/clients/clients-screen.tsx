@@ -133,5 +133,9 @@ function attributesOf(values: ClientValues, dpopKnown: boolean): Record<string, 
     }
   }
   if (dpopKnown || values.dpopBound) attributes.dpopBoundAccessTokens = values.dpopBound;
+  // Digits go as a number; anything else as typed, so the server's error lands beside the field.
+  const lifetime = values.accessTokenLifetime;
+  if (lifetime !== '') attributes.accessTokenLifetime = /^\d+$/.test(lifetime) ? Number(lifetime) : lifetime;
+  else if (values.clientId === undefined) attributes.accessTokenLifetime = null;
   return attributes;
 }

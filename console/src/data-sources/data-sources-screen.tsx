@@ -7,6 +7,7 @@ import { ErrorSummary, Status } from '../forms/fields.js';
 import { formErrorsOf, NO_ERRORS, type FormErrors } from '../forms/form-errors.js';
 import { PAGE_SIZE, Pager, pageCount, SearchBox, usePaged } from '../forms/paging.js';
 import { DataSourceForm, type DataSourceValues } from './data-source-form.js';
+import { UmaResourcesPanel } from './uma-resources-panel.js';
 
 type Mode = { kind: 'enrol' } | { kind: 'edit'; source: ResourceObject };
 
@@ -29,6 +30,7 @@ export function DataSourcesScreen({ api }: ScreenProps) {
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [listErrors, setListErrors] = useState<FormErrors>(NO_ERRORS);
   const [status, setStatus] = useState<string>();
+  const [umaOf, setUmaOf] = useState<ResourceObject>();
 
   const pairsOf = (source: ResourceObject) => data.value!.pairs.filter((pair) => related(pair, 'dataSource') === source.id);
   const definitionName = (id: string | undefined) => {
@@ -118,6 +120,7 @@ export function DataSourcesScreen({ api }: ScreenProps) {
                   <td>{clientName(related(source, 'umaClient'))}</td>
                   <td class="actions">
                     <button type="button" class="secondary" aria-label={`Edit data source ${text(source, 'name')}`} onClick={() => { setErrors(NO_ERRORS); setMode({ kind: 'edit', source }); }}>Edit</button>
+                    {related(source, 'umaClient') && <button type="button" class="secondary" aria-label={`UMA resources of ${text(source, 'name')}`} onClick={() => setUmaOf(source)}>UMA resources</button>}
                     <button type="button" class="danger" aria-label={`Remove data source ${text(source, 'name')}`} onClick={() => void removeSource(source)}>Remove</button>
                   </td>
                 </tr>
@@ -127,6 +130,7 @@ export function DataSourcesScreen({ api }: ScreenProps) {
         </div>
       )}
       <Pager label="Data source pages" page={paged.page} pages={pageCount(total)} onGo={paged.go} />
+      {umaOf && <UmaResourcesPanel key={umaOf.id} api={api} source={umaOf} onClose={() => setUmaOf(undefined)} />}
       {mode.kind === 'enrol'
         ? <DataSourceForm key="enrol" api={api} errors={errors} onSubmit={enrol} />
         : <DataSourceForm key={`edit-${mode.source.id}`} api={api} source={mode.source} served={servedBy(mode.source)} client={clientOf(mode.source)}

@@ -6,7 +6,10 @@ import { ErrorSummary, SelectField, Status, TextField } from '../forms/fields.js
 import { formErrorsOf, NO_ERRORS, type FormErrors, type PointerLayout } from '../forms/form-errors.js';
 import { PAGE_SIZE, Pager, pageCount, SearchBox, usePaged } from '../forms/paging.js';
 
-type FormName = 'add-definition' | 'add-scope' | 'rename-definition' | 'rename-scope' | 'list';
+type FormName = 'add-definition' | 'add-scope' | 'rename-definition' | 'rename-scope' | 'map-definition' | 'scope-permissions' | 'list';
+
+/** An optional text field: omitted when empty on create, null (cleared) when empty on change. */
+const optional = (value: string | undefined, clearing: boolean) => (value ? value : clearing ? null : undefined);
 
 /** One page of definitions (newest first, narrowed by the search) with their scopes. */
 async function loadPage(api: ScreenProps['api'], page: number, search: string) {
@@ -49,13 +52,26 @@ export function DefinitionsScreen({ api }: ScreenProps) {
 
   const addDefinition = (event: Event) => {
     const { element, values } = submitted(event);
-    void change('add-definition', [add('resource-definition', { name: values.name, description: values.description })],
-      [{ name: 'name', description: 'description' }], `Resource definition ${values.name} added.`, element);
+    const mapping = { fhirResourceType: optional(values.fhirResourceType, false), fhirQuery: optional(values.fhirQuery, false) };
+    void change('add-definition', [add('resource-definition', withoutUndefined({ name: values.name, description: values.description, ...mapping }))],
+      [{ name: 'name', description: 'description', fhirResourceType: 'fhirResourceType', fhirQuery: 'fhirQuery' }], `Resource definition ${values.name} added.`, element);
   };
   const addScope = (event: Event) => {
     const { element, values } = submitted(event);
-    void change('add-scope', [add('scope', { name: values.name }, { resourceDefinition: { type: 'resource-definition', id: values.definition! } })],
-      [{ name: 'name', resourceDefinition: 'definition' }], `Scope ${values.name} added.`, element);
+    const attributes = withoutUndefined({ name: values.name, smartPermissions: optional(values.smartPermissions, false) });
+    void change('add-scope', [add('scope', attributes, { resourceDefinition: { type: 'resource-definition', id: values.definition! } })],
+      [{ name: 'name', resourceDefinition: 'definition', smartPermissions: 'smartPermissions' }], `Scope ${values.name} added.`, element);
+  };
+  const mapDefinition = (event: Event) => {
+    const { element, values } = submitted(event);
+    const mapping = { fhirResourceType: optional(values.fhirResourceType, true), fhirQuery: optional(values.fhirQuery, true) };
+    void change('map-definition', [replace('resource-definition', values.definition!, mapping)],
+      [{ fhirResourceType: 'fhirResourceType', fhirQuery: 'fhirQuery', path: 'definition' }], 'FHIR mapping saved.', element);
+  };
+  const setPermissions = (event: Event) => {
+    const { element, values } = submitted(event);
+    void change('scope-permissions', [replace('scope', values.scope!, { smartPermissions: optional(values.smartPermissions, true) })],
+      [{ smartPermissions: 'smartPermissions', path: 'scope' }], 'SMART permissions saved.', element);
   };
   const renameDefinition = (event: Event) => {
     const { element, values } = submitted(event);
@@ -86,6 +102,8 @@ export function DefinitionsScreen({ api }: ScreenProps) {
           <ErrorSummary form="add-definition" errors={errorsOf('add-definition')} />
           <TextField form="add-definition" name="name" label="Definition name" errors={errorsOf('add-definition')} hint="A resource type, e.g. blood-glucose-level" />
           <TextField form="add-definition" name="description" label="Description" errors={errorsOf('add-definition')} />
+          <TextField form="add-definition" name="fhirResourceType" label="FHIR resource type (optional)" errors={errorsOf('add-definition')} hint="For SMART scopes, e.g. Observation" />
+          <TextField form="add-definition" name="fhirQuery" label="FHIR query (optional)" errors={errorsOf('add-definition')} hint="Only with a type: param=value pairs joined by &, e.g. category=laboratory" />
           <button type="submit">Add definition</button>
         </form>
         <form onSubmit={addScope} noValidate>
@@ -94,7 +112,23 @@ export function DefinitionsScreen({ api }: ScreenProps) {
           <SelectField form="add-scope" name="definition" label="Resource definition" options={definitionOptions} placeholder="Choose a definition"
             value={chosen.definition} onChange={(definition) => setChosen({ ...chosen, definition })} errors={errorsOf('add-scope')} />
           <TextField form="add-scope" name="name" label="Scope name" errors={errorsOf('add-scope')} hint="e.g. read; clients ask for definition:scope" />
+          <TextField form="add-scope" name="smartPermissions" label="SMART permissions (optional)" errors={errorsOf('add-scope')} hint="Letters of cruds in that order, e.g. rs for read and search" />
           <button type="submit">Add scope</button>
+        </form>
+        <form onSubmit={mapDefinition} noValidate>
+          <h2 id="map-definition-title">Map a definition to FHIR</h2>
+          <ErrorSummary form="map-definition" errors={errorsOf('map-definition')} />
+          <SelectField form="map-definition" name="definition" label="Definition to map" options={definitionOptions} placeholder="Choose a definition" errors={errorsOf('map-definition')} />
+          <TextField form="map-definition" name="fhirResourceType" label="FHIR resource type" errors={errorsOf('map-definition')} hint="Empty removes the mapping" />
+          <TextField form="map-definition" name="fhirQuery" label="FHIR query" errors={errorsOf('map-definition')} hint="Optional, e.g. category=laboratory" />
+          <button type="submit">Save mapping</button>
+        </form>
+        <form onSubmit={setPermissions} noValidate>
+          <h2 id="scope-permissions-title">Set a scope's SMART permissions</h2>
+          <ErrorSummary form="scope-permissions" errors={errorsOf('scope-permissions')} />
+          <SelectField form="scope-permissions" name="scope" label="Scope to set" options={scopeOptions} placeholder="Choose a scope" errors={errorsOf('scope-permissions')} />
+          <TextField form="scope-permissions" name="smartPermissions" label="SMART permissions" errors={errorsOf('scope-permissions')} hint="e.g. rs; empty removes them" />
+          <button type="submit">Save permissions</button>
         </form>
         <form onSubmit={renameDefinition} noValidate>
           <h2 id="rename-definition-title">Rename a resource definition</h2>
@@ -115,23 +149,28 @@ export function DefinitionsScreen({ api }: ScreenProps) {
   );
 }
 
+function withoutUndefined(attributes: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(attributes).filter(([, value]) => value !== undefined));
+}
+
 function DefinitionTable(props: { definitions: Definition[]; searching: boolean; onRemove: (operation: Operation, label: string) => void }) {
   if (props.definitions.length === 0) return <p>{props.searching ? 'No resource definition matches.' : 'No resource definition yet: add the first one below.'}</p>;
   return (
     <div class="table-wrap">
       <table>
         <caption>Resource definitions and their scopes</caption>
-        <thead><tr><th scope="col">Definition</th><th scope="col">Description</th><th scope="col">Scopes</th><th scope="col">Actions</th></tr></thead>
+        <thead><tr><th scope="col">Definition</th><th scope="col">Description</th><th scope="col">FHIR mapping</th><th scope="col">Scopes</th><th scope="col">Actions</th></tr></thead>
         <tbody>
           {props.definitions.map((definition) => (
             <tr key={definition.id}>
               <th scope="row">{definition.name}</th>
               <td>{definition.description}</td>
+              <td>{definition.fhirResourceType && <code>{definition.fhirResourceType}{definition.fhirQuery ? `?${definition.fhirQuery}` : ''}</code>}</td>
               <td>
                 <ul class="inline">
                   {definition.scopes.map((scope) => (
                     <li key={scope.id}>
-                      <span class="tag">{scope.name}</span>{' '}
+                      <span class="tag">{scope.name}{scope.smartPermissions && ` (${scope.smartPermissions})`}</span>{' '}
                       <button type="button" class="link" aria-label={`Remove scope ${scope.name} of ${definition.name}`}
                         onClick={() => props.onRemove(remove('scope', scope.id), `Scope ${scope.name}`)}>remove</button>
                     </li>

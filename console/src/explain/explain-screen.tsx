@@ -72,7 +72,7 @@ function VerdictView({ verdict }: { verdict: Verdict }) {
       </p>
       {verdict.missing && <p>{verdict.missing}</p>}
       <ul class="scope-verdicts">
-        {verdict.scopes.map((scope) => <ScopeLine key={scope.scope} scope={scope} />)}
+        {verdict.scopes.map((scope, index) => <ScopeLine key={`${index}-${scope.scope}`} scope={scope} />)}
       </ul>
     </section>
   );
@@ -82,6 +82,8 @@ function ScopeLine({ scope }: { scope: ScopeVerdict }) {
   return (
     <li class={scope.granted ? 'granted' : 'refused'}>
       <strong>{scope.scope}</strong>: {scope.granted ? 'granted' : 'refused'}
+      {scope.denotes !== undefined && <> — denotes {scope.denotes === null ? 'no scope' : <code>{scope.denotes}</code>}</>}
+      {scope.expandsTo !== undefined && <> — expands to {scope.expandsTo.length === 0 ? 'nothing' : scope.expandsTo.map((name, index) => <>{index > 0 && ', '}<code>{name}</code></>)}</>}
       {!scope.granted && scope.missing && <> — {scope.missing}</>}
       {scope.covering && scope.covering.length > 0 && (
         <ul>

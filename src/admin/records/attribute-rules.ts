@@ -16,6 +16,11 @@ export type AttributeSpec = {
   writeOnly?: boolean;
   /** The only values allowed (another string is a 422). */
   values?: readonly string[];
+  /** The largest value of a positive integer (more is a 422). */
+  max?: number;
+  /** A string must match it, else a 422 saying `patternRule`. */
+  pattern?: RegExp;
+  patternRule?: string;
 };
 
 const MAX_INT = 2_147_483_647;
@@ -38,7 +43,7 @@ export function checkAttribute(spec: AttributeSpec, value: unknown): unknown {
       if (typeof value !== 'number' || !Number.isInteger(value)) {
         throw malformed(`attribute "${spec.name}" must be an integer`, pointer);
       }
-      if (value < 1 || value > MAX_INT) throw ruleBroken(`attribute "${spec.name}" must be from 1 to ${MAX_INT}`, pointer);
+      if (value < 1 || value > (spec.max ?? MAX_INT)) throw ruleBroken(`attribute "${spec.name}" must be from 1 to ${spec.max ?? MAX_INT}`, pointer);
       return value;
     case 'string-array':
       if (!Array.isArray(value) || value.length > 100) throw malformed(`attribute "${spec.name}" must be an array of at most 100 strings`, pointer);
@@ -51,6 +56,7 @@ export function checkAttribute(spec: AttributeSpec, value: unknown): unknown {
     default: {
       const text = checkString(spec, value, pointer);
       if (spec.values && !spec.values.includes(text)) throw ruleBroken(`attribute "${spec.name}" must be one of: ${spec.values.join(', ')}`, pointer);
+      if (spec.pattern && !spec.pattern.test(text)) throw ruleBroken(`attribute "${spec.name}" ${spec.patternRule ?? 'is malformed'}`, pointer);
       return text;
     }
   }

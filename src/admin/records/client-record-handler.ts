@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
+import { isForeignKeyViolation, isUniqueViolation } from '../../common/database-errors.js';
 import { generateClientSecret, hashClientSecret } from '../../clients/client-secrets.js';
-import { RegistrationError, validateRegistration, type ClientRegistration } from '../../clients/client-registration.js';
+import { MAX_ACCESS_TOKEN_LIFETIME, RegistrationError, validateRegistration, type ClientRegistration, type RegistrationPolicy } from '../../clients/client-registration.js';
 import { dataSourceClientLacksProtection } from '../../tickets/consent-rules.js';
 import { conflict, malformed, notFound, ruleBroken } from '../json-api/admin-error.js';
 import { escape, type ResourceInput, type ResourceObject } from '../json-api/resource-object.js';
@@ -23,6 +24,7 @@ const ATTRIBUTES: AttributeSpec[] = [
   { name: 'jwksRaw', column: 'jwks_raw', kind: 'text', required: false, nullable: true, maxLength: 65536 },
   { name: 'metaDataRaw', column: 'meta_data_raw', kind: 'text', required: false, nullable: true, maxLength: 65536 },
   { name: 'dpopBoundAccessTokens', column: 'dpop_bound_access_tokens', kind: 'boolean', required: false },
+  { name: 'accessTokenLifetime', column: 'access_token_lifetime', kind: 'positive-integer', required: false, nullable: true, max: MAX_ACCESS_TOKEN_LIFETIME },
   // Write-only: hashed at once, never read back.
   { name: 'clientSecret', column: 'client_secret', kind: 'string', required: false, writeOnly: true },
 ];
@@ -35,7 +37,7 @@ type Row = {
   id: number; version: number; date_created: Date; last_updated: Date; client_id: string; client_name: string;
   metadata_id: number; client_type: string; client_authentication_type: string; grant_types: string; allowed_scopes: string;
   issuer_uri: string | null; jwks_uri: string | null; jwks_raw: string | null; meta_data_raw: string | null; redirect_uris: string[];
-  dpop_bound_access_tokens: boolean;
+  dpop_bound_access_tokens: boolean; access_token_lifetime: number | null;
 };
 
 // Filters and sort (docs/reference/admin-filters.md): the client row's own columns, the rest on its metadata row.
@@ -48,7 +50,7 @@ const COLLECTION: Collection = {
 
 const COLUMNS = `SELECT c.id, c.version, c.date_created, c.last_updated, c.client_id, c.client_name, c.metadata_id,
     m.client_type, m.client_authentication_type, m.grant_types, m.allowed_scopes, m.issuer_uri, m.jwks_uri, m.jwks_raw, m.meta_data_raw,
-    m.dpop_bound_access_tokens,
+    m.dpop_bound_access_tokens, m.access_token_lifetime,
     COALESCE((SELECT array_agg(r.uri ORDER BY r.id) FROM redirect_uri r WHERE r.client_id = c.id), '{}') AS redirect_uris`;
 const SELECT = `${COLUMNS} ${COLLECTION.from}`;
 
@@ -57,6 +59,8 @@ export class ClientRecordHandler implements RecordHandler {
   readonly type = 'uma-client';
   readonly relationships = {};
   readonly collection = COLLECTION;
+
+  constructor(private readonly policy: RegistrationPolicy = { allowPrivateJwksUri: false }) {}
 
   async create(manager: EntityManager, input: ResourceInput): Promise<Written> {
     const values = this.read(input, true);
@@ -70,14 +74,14 @@ export class ClientRecordHandler implements RecordHandler {
       throw conflict(`uma-client ${id} already exists`, '/value/id');
     }
     const [{ id: metadataId }] = await manager.query(
-      `INSERT INTO client_metadata (client_type, client_authentication_type, grant_types, allowed_scopes, client_secret_hash, issuer_uri, jwks_uri, jwks_raw, meta_data_raw, dpop_bound_access_tokens)
-       VALUES ('CONFIDENTIAL', $1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+      `INSERT INTO client_metadata (client_type, client_authentication_type, grant_types, allowed_scopes, client_secret_hash, issuer_uri, jwks_uri, jwks_raw, meta_data_raw, dpop_bound_access_tokens, access_token_lifetime)
+       VALUES ('CONFIDENTIAL', $1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
       [registration.authenticationType, registration.grantTypes, registration.allowedScopes, secret === undefined ? null : await hashClientSecret(secret),
-        values.issuerUri ?? null, registration.jwksUri, registration.jwksRaw, values.metaDataRaw ?? null, registration.dpopBound],
+        values.issuerUri ?? null, registration.jwksUri, registration.jwksRaw, values.metaDataRaw ?? null, registration.dpopBound, registration.accessTokenLifetime],
     );
     await manager.query('INSERT INTO client (id, client_id, client_name, metadata_id) VALUES ($1, $2, $3, $4)', [id, registration.clientId, registration.clientName, metadataId])
       .catch((error: unknown) => {
-        if ((error as { code?: string }).code !== '23505') throw error;
+        if (!isUniqueViolation(error)) throw error;
         const onId = (error as { constraint?: string }).constraint?.startsWith('PK_');
         throw onId ? conflict(`uma-client ${id} already exists`, '/value/id') : conflict(`another uma-client already has clientId "${registration.clientId}"`, '/value/attributes/clientId');
       });
@@ -94,7 +98,7 @@ export class ClientRecordHandler implements RecordHandler {
     const registration = this.validate(merged);
     await manager.query('UPDATE client SET client_id = $2, client_name = $3, version = version + 1, last_updated = now() WHERE id = $1', [id, registration.clientId, registration.clientName])
       .catch((error: unknown) => {
-        if ((error as { code?: string }).code === '23505') throw conflict(`another uma-client already has clientId "${registration.clientId}"`, '/value/attributes/clientId');
+        if (isUniqueViolation(error)) throw conflict(`another uma-client already has clientId "${registration.clientId}"`, '/value/attributes/clientId');
         throw error;
       });
     const secretHash = registration.clientSecret === undefined ? null : await hashClientSecret(registration.clientSecret);
@@ -104,10 +108,11 @@ export class ClientRecordHandler implements RecordHandler {
       `UPDATE client_metadata SET client_authentication_type = $2, grant_types = $3, allowed_scopes = $4,
           issuer_uri = $5, jwks_uri = $6, jwks_raw = $7, meta_data_raw = $8,
           client_secret_hash = CASE WHEN $10 THEN NULL ELSE COALESCE($9, client_secret_hash) END,
-          dpop_bound_access_tokens = $11, version = version + 1, last_updated = now()
+          dpop_bound_access_tokens = $11, access_token_lifetime = $12, version = version + 1, last_updated = now()
         WHERE id = $1`,
       [current.metadata_id, registration.authenticationType, registration.grantTypes, registration.allowedScopes,
-        merged.issuerUri ?? null, registration.jwksUri, registration.jwksRaw, merged.metaDataRaw ?? null, secretHash, keyHolding, registration.dpopBound],
+        merged.issuerUri ?? null, registration.jwksUri, registration.jwksRaw, merged.metaDataRaw ?? null, secretHash, keyHolding, registration.dpopBound,
+        registration.accessTokenLifetime],
     );
     if (values.redirectUris !== undefined) {
       await manager.query('DELETE FROM redirect_uri WHERE client_id = $1', [id]);
@@ -125,7 +130,7 @@ export class ClientRecordHandler implements RecordHandler {
     if (!current) throw notFound(`no uma-client with id ${id}`, '/path');
     await manager.query('DELETE FROM redirect_uri WHERE client_id = $1', [id]);
     await manager.query('DELETE FROM client WHERE id = $1', [id]).catch((error: unknown) => {
-      if ((error as { code?: string }).code === '23503') throw conflict(`uma-client ${id} is still referenced by tickets or requested resources`, '/path');
+      if (isForeignKeyViolation(error)) throw conflict(`uma-client ${id} is still referenced by tickets, requested resources, data sources or registered UMA resources`, '/path');
       throw error;
     });
     await manager.query('DELETE FROM client_metadata WHERE id = $1', [current.metadata_id]);
@@ -168,6 +173,7 @@ export class ClientRecordHandler implements RecordHandler {
         jwksRaw: row.jwks_raw,
         metaDataRaw: row.meta_data_raw,
         dpopBoundAccessTokens: row.dpop_bound_access_tokens,
+        accessTokenLifetime: row.access_token_lifetime,
       },
       meta: { version: row.version, dateCreated: row.date_created, lastUpdated: row.last_updated },
     };
@@ -186,6 +192,7 @@ export class ClientRecordHandler implements RecordHandler {
       jwksRaw: row.jwks_raw,
       metaDataRaw: row.meta_data_raw,
       dpopBound: row.dpop_bound_access_tokens,
+      accessTokenLifetime: row.access_token_lifetime,
     };
   }
 
@@ -208,7 +215,7 @@ export class ClientRecordHandler implements RecordHandler {
 
   private validate(registration: ClientRegistration) {
     try {
-      return validateRegistration(registration);
+      return validateRegistration(registration, this.policy);
     } catch (error) {
       if (!(error instanceof RegistrationError)) throw error;
       const attribute = FIELD_TO_ATTRIBUTE[error.field] ?? error.field;

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { isForeignKeyViolation, isUniqueViolation } from '../../common/database-errors.js';
 import { conflict, malformed, notFound } from '../json-api/admin-error.js';
 import { escape, type ResourceInput, type ResourceObject } from '../json-api/resource-object.js';
 import { readAttributes, type AttributeSpec } from './attribute-rules.js';
@@ -73,7 +74,7 @@ export class TableRecordHandler implements RecordHandler {
 
   async remove(manager: EntityManager, id: number): Promise<void> {
     const rows: unknown[] = await manager.query(`DELETE FROM "${this.spec.table}" WHERE id = $1 RETURNING id`, [id]).catch((error: unknown) => {
-      if ((error as { code?: string }).code === '23503') throw conflict(`${this.type} ${id} is still referenced by other records`, '/path');
+      if (isForeignKeyViolation(error)) throw conflict(`${this.type} ${id} is still referenced by other records`, '/path');
       throw error;
     });
     if (affected(rows) === 0) throw notFound(`no ${this.type} with id ${id}`, '/path');
@@ -145,8 +146,8 @@ export class TableRecordHandler implements RecordHandler {
 
   private async write(manager: EntityManager, sql: string, parameters: unknown[]): Promise<unknown[]> {
     return manager.query(sql, parameters).catch((error: unknown) => {
-      const { code, constraint } = error as { code?: string; constraint?: string };
-      if (code === '23505') {
+      if (isUniqueViolation(error)) {
+        const { constraint } = error as { constraint?: string };
         // Two requests adding the same id at once: the primary key decides.
         const member = constraint ? this.spec.uniques?.[constraint] : undefined;
         if (member && this.relationships[member]) {
@@ -155,7 +156,7 @@ export class TableRecordHandler implements RecordHandler {
         if (member) throw conflict(`another ${this.type} already has this ${member}`, `/value/attributes/${member}`);
         throw conflict(`this ${this.type} already exists`, '/value/id');
       }
-      if (code === '23503') throw notFound('a related record does not exist', '/value/relationships');
+      if (isForeignKeyViolation(error)) throw notFound('a related record does not exist', '/value/relationships');
       throw error;
     });
   }

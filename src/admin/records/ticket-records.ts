@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { scopeOutsideDefinition, ticketAndResourceClientsDiffer } from '../../tickets/consent-rules.js';
+import { fhirMappingTaken, queryWithoutType, scopeOutsideDefinition, ticketAndResourceClientsDiffer } from '../../tickets/consent-rules.js';
 import { ruleBroken } from '../json-api/admin-error.js';
 import { TableRecordHandler, type TableSpec } from './table-record-handler.js';
 
@@ -11,22 +11,42 @@ const purpose: TableSpec = {
   search: ['name'],
 };
 
+// RFC 6749 NQCHAR: a name without & or =, a value without &.
+const FHIR_QUERY = /^(?=[\s\S]{1,512}$)[\x21\x23-\x25\x27-\x3c\x3e-\x5b\x5d-\x7e]+=[\x21\x23-\x25\x27-\x5b\x5d-\x7e]+(?:&[\x21\x23-\x25\x27-\x3c\x3e-\x5b\x5d-\x7e]+=[\x21\x23-\x25\x27-\x5b\x5d-\x7e]+)*$/;
+
 const resourceDefinition: TableSpec = {
   type: 'resource-definition',
   table: 'resource_definition',
   attributes: [
     { name: 'name', column: 'name', kind: 'string', required: true },
     { name: 'description', column: 'description', kind: 'text', required: false, nullable: true, maxLength: 2048 },
+    // docs/guides/smart-backend-services.md: the FHIR type (and search query) SMART scopes name this definition by.
+    {
+      // The pattern bounds the length (a 422, as for any broken mapping rule); maxLength only keeps huge input out (400).
+      name: 'fhirResourceType', column: 'fhir_resource_type', kind: 'string', required: false, nullable: true, maxLength: 4096,
+      pattern: /^[A-Z][A-Za-z]{0,63}$/, patternRule: 'must be a FHIR resource type: a capital letter, then letters (at most 64)',
+    },
+    {
+      name: 'fhirQuery', column: 'fhir_query', kind: 'string', required: false, nullable: true, maxLength: 4096,
+      pattern: FHIR_QUERY, patternRule: 'must be at most 512 characters of param=value pairs joined by &, printable characters without space, " or \\',
+    },
   ],
   relationships: [],
   uniques: { UQ_resource_definition_name: 'name' },
   search: ['name'],
+  rules: [fhirMappingRules],
 };
 
 const scope: TableSpec = {
   type: 'scope',
   table: 'scope',
-  attributes: [{ name: 'name', column: 'name', kind: 'string', required: true }],
+  attributes: [
+    { name: 'name', column: 'name', kind: 'string', required: true },
+    {
+      name: 'smartPermissions', column: 'smart_permissions', kind: 'string', required: false, nullable: true,
+      pattern: /^(?=.)c?r?u?d?s?$/, patternRule: 'must be SMART permission letters: a non-empty subset of c, r, u, d, s in that order',
+    },
+  ],
   relationships: [{ name: 'resourceDefinition', type: 'resource-definition', table: 'resource_definition', column: 'resource_definition_id' }],
   uniques: { UQ_scope_name_per_definition: 'name' },
 };
@@ -98,6 +118,14 @@ async function ticketsAndResourcesAgree(manager: EntityManager, where: string, i
 async function scopesBelongToDefinition(manager: EntityManager, where: string, id: number, pointer: string): Promise<void> {
   if (await scopeOutsideDefinition(manager, where, id)) {
     throw ruleBroken("the scope must be a scope of the requested resource's resource-definition", pointer);
+  }
+}
+
+/** docs/guides/smart-backend-services.md: a query only with a type; one definition per (type, query), no query being a value. */
+async function fhirMappingRules(manager: EntityManager, id: number): Promise<void> {
+  if (await queryWithoutType(manager, id)) throw ruleBroken('fhirQuery needs a fhirResourceType', '/value/attributes/fhirQuery');
+  if (await fhirMappingTaken(manager, id)) {
+    throw ruleBroken('another resource-definition already has this fhirResourceType and fhirQuery', '/value/attributes/fhirResourceType');
   }
 }
 

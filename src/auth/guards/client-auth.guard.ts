@@ -46,7 +46,9 @@ export class ClientAuthGuard implements CanActivate {
     }
     if (headerTried) {
       // The strategy's own decision, without passport's per-request objects (see clientOf).
-      request.user = await this.basic.clientOf(request);
+      const client = await this.basic.clientOf(request);
+      requireProof(client, request);
+      request.user = client;
       if (proof !== undefined) await this.proofs.consume(proof);
       return true;
     }
@@ -59,18 +61,24 @@ export class ClientAuthGuard implements CanActivate {
     if (body.client_secret === undefined) {
       throw OAuthError.invalidClient('client authentication failed: confidential clients must send their secret or a client assertion', false);
     }
-    request.user = await this.authenticator.authenticate({
+    const client = await this.authenticator.authenticate({
       clientId: body.client_id,
       clientSecret: body.client_secret,
       method: 'client_secret_post',
       sourceAddress: request.ip ?? 'unknown',
     });
+    requireProof(client, request);
+    request.user = client;
     if (proof !== undefined) await this.proofs.consume(proof);
     return true;
   }
 }
 
-/** API.md §10: a client registered with dpop_bound_access_tokens sends a proof with every token request. */
+/**
+ * API.md §10: a client registered with dpop_bound_access_tokens sends a proof with every token
+ * request, whatever its grant. Checked here only, once the client is known and before any jti
+ * (the assertion's) is used up.
+ */
 export function requireProof(client: ClientRecord, request: ProofRequest): void {
   if (client.dpopBound && request.dpop === undefined && isTokenEndpoint(request)) {
     throw invalidProof('this client must send a DPoP proof with every token request');

@@ -2,13 +2,13 @@ import { ArgumentsHost, Catch, HttpException, Logger, type ExceptionFilter } fro
 import type { Request, Response } from 'express';
 import { MetricsService } from '../../metrics/metrics.service.js';
 import { OAuthError } from '../../oauth/oauth-error.js';
-import { isDatabaseUnavailable } from '../database-errors.js';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../database-errors.js';
 import { sendNoStoreJson } from '../send-json.js';
 
 /**
  * Answers every error of an /oauth2/* route as RFC 6749 §5.2 `{error, error_description}` with
  * the no-store headers. Unknown failures are logged (message only) and answered with a fixed
- * text; a lost database is 503 temporarily_unavailable.
+ * text; a database that says "not now" is 503 temporarily_unavailable with Retry-After.
  */
 @Catch()
 export class OAuthExceptionFilter implements ExceptionFilter {
@@ -27,7 +27,7 @@ export class OAuthExceptionFilter implements ExceptionFilter {
     if (exception instanceof OAuthError) return exception;
     if (isDatabaseUnavailable(exception)) {
       this.logger.warn(`database unavailable: ${describe(exception)}`);
-      return new OAuthError('temporarily_unavailable', 'the authorization server cannot reach its database; retry shortly');
+      return OAuthError.temporarilyUnavailable('the authorization server cannot reach its database; retry shortly', DATABASE_RETRY_AFTER_SECONDS);
     }
     if (exception instanceof HttpException && exception.getStatus() < 500) {
       const status = exception.getStatus();

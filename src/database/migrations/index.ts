@@ -5,6 +5,8 @@ import { TokenLifecycle1764100000000 } from './1764100000000-TokenLifecycle.js';
 import { ProofOfPossession1764200000000 } from './1764200000000-ProofOfPossession.js';
 import { DataSources1764300000000 } from './1764300000000-DataSources.js';
 import { AdminFilterIndexes1764500000000 } from './1764500000000-AdminFilterIndexes.js';
+import { SmartBackendServices1764600000000 } from './1764600000000-SmartBackendServices.js';
+import { Uma1764800000000 } from './1764800000000-Uma.js';
 
 /** Listed as classes, not globs, so the same list works in Jest, in dist/ and from the CLI. */
 export const MIGRATIONS = [
@@ -15,4 +17,6 @@ export const MIGRATIONS = [
   ProofOfPossession1764200000000,
   DataSources1764300000000,
   AdminFilterIndexes1764500000000,
+  SmartBackendServices1764600000000,
+  Uma1764800000000,
 ];

@@ -1,0 +1,34 @@
+import type { AppConfig } from '../config/app-config.js';
+import { ASSERTION_ALGORITHMS } from '../clients/client-jwks.js';
+import { DPOP_ALGORITHMS } from '../oauth/dpop-proof-claims.js';
+
+export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
+export const UMA_TICKET_GRANT = 'urn:ietf:params:oauth:grant-type:uma-ticket';
+
+/**
+ * RFC 8414 authorization server metadata, from the configuration alone: served on the public
+ * listener by the discovery controller and, for the console, on the admin listener; other
+ * discovery documents (UMA's uma2-configuration) start from it.
+ */
+export function serverMetadata(config: AppConfig): Record<string, unknown> {
+  const issuer = config.issuer;
+  return {
+    issuer,
+    token_endpoint: `${issuer}/oauth2/token`,
+    jwks_uri: `${issuer}/oauth2/jwks`,
+    introspection_endpoint: `${issuer}/oauth2/introspect`,
+    revocation_endpoint: `${issuer}/oauth2/revoke`,
+    grant_types_supported: ['client_credentials', 'refresh_token', UMA_TICKET_GRANT],
+    token_endpoint_auth_methods_supported: AUTH_METHODS,
+    introspection_endpoint_auth_methods_supported: AUTH_METHODS,
+    revocation_endpoint_auth_methods_supported: AUTH_METHODS,
+    // API.md §9 and §10: what client assertions and DPoP proofs may be signed with.
+    token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
+    introspection_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
+    revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
+    dpop_signing_alg_values_supported: DPOP_ALGORITHMS,
+    response_types_supported: [],
+    // Not registered in RFC 8414, but what resource servers look for (as Keycloak and Hydra publish).
+    access_token_signing_alg_values_supported: [config.tokenSigningAlg],
+  };
+}

@@ -1,0 +1,80 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+export type CommandBlock = { page: string; line: number; language: 'sh' | 'js'; text: string };
+
+/** Fenced code blocks of a page: `sh` and `js` blocks run; `bash`, `text`, `json` and others are only shown. */
+export function commandBlocks(root: string, page: string): CommandBlock[] {
+  const lines = readFileSync(join(root, page), 'utf8').split('\n');
+  const blocks: CommandBlock[] = [];
+  let open: { language: string; line: number; body: string[] } | undefined;
+  lines.forEach((line, index) => {
+    const fence = /^```(\S*)/.exec(line);
+    if (!open && fence) open = { language: fence[1] ?? '', line: index + 1, body: [] };
+    else if (open && /^```\s*$/.test(line)) {
+      if (open.language === 'sh' || open.language === 'js') {
+        blocks.push({ page, line: open.line, language: open.language, text: open.body.join('\n') });
+      }
+      open = undefined;
+    } else if (open) open.body.push(line);
+  });
+  return blocks;
+}
+
+/** Every Markdown file of the README and docs/, as paths relative to the root. */
+export function markdownFiles(root: string): string[] {
+  const found: string[] = ['README.md'];
+  const walk = (folder: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.md')) found.push(relative(root, path));
+    }
+  };
+  walk(join(root, 'docs'));
+  return found.sort();
+}
+
+// The order a newcomer reads them in, one terminal session: later guides use what earlier pages made.
+const READING_ORDER = [
+  'README.md',
+  'docs/getting-started.md',
+  'docs/guides/admin-interface.md',
+  'docs/guides/clients-with-keys.md',
+  'docs/guides/resource-servers.md',
+];
+
+/** The pages whose command blocks run: the README, getting started, then every guide. */
+export function runOrder(root: string): string[] {
+  const guides = markdownFiles(root).filter((page) => page.startsWith('docs/guides/') && !READING_ORDER.includes(page));
+  return [...READING_ORDER, ...guides];
+}
+
+/** The page without fenced code blocks and inline code, where links and headings are not links and headings. */
+export function proseOf(markdown: string): string {
+  return markdown.replace(/^```[^\n]*\n[\s\S]*?^```[ \t]*$/gm, '').replace(/`[^`\n]*`/g, (code) => ' '.repeat(code.length));
+}
+
+/** The anchors GitHub gives a page's headings: lower case, punctuation dropped, spaces to hyphens, -1, -2 for repeats. */
+export function headingAnchors(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  const withoutFences = markdown.replace(/^```[^\n]*\n[\s\S]*?^```[ \t]*$/gm, '');
+  for (const [, heading] of withoutFences.matchAll(/^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$/gm)) {
+    const text = heading!.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1');
+    const base = text.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').trim().replace(/\s/g, '-');
+    let anchor = base;
+    for (let repeat = 1; anchors.has(anchor); repeat += 1) anchor = `${base}-${repeat}`;
+    anchors.add(anchor);
+  }
+  return anchors;
+}
+
+/** Every inline link and image target of a page's prose, with its line. */
+export function linksOf(markdown: string): { target: string; line: number }[] {
+  const prose = proseOf(markdown);
+  const links: { target: string; line: number }[] = [];
+  for (const match of prose.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
+    links.push({ target: match[1]!, line: prose.slice(0, match.index).split('\n').length });
+  }
+  return links;
+}

@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto';
+import type { Browser } from 'playwright-core';
+import { expect as expectPage } from './support/page-expect.js';
+import { launchChromium, openScreen, openTab, screenshot, signIn, takeRequestedUrls } from './support/browser.js';
+import { startTestApp, type TestApp } from './support/test-app.js';
+import { UMA_GRANT, registerResource, registeredResource, umaWorld } from './support/uma.js';
+
+/** The console's UMA parts (docs/guides/uma.md) in a real Chromium: the grant on the client form, a data source's registered resources. */
+let server: TestApp;
+let browser: Browser;
+
+beforeAll(async () => {
+  server = await startTestApp();
+  browser = await launchChromium();
+});
+
+afterEach(() => {
+  for (const url of takeRequestedUrls()) expect(new URL(url).origin).toBe(server.adminUrl);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('UMA in the console', () => {
+  it('enrols a client for the UMA grant from the client form, and edits it away again', async () => {
+    const { context, page } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    await openScreen(page, 'Clients');
+    const clientId = `uma-app-${randomBytes(4).toString('hex')}`;
+    await page.getByLabel('Client ID').fill(clientId);
+    await page.getByLabel('Client name').fill('UMA app');
+    await page.getByLabel('Allowed scopes').fill('read');
+    await page.getByRole('group', { name: 'Grant types' }).getByLabel(/UMA grant/).check();
+    await page.getByRole('button', { name: 'Enrol client' }).click();
+    await expectPage(page.getByLabel('Client secret')).toBeVisible();
+    const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: clientId }) });
+    await expectPage(row).toContainText(UMA_GRANT);
+    const enrolled = await server.dataSource.query('SELECT m.grant_types FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.client_id = $1', [clientId]);
+    expect(enrolled[0].grant_types).toBe(`client_credentials ${UMA_GRANT}`);
+
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('button', { name: `Edit ${clientId}` }).click();
+    await page.getByRole('group', { name: 'Grant types' }).getByLabel(/UMA grant/).uncheck();
+    await page.getByRole('button', { name: 'Save client' }).click();
+    await expectPage(page.getByRole('status')).toContainText(`Client ${clientId} saved.`);
+    await expectPage(row).not.toContainText(UMA_GRANT);
+    await context.close();
+  });
+
+  it('shows the UMA resources a data source\'s client registered', async () => {
+    const world = await umaWorld(server);
+    const glucose = await registeredResource(server, world);
+    await registerResource(server, world.pat, { type: world.definitionName, resource_scopes: ['write'] }).expect(201);
+    const name = `Data source ${world.dataSource.id}`;
+    const { context, page } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    await openScreen(page, 'Data sources');
+    await page.getByRole('button', { name: `UMA resources of ${name}` }).click();
+    const table = page.getByRole('table', { name: `UMA resources registered by ${name} (2)` });
+    await expectPage(table).toBeVisible();
+    const first = table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'Glucose readings' }) });
+    await expectPage(first).toContainText(glucose);
+    await expectPage(first).toContainText(world.definitionName);
+    await expectPage(first).toContainText('read, write');
+    await expectPage(table.getByRole('rowheader', { name: '(no name)' })).toBeVisible();
+    await screenshot(page, 'uma-resources');
+    await page.getByRole('button', { name: 'Close UMA resources' }).click();
+    await expectPage(table).toHaveCount(0);
+    await context.close();
+  });
+
+  it('says so when a data source\'s client registered nothing', async () => {
+    const world = await umaWorld(server);
+    const name = `Data source ${world.dataSource.id}`;
+    const { context, page } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    await openScreen(page, 'Data sources');
+    await page.getByRole('button', { name: `UMA resources of ${name}` }).click();
+    await expectPage(page.getByText(`${name} has registered no UMA resource.`)).toBeVisible();
+    await context.close();
+  });
+});
