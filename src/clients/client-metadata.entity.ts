@@ -12,6 +12,7 @@ export const GRANT_TYPES = ['client_credentials', 'refresh_token', 'urn:ietf:par
 @Entity({ name: 'client_metadata' })
 // Indexes of the admin interface's filters (docs/reference/admin-filters.md), made by migration 1764500000000;
 // some are expression or hash indexes TypeORM cannot describe, so the schema builder leaves them alone.
+@Index('IDX_client_metadata_access_token_lifetime', { synchronize: false })
 @Index('IDX_client_metadata_client_type', { synchronize: false })
 @Index('IDX_client_metadata_authentication_type', { synchronize: false })
 @Index('IDX_client_metadata_grant_types', { synchronize: false })
