@@ -9,7 +9,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { connectEmbedded, fillDatabase } from './fill-database.mjs';
 import { measureProofOfPossession, POP_CLIENT_ID, popClientKey } from './proof-of-possession.mjs';
 import { startCpuMeasurement } from './proc-cpu.mjs';
 
@@ -443,46 +443,13 @@ function floodWrongSecrets(baseUrl) {
   };
 }
 
-// Fills our embedded database through plain SQL: 10,000 clients, and 20,000 each of purposes,
-// capability tickets, requested resources, their scopes and their combinations (100,000 ticket
-// records), plus one ticket for the bench client covering RESOURCE_SCOPE; and 1,000 data sources
-// plus one serving RESOURCE_SCOPE's definition (the token's aud).
+// Fills our embedded database through plain SQL (bench/fill-database.mjs, shared with the console
+// benchmark): 10,000 clients, 100,000 ticket records, 1,000 data sources, and a ticket for the
+// bench client covering RESOURCE_SCOPE with a data source serving it (the token's aud).
 async function seedTickets(dataDir) {
-  const password = readFileSync(path.join(dataDir, 'postgres-password'), 'utf8').trim();
-  const port = readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[3];
-  const db = new pg.Client({ connectionString: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/authorization_server` });
-  await db.connect();
+  const db = await connectEmbedded(dataDir);
   try {
-    await db.query('BEGIN');
-    const [definition, clients, rows] = [1_000_000, 10_000, 20_000];
-    await db.query(`INSERT INTO resource_definition (id, name) VALUES ($1, 'blood-glucose-level')`, [definition]);
-    await db.query(`INSERT INTO scope (id, name, resource_definition_id) VALUES ($1, 'read', $1)`, [definition]);
-    await db.query(`INSERT INTO client_metadata (id, client_authentication_type, grant_types, allowed_scopes, client_secret_hash)
-      SELECT 1000000 + g, 'client_secret_basic', 'client_credentials', $1, 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'
-      FROM generate_series(1, $2) g`, [RESOURCE_SCOPE, clients]);
-    await db.query(`INSERT INTO client (id, client_id, client_name, metadata_id) SELECT 1000000 + g, 'load-client-' || g, 'Load ' || g, 1000000 + g FROM generate_series(1, $1) g`, [clients]);
-    const owner = `1000000 + ((g - 1) % ${clients}) + 1`;
-    await db.query(`INSERT INTO purpose (id, name) SELECT 1000000 + g, 'purpose ' || g FROM generate_series(1, $1) g`, [rows]);
-    await db.query(`INSERT INTO capability_ticket (id, ticket_id, ticket_name, purpose_id, client_id) SELECT 1000000 + g, 'load-ticket-' || g, 'Load', 1000000 + g, ${owner} FROM generate_series(1, $1) g`, [rows]);
-    await db.query(`INSERT INTO requested_resource (id, max_permission_duration, requested_resource_id, resource_definition_id, client_id) SELECT 1000000 + g, 3600, 'load-resource-' || g, $2, ${owner} FROM generate_series(1, $1) g`, [rows, definition]);
-    await db.query(`INSERT INTO requested_resource_scopes (id, scope_id, purpose_id, requested_resource_id) SELECT 1000000 + g, $2, 1000000 + g, 1000000 + g FROM generate_series(1, $1) g`, [rows, definition]);
-    await db.query(`INSERT INTO requested_resources_capability_tickets (id, capability_ticket_id, requested_resource_id) SELECT 1000000 + g, 1000000 + g, 1000000 + g FROM generate_series(1, $1) g`, [rows]);
-    const [{ id: benchClient }] = (await db.query(`SELECT id FROM client WHERE client_id = $1`, [CLIENT_ID])).rows;
-    const mine = 2_000_000;
-    await db.query(`INSERT INTO purpose (id, name) VALUES ($1, 'Your doctor follows your blood glucose level')`, [mine]);
-    await db.query(`INSERT INTO capability_ticket (id, ticket_id, ticket_name, purpose_id, client_id) VALUES ($1, 'bench-ticket', 'Bench', $1, $2)`, [mine, benchClient]);
-    await db.query(`INSERT INTO requested_resource (id, max_permission_duration, requested_resource_id, resource_definition_id, client_id) VALUES ($1, 3600, 'bench-resource', $2, $3)`, [mine, definition, benchClient]);
-    await db.query(`INSERT INTO requested_resource_scopes (id, scope_id, purpose_id, requested_resource_id) VALUES ($1, $2, $1, $1)`, [mine, definition]);
-    await db.query(`INSERT INTO requested_resources_capability_tickets (id, capability_ticket_id, requested_resource_id) VALUES ($1, $1, $1)`, [mine]);
-    // Issue 13: 1,000 data sources, each serving a definition of its own, and one serving the benched definition.
-    const dataSources = 1_000;
-    await db.query(`INSERT INTO resource_definition (id, name) SELECT 1100000 + g, 'load-definition-' || g FROM generate_series(1, $1) g`, [dataSources]);
-    await db.query(`INSERT INTO data_source (id, name, kind, resource_uri) SELECT 1000000 + g, 'Load ' || g, 'resource-server', 'https://load-' || g || '.example/api' FROM generate_series(1, $1) g`, [dataSources]);
-    await db.query(`INSERT INTO data_source_resource_definitions (id, data_source_id, resource_definition_id) SELECT 1000000 + g, 1000000 + g, 1100000 + g FROM generate_series(1, $1) g`, [dataSources]);
-    await db.query(`INSERT INTO data_source (id, name, kind, resource_uri) VALUES ($1, 'Glucose API', 'resource-server', 'https://glucose.example/api')`, [mine]);
-    await db.query(`INSERT INTO data_source_resource_definitions (id, data_source_id, resource_definition_id) VALUES ($1, $1, $2)`, [mine, definition]);
-    await db.query('COMMIT');
-    await db.query('ANALYZE');
+    await fillDatabase(db, { scope: RESOURCE_SCOPE, benchClientId: CLIENT_ID });
   } finally {
     await db.end();
   }

@@ -54,9 +54,17 @@ async function world(scopes = ['read']) {
   return { clientId, definition, secret, clientRecordId: response.body[0].data.id as string };
 }
 
+/** Picks a record in a searchable picker (a combobox) by typing its name and clicking the server's match. */
+async function pick(page: Page, label: string, name: string) {
+  const box = page.getByRole('combobox', { name: label, exact: true });
+  await box.fill(name);
+  await page.getByRole('listbox', { name: `${label} suggestions` }).getByRole('option', { name, exact: true }).click();
+  await expectPage(box).toHaveValue(name);
+}
+
 async function fillTicketForm(page: Page, values: { clientId: string; definition: string; scopes: string[]; purpose: string; ticketId: string; requestedResourceId: string; seconds: string }) {
-  await page.getByLabel('Client', { exact: true }).selectOption({ label: values.clientId });
-  await page.getByLabel('Resource definition').selectOption({ label: values.definition });
+  await pick(page, 'Client', values.clientId);
+  await pick(page, 'Resource definition', values.definition);
   const scopes = page.getByRole('group', { name: 'Scopes' });
   for (const scope of values.scopes) await scopes.getByLabel(scope).check();
   await page.getByLabel('Purpose text').fill(values.purpose);
@@ -381,7 +389,7 @@ describe('the console', () => {
     await expectPage(page.getByText(`${clientId} may read ${definition}`)).toBeVisible();
 
     await openScreen(page, 'Explain');
-    await page.getByLabel('Client', { exact: true }).selectOption({ label: clientId });
+    await pick(page, 'Client', clientId);
     await page.getByLabel('Scopes').fill(`${definition}:read`);
     await page.getByRole('button', { name: 'Explain' }).click();
     await expectPage(page.getByRole('heading', { name: 'Granted' })).toBeVisible();
@@ -412,8 +420,12 @@ describe('the console', () => {
     await page.getByLabel('Data source name').fill(name);
     await page.getByLabel('Kind').selectOption('resource-server');
     await page.getByLabel('Resource URI').fill(uri);
-    await page.getByRole('group', { name: 'Definitions served' }).getByLabel(definition).check();
-    await page.getByLabel('Introspection client').selectOption({ label: clientId });
+    // This picker adds to the list and empties itself for the next definition.
+    await page.getByRole('combobox', { name: 'Add a definition served' }).fill(definition);
+    await page.getByRole('option', { name: definition, exact: true }).click();
+    await expectPage(page.getByRole('combobox', { name: 'Add a definition served' })).toHaveValue('');
+    await expectPage(page.getByRole('group', { name: 'Definitions served' }).getByLabel(definition)).toBeChecked();
+    await pick(page, 'Introspection client', clientId);
     await page.getByRole('button', { name: 'Enrol data source' }).click();
     const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name }) });
     await expectPage(row).toContainText(definition);
@@ -456,6 +468,141 @@ describe('the console', () => {
   });
 });
 
+/** `count` clients whose clientIds start with `prefix` (and a definition with a read scope), written in one request. */
+async function manyClients(prefix: string, count: number) {
+  const definition = unique(`${prefix}-def`);
+  const secret = `secret-${randomBytes(12).toString('hex')}`;
+  await patchAdmin(server, [
+    ...Array.from({ length: count }, (_, index) => add('uma-client', { attributes: {
+      clientId: `${prefix}-${String(index).padStart(2, '0')}`, clientName: `Client ${index}`, allowedScopes: `${definition}:read`, clientSecret: secret,
+    } })),
+    add('resource-definition', { lid: 'definition', attributes: { name: definition, description: '' } }),
+    add('scope', { attributes: { name: 'read' }, relationships: { resourceDefinition: { data: { type: 'resource-definition', lid: 'definition' } } } }),
+  ]).expect(200);
+  return { definition, secret };
+}
+
+/** The query parameters of the admin interface's list requests a tab made. */
+function listQueries(requests: { method(): string; url(): string }[]): URLSearchParams[] {
+  const collections = /^\/admin\/(uma-client|resource-definition|scope|purpose|capability-ticket|requested-resource|requested-resource-scopes|requested-resources-capability-tickets|data-source|data-source-resource-definitions|audit-event|disclosure)$/;
+  return requests.filter((sent) => sent.method() === 'GET' && collections.test(new URL(sent.url()).pathname)).map((sent) => new URL(sent.url()).searchParams);
+}
+
+describe('the console at scale', () => {
+  it('never reads a whole collection: every list asks for one page of at most 100 records', async () => {
+    const { context, page, requests } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    for (const name of ['Resource definitions', 'Data sources', 'Clients', 'Consent tickets', 'Explain', 'Audit trail']) await openScreen(page, name);
+    await page.getByText('Loading…').waitFor({ state: 'detached' });
+    const queries = listQueries(requests);
+    expect(queries.length).toBeGreaterThan(3);
+    for (const query of queries) {
+      expect(query.get('page[number]')).toBe('1');
+      expect(Number(query.get('page[size]'))).toBeLessThanOrEqual(100);
+    }
+    await context.close();
+  });
+
+  it('searches clients on the server and pages through the matches', async () => {
+    const prefix = unique('paged');
+    await manyClients(prefix, 23);
+    const { context, page, requests } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    await openScreen(page, 'Clients');
+    await page.getByRole('searchbox', { name: 'Search clients' }).fill(prefix.toUpperCase());
+    const table = page.getByRole('table', { name: /^Clients \(23 of \d+\)$/ });
+    await expectPage(table).toBeVisible();
+    await expectPage(table.getByRole('rowheader')).toHaveCount(20);
+    expect(listQueries(requests).some((query) => query.get('filter[search]') === prefix.toUpperCase() && query.get('page[size]') === '20')).toBe(true);
+    await page.getByRole('navigation', { name: 'Client pages' }).getByRole('button', { name: 'Next page' }).click();
+    await expectPage(page.getByText('Page 2 of 2')).toBeVisible();
+    await expectPage(table.getByRole('rowheader')).toHaveCount(3);
+    // Newest first: the last three enrolled come first, so page 2 holds the three oldest.
+    await expectPage(table.getByRole('rowheader', { name: `${prefix}-00` })).toBeVisible();
+    await context.close();
+  });
+
+  it('searches resource definitions and data sources by the start of their names', async () => {
+    const { definition } = await world();
+    const { context, page } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    await openScreen(page, 'Resource definitions');
+    await page.getByRole('searchbox', { name: 'Search definitions' }).fill(definition.slice(0, -2));
+    await expectPage(page.getByRole('rowheader')).toHaveText([definition]);
+    await openScreen(page, 'Data sources');
+    await page.getByRole('searchbox', { name: 'Search data sources' }).fill('no-such-source');
+    await expectPage(page.getByText('No data source matches.')).toBeVisible();
+    await context.close();
+  });
+
+  it('picks a client with the keyboard alone: type, arrow keys, Enter', async () => {
+    const prefix = unique('keys');
+    await manyClients(prefix, 3);
+    const { context, page } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    await openScreen(page, 'Consent tickets');
+    const box = page.getByRole('combobox', { name: 'Client', exact: true });
+    await expectPage(box).toHaveAttribute('aria-autocomplete', 'list');
+    await box.focus();
+    await page.keyboard.type(prefix);
+    const options = page.getByRole('listbox', { name: 'Client suggestions' }).getByRole('option');
+    await expectPage(options).toHaveText([`${prefix}-00`, `${prefix}-01`, `${prefix}-02`]);
+    await expectPage(box).toHaveAttribute('aria-expanded', 'true');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await expectPage(options.nth(1)).toHaveAttribute('aria-selected', 'true');
+    await screenshot(page, 'client-picker');
+    await expectPage(box).toHaveAttribute('aria-activedescendant', await options.nth(1).getAttribute('id') ?? 'missing');
+    await page.keyboard.press('Enter');
+    await expectPage(box).toHaveValue(`${prefix}-01`);
+    await expectPage(box).toHaveAttribute('aria-expanded', 'false');
+    await expectPage(page.getByRole('listbox')).toHaveCount(0);
+    // Escape closes the list without choosing.
+    await box.fill(`${prefix}-0`);
+    await expectPage(options).toHaveCount(3);
+    await page.keyboard.press('Escape');
+    await expectPage(page.getByRole('listbox')).toHaveCount(0);
+    await expectPage(box).toHaveValue(`${prefix}-0`);
+    await context.close();
+  });
+
+  it('defines a ticket for a client found by typing among many, shows only that client\'s tickets, and the client gets a token', async () => {
+    const prefix = unique('many');
+    const { definition, secret } = await manyClients(prefix, 12);
+    const { context, page } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    await openScreen(page, 'Consent tickets');
+    const box = page.getByRole('combobox', { name: 'Client', exact: true });
+    await box.fill(prefix);
+    await expectPage(page.getByRole('option')).toHaveCount(10);
+    await box.fill(`${prefix}-1`);
+    await expectPage(page.getByRole('option')).toHaveText([`${prefix}-10`, `${prefix}-11`]);
+    await page.getByRole('option', { name: `${prefix}-11` }).click();
+    await pick(page, 'Resource definition', definition);
+    await page.getByRole('group', { name: 'Scopes' }).getByLabel('read').check();
+    await page.getByLabel('Purpose text').fill('Found by typing');
+    const ticketId = unique('T');
+    await page.getByLabel('Ticket ID').fill(ticketId);
+    await page.getByLabel('Ticket name').fill('typed');
+    await page.getByLabel('Requested resource ID').fill('typed');
+    await page.getByLabel('Maximum duration').fill('600');
+    await page.getByRole('button', { name: 'Create ticket' }).click();
+    const sentence = `${prefix}-11 may read ${definition} for 'Found by typing', at most 10 min, ticket ${ticketId}`;
+    await expectPage(page.getByText(sentence)).toBeVisible();
+    const token = await tokenRequest(`${prefix}-11`, secret, `${definition}:read`).expect(200);
+    expect(token.body.expires_in).toBe(600);
+    await tokenRequest(`${prefix}-10`, secret, `${definition}:read`).expect(400);
+
+    // Another client's tickets replace these: one client at a time.
+    await page.getByRole('searchbox', { name: 'Search ticket holders' }).fill(`${prefix}-10`);
+    await page.getByRole('button', { name: `Show the tickets of ${prefix}-10` }).click();
+    await expectPage(page.getByRole('heading', { name: `${prefix}-10` })).toBeVisible();
+    await expectPage(page.getByText(`No consent ticket for ${prefix}-10 here.`)).toBeVisible();
+    await expectPage(page.getByText(sentence)).toHaveCount(0);
+    await context.close();
+  });
+});
+
 describe('the console and SMART scopes', () => {
   it('maps a definition to a FHIR type, sets a scope\'s SMART permissions, and explain shows what a SMART scope denotes', async () => {
     const { clientId, definition, clientRecordId } = await world(['read']);
@@ -489,7 +636,7 @@ describe('the console and SMART scopes', () => {
     await expectPage(page.getByRole('row', { name: new RegExp(definition) })).toContainText('read (rs)');
 
     await openScreen(page, 'Explain');
-    await page.getByLabel('Client', { exact: true }).selectOption({ label: clientId });
+    await pick(page, 'Client', clientId);
     await page.getByLabel('Scopes').fill(`system/${type}.rs system/*.rs`);
     await page.getByRole('button', { name: 'Explain' }).click();
     await expectPage(page.getByRole('heading', { name: 'Granted' })).toBeVisible();

@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { SigningKeysService } from '../tokens/signing-keys.service.js';
 import { AdminError, conflict, malformed, notFound, type ErrorObject } from './json-api/admin-error.js';
+import type { CollectionParameters } from './json-api/collection-parameters.js';
 import { LocalIds } from './json-api/local-ids.js';
 import { parsePatchOperation, type Operation } from './json-api/patch-operation.js';
 import { parseResourceInput, type ResourceObject } from './json-api/resource-object.js';
@@ -22,8 +23,6 @@ export type OperationResult = { data: ResourceObject | null; meta?: Record<strin
 export type PatchOutcome =
   | { ok: true; results: OperationResult[] }
   | { ok: false; status: number; errors: { errors: ErrorObject[] }[] };
-
-export type Page = { number: number; size: number };
 
 /**
  * The admin interface's records: applies JSON Patch documents (one transaction per request,
@@ -122,10 +121,12 @@ export class AdminRecordsService {
     return { data: record, ...(await this.included([record], include)) };
   }
 
-  async list(type: string, page: Page, include: string[]) {
+  /** One page of a collection, filtered and sorted (docs/reference/admin-filters.md). */
+  async list(type: string, { page, filters, sort }: CollectionParameters, include: string[]) {
     const handler = this.handlerForUrl(type);
     this.checkIncludes(handler, include);
-    const { records, total } = await handler.list(this.dataSource.manager, (page.number - 1) * page.size, page.size);
+    const query = { offset: (page.number - 1) * page.size, limit: page.size, filters, sort };
+    const { records, total } = await handler.list(this.dataSource.manager, query);
     return { data: records, ...(await this.included(records, include)), meta: { total, page }, lastPage: Math.max(1, Math.ceil(total / page.size)) };
   }
 

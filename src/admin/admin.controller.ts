@@ -1,16 +1,16 @@
 import { Controller, Delete, Get, Param, Patch, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AdminExceptionFilter } from './admin-exception.filter.js';
-import { AdminRecordsService, type Page } from './admin-records.service.js';
+import { AdminRecordsService } from './admin-records.service.js';
 import { AdminTokenGuard } from './admin-token.guard.js';
 import { malformed } from './json-api/admin-error.js';
+import { collectionParametersOf, pageLinks } from './json-api/collection-parameters.js';
 import { JSON_API, readJsonApiBody } from './json-api/request-body.js';
 import { parseId } from './json-api/resource-object.js';
 import { sendJsonApi } from './json-api/send-json-api.js';
 
 const JSON_PATCH = `${JSON_API}; ext=jsonpatch`;
-const MAX_PAGE_SIZE = 100;
 
 /** `{admin_url}`: JSON Patch over every type, and plain JSON:API per type (API.md §6). */
 const TYPES = [
@@ -50,15 +50,20 @@ export class AdminController {
   }
 
   @Get(':type')
-  @ApiOperation({ summary: 'List records (page[number], page[size], include)' })
+  @ApiOperation({ summary: 'List records (page[number], page[size], include, filter[<member>], filter[search], sort); see docs/reference/admin-filters.md' })
   @ApiParam(TYPE_PARAMETER)
+  @ApiQuery({ name: 'page[number]', required: false, schema: { type: 'integer', minimum: 1, default: 1 } })
+  @ApiQuery({ name: 'page[size]', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
+  @ApiQuery({ name: 'filter[search]', required: false, description: 'case-insensitive prefix of the type\'s human names (uma-client: clientId or clientName; resource-definition, purpose: name; capability-ticket: ticketId or ticketName; data-source: name or resourceUri)' })
+  @ApiQuery({ name: 'filter[<member>]', required: false, description: 'exact value of an attribute, or the id (comma-separated ids) of a to-one relationship; several filters are ANDed' })
+  @ApiQuery({ name: 'sort', required: false, description: 'comma-separated members, "-" for descending, e.g. -id' })
+  @ApiQuery({ name: 'include', required: false, description: 'comma-separated relationship paths' })
   @ApiResponse({ status: 200, description: 'JSON:API document with links and meta.total' })
+  @ApiResponse({ status: 400, description: 'unknown filter or sort member, malformed value or page: the error\'s source.parameter names it' })
   async list(@Param('type') type: string, @Req() request: Request, @Res() response: Response): Promise<void> {
-    const page = pageOf(request);
-    const { lastPage, ...document } = await this.records.list(type, page, includeOf(request));
-    const link = (number: number) => `/admin/${type}?page[number]=${number}&page[size]=${page.size}`;
-    const links = { self: link(page.number), first: link(1), last: link(lastPage), ...(page.number < lastPage ? { next: link(page.number + 1) } : {}), ...(page.number > 1 ? { prev: link(page.number - 1) } : {}) };
-    sendJsonApi(response, 200, { ...document, links });
+    const parameters = collectionParametersOf(request);
+    const { lastPage, ...document } = await this.records.list(type, parameters, includeOf(request));
+    sendJsonApi(response, 200, { ...document, links: pageLinks(request, type, parameters.page, lastPage) });
   }
 
   @Get(':type/:id')
@@ -117,16 +122,4 @@ function includeOf(request: Request): string[] {
   if (include === undefined) return [];
   if (typeof include !== 'string' || include === '') throw malformed('include must be one comma-separated list');
   return include.split(',');
-}
-
-function pageOf(request: Request): Page {
-  const read = (name: string, fallback: number, max: number) => {
-    const value = request.query[`page[${name}]`];
-    if (value === undefined) return fallback;
-    if (typeof value !== 'string' || !/^[1-9]\d{0,5}$/.test(value) || Number(value) > max) {
-      throw malformed(`page[${name}] must be a whole number from 1 to ${max}`);
-    }
-    return Number(value);
-  };
-  return { number: read('number', 1, 999_999), size: read('size', 20, MAX_PAGE_SIZE) };
 }

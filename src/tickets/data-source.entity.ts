@@ -11,6 +11,12 @@ export type DataSourceKind = (typeof DATA_SOURCE_KINDS)[number];
  * Named `DataSourceEntity` so as not to shadow TypeORM's `DataSource`.
  */
 @Entity({ name: 'data_source' })
+// Indexes of the admin interface's filters (docs/reference/admin-filters.md), made by migration 1764500000000;
+// some are expression or hash indexes TypeORM cannot describe, so the schema builder leaves them alone.
+@Index('IDX_data_source_name', { synchronize: false })
+@Index('IDX_data_source_kind', { synchronize: false })
+@Index('IDX_data_source_search_name', { synchronize: false })
+@Index('IDX_data_source_search_resource_uri', { synchronize: false })
 @Unique('UQ_data_source_resource_uri', ['resourceUri'])
 @Index('IDX_data_source_client', ['umaClient'])
 export class DataSourceEntity extends RecordEntity {

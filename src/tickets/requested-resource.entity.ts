@@ -5,6 +5,11 @@ import { ResourceDefinition } from './resource-definition.entity.js';
 
 /** Links a client to a resource definition, with the longest permission it may get. */
 @Entity({ name: 'requested_resource' })
+// Indexes of the admin interface's filters (docs/reference/admin-filters.md), made by migration 1764500000000;
+// some are expression or hash indexes TypeORM cannot describe, so the schema builder leaves them alone.
+@Index('IDX_requested_resource_max_duration', { synchronize: false })
+@Index('IDX_requested_resource_requested_id', { synchronize: false })
+@Index('IDX_requested_resource_definition', { synchronize: false })
 @Index('IDX_requested_resource_client', ['umaClient'])
 export class RequestedResource extends RecordEntity {
   /** Seconds. */

@@ -46,10 +46,14 @@ export async function openScreen(page: Page, name: string): Promise<void> {
   await page.getByRole('heading', { level: 1, name }).waitFor();
 }
 
-const DOCS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'images');
+const IMAGES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'images');
 
-/** A screenshot for docs/guides/console.md (docs/images/console-<name>.png), taken on purpose at a chosen moment. */
+/**
+ * A screenshot for the docs (docs/images/console-<name>.png), taken on purpose at a chosen moment.
+ * Written only when UPDATE_SCREENSHOTS=1: a plain `npm test` leaves the committed images alone.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
-  mkdirSync(DOCS, { recursive: true });
-  await page.screenshot({ path: join(DOCS, `console-${name}.png`), fullPage: true, animations: 'disabled' });
+  if (process.env.UPDATE_SCREENSHOTS !== '1') return;
+  mkdirSync(IMAGES, { recursive: true });
+  await page.screenshot({ path: join(IMAGES, `console-${name}.png`), fullPage: true, animations: 'disabled' });
 }

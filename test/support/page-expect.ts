@@ -23,6 +23,9 @@ function matchers(locator: Locator, negated: boolean) {
     toBeFocused: () => check('to be focused', () => locator.evaluate(IS_FOCUSED).catch(() => false)),
     toHaveCount: (count: number) => check(`to have count ${count}`, async () => (await locator.count()) === count),
     toContainText: (expected: string) => check(`to contain text ${JSON.stringify(expected)}`, async () => (await text()).includes(expected)),
+    toHaveValue: (value: string) => check(`to have value ${JSON.stringify(value)}`, async () => (await locator.inputValue()) === value),
+    toBeChecked: () => check('to be checked', () => locator.isChecked()),
+    toHaveText: (expected: string[]) => check(`to have texts ${JSON.stringify(expected)}`, async () => JSON.stringify((await locator.allTextContents()).map((item) => item.trim())) === JSON.stringify(expected)),
     toHaveAttribute: (name: string, value: string) => check(`to have ${name}="${value}"`, async () => (await locator.getAttribute(name).catch(() => null)) === value),
     toHaveAccessibleDescription: (pattern: RegExp) => check(`to have an accessible description matching ${pattern}`, async () => {
       const description = await locator.evaluate(DESCRIPTION).catch(() => '');

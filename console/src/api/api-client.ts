@@ -2,7 +2,11 @@ import type { ErrorObject, ListDocument, Operation, OperationResult, ResourceObj
 
 const JSON_API = 'application/vnd.api+json';
 const JSON_PATCH = `${JSON_API}; ext=jsonpatch`;
-const PAGE_SIZE = 100;
+/** The most records one page may hold (the admin interface's limit). */
+export const MAX_PAGE_SIZE = 100;
+
+/** Filters and order of a list (docs/reference/admin-filters.md): `filter[<member>]`, `filter[search]`, `sort`. */
+export type ListOptions = { filter?: Record<string, string>; sort?: string };
 
 /**
  * A refusal of the admin interface: its status and the error objects that say why (for a JSON
@@ -29,21 +33,15 @@ export class ApiClient {
     return (await this.send('GET', path)) as T;
   }
 
-  /** Every record of a type (page after page), with the related records `include` names. */
-  async listAll(type: string, include: string[] = []): Promise<{ data: ResourceObject[]; included: ResourceObject[] }> {
-    const data: ResourceObject[] = [];
-    const included: ResourceObject[] = [];
-    for (let number = 1; ; number++) {
-      const page = await this.list(type, number, PAGE_SIZE, include);
-      data.push(...page.data);
-      included.push(...(page.included ?? []));
-      if (number * PAGE_SIZE >= page.meta.total || page.data.length === 0) return { data, included };
-    }
-  }
-
-  list(type: string, number: number, size: number, include: string[] = []): Promise<ListDocument> {
-    const query = new URLSearchParams({ 'page[number]': String(number), 'page[size]': String(size) });
+  /**
+   * One page of a type, filtered and sorted on the server. The console never reads a whole
+   * collection: at scale (docs/guides/console.md) every list is a page and every picker a search.
+   */
+  list(type: string, number: number, size: number, include: string[] = [], options: ListOptions = {}): Promise<ListDocument> {
+    const query = new URLSearchParams({ 'page[number]': String(number), 'page[size]': String(Math.min(size, MAX_PAGE_SIZE)) });
     if (include.length > 0) query.set('include', include.join(','));
+    for (const [name, value] of Object.entries(options.filter ?? {})) query.set(`filter[${name}]`, value);
+    if (options.sort) query.set('sort', options.sort);
     return this.get<ListDocument>(`/admin/${type}?${query.toString()}`);
   }
 

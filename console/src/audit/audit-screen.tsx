@@ -4,17 +4,14 @@ import type { ResourceObject } from '../api/documents.js';
 import { text } from '../api/documents.js';
 import { useLoad } from '../api/use-load.js';
 import { formatDate } from '../format.js';
-import { newestFirstWindow, pageCount } from './audit-page.js';
+import { PAGE_SIZE, pageCount } from '../forms/paging.js';
 
-const PAGE_SIZE = 20;
 
+
+/** One page of the trail, newest first: the server sorts (sort=-id), one request per page. */
 async function loadPage(api: ScreenProps['api'], page: number) {
-  const { meta } = await api.list('audit-event', 1, 1);
-  const window = newestFirstWindow(meta.total, page, PAGE_SIZE);
-  const pages = await Promise.all(window.apiPages.map((number) => api.list('audit-event', number, PAGE_SIZE)));
-  const first = ((window.apiPages[0] ?? 1) - 1) * PAGE_SIZE;
-  const events = pages.flatMap((document) => document.data).slice(window.start - first, window.end - first).reverse();
-  return { events, total: meta.total };
+  const { data, meta } = await api.list('audit-event', page, PAGE_SIZE, [], { sort: '-id' });
+  return { events: data, total: meta.total };
 }
 
 /** What changed in a record, in a few words: the attributes whose values differ. */
@@ -38,7 +35,7 @@ export function AuditScreen({ api }: ScreenProps) {
 
   if (trail.error) return <p class="load-error" role="alert">{trail.error}</p>;
   if (!trail.value) return <p class="loading">Loading…</p>;
-  const pages = pageCount(trail.value.total, PAGE_SIZE);
+  const pages = pageCount(trail.value.total);
   return (
     <>
       <div class="table-wrap">

@@ -1,25 +1,33 @@
 import { useState } from 'preact/hooks';
 import type { ScreenProps } from '../app.js';
-import { loadClients } from '../api/catalogue.js';
 import { add, remove, replace, text, type Operation, type ResourceObject } from '../api/documents.js';
-import { useLoad } from '../api/use-load.js';
 import { ErrorSummary, Status } from '../forms/fields.js';
 import { formErrorsOf, NO_ERRORS, type FormErrors } from '../forms/form-errors.js';
+import { PAGE_SIZE, Pager, pageCount, SearchBox, usePaged } from '../forms/paging.js';
 import { ClientForm, CLIENT_LAYOUT, type ClientValues } from './client-form.js';
 import { newClientSecret } from './client-secret.js';
 import { SecretPanel } from './secret-panel.js';
 
 type Mode = { kind: 'enrol' } | { kind: 'edit'; client: ResourceObject };
 
+/** One page of clients, newest first, narrowed by the search; and how many there are in all. */
+async function loadPage(api: ScreenProps['api'], page: number, search: string) {
+  const [found, all] = await Promise.all([
+    api.list('uma-client', page, PAGE_SIZE, [], { filter: search ? { search } : {}, sort: '-id' }),
+    search ? api.list('uma-client', 1, 1) : undefined,
+  ]);
+  return { clients: found.data, matching: found.meta.total, total: (all ?? found).meta.total };
+}
+
 /** Wallet activity 4: clients (list and search, enrol, edit, rotate the secret, remove). */
 export function ClientsScreen({ api }: ScreenProps) {
-  const clients = useLoad(() => loadClients(api));
+  const paged = usePaged((page, search) => loadPage(api, page, search));
+  const clients = paged.loaded;
   const [mode, setMode] = useState<Mode>({ kind: 'enrol' });
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [listErrors, setListErrors] = useState<FormErrors>(NO_ERRORS);
   const [status, setStatus] = useState<string>();
   const [secret, setSecret] = useState<{ clientId: string; secret: string }>();
-  const [query, setQuery] = useState('');
 
   const enrol = async (values: ClientValues) => {
     try {
@@ -67,20 +75,16 @@ export function ClientsScreen({ api }: ScreenProps) {
 
   if (clients.error) return <p class="load-error" role="alert">{clients.error}</p>;
   if (!clients.value) return <p class="loading">Loading…</p>;
-  const needle = query.trim().toLowerCase();
-  const shown = clients.value.filter((client) => needle === '' || `${text(client, 'clientId')} ${text(client, 'clientName')} ${text(client, 'allowedScopes')}`.toLowerCase().includes(needle));
+  const { clients: shown, matching, total } = clients.value;
   return (
     <>
       {status && <Status>{status}</Status>}
       {secret && <SecretPanel clientId={secret.clientId} secret={secret.secret} onDone={() => setSecret(undefined)} />}
-      <div class="field search">
-        <label for="client-search">Search clients</label>
-        <input id="client-search" type="search" value={query} onInput={(event) => setQuery((event.currentTarget as HTMLInputElement).value)} autoComplete="off" />
-      </div>
+      <SearchBox id="client-search" label="Search clients" value={paged.search} onSearch={paged.searchFor} hint="The start of a client ID or name; newest clients first." />
       <ErrorSummary form="client-list" errors={listErrors} />
       <div class="table-wrap">
         <table>
-          <caption>{`Clients (${shown.length} of ${clients.value.length})`}</caption>
+          <caption>{`Clients (${matching} of ${total})`}</caption>
           <thead><tr><th scope="col">Client ID</th><th scope="col">Name</th><th scope="col">Allowed scopes</th><th scope="col">Grant types</th><th scope="col">Authentication</th><th scope="col">Actions</th></tr></thead>
           <tbody>
             {shown.map((client) => {
@@ -106,6 +110,7 @@ export function ClientsScreen({ api }: ScreenProps) {
           </tbody>
         </table>
       </div>
+      <Pager label="Client pages" page={paged.page} pages={pageCount(matching)} onGo={paged.go} />
       {mode.kind === 'enrol'
         ? <ClientForm key="enrol" errors={errors} onSubmit={enrol} />
         : <ClientForm key={`edit-${mode.client.id}`} client={mode.client} errors={errors} onSubmit={(values) => save(mode.client, values)}

@@ -1,6 +1,8 @@
 import { useState } from 'preact/hooks';
-import type { Definition } from '../api/catalogue.js';
-import { related, text, type ResourceObject } from '../api/documents.js';
+import type { ApiClient } from '../api/api-client.js';
+import { searchClients, searchDefinitions, type Choice } from '../api/catalogue.js';
+import { text, type ResourceObject } from '../api/documents.js';
+import { Combobox } from '../forms/combobox.js';
 import { CheckboxGroup, ErrorSummary, SelectField, TextField } from '../forms/fields.js';
 import type { FormErrors } from '../forms/form-errors.js';
 
@@ -11,17 +13,26 @@ const KINDS = [
   { value: 'identity-provider', label: 'identity provider' },
 ];
 
-/** Enrols a data source, or (given one) edits it; the definitions it serves are checkboxes. */
+/**
+ * Enrols a data source, or (given one) edits it. The definitions it serves are checkboxes: those
+ * it serves, and those added with the searchable picker; the introspection client is a picker.
+ */
 export function DataSourceForm(props: {
-  source?: ResourceObject; served?: string[]; definitions: Definition[]; clients: ResourceObject[]; errors: FormErrors;
+  api: ApiClient; source?: ResourceObject; served?: Choice[]; client?: Choice; errors: FormErrors;
   onSubmit: (values: DataSourceValues) => Promise<boolean>; onCancel?: () => void;
 }) {
   const source = props.source;
   const [choice, setChoice] = useState({
     kind: source ? text(source, 'kind') : 'resource-server',
-    definitions: props.served ?? [],
-    client: source ? related(source, 'umaClient') ?? '' : '',
+    definitions: (props.served ?? []).map((definition) => definition.id),
   });
+  const [offered, setOffered] = useState<Choice[]>(props.served ?? []);
+  const [client, setClient] = useState<Choice | undefined>(props.client);
+  const offer = (definition: Choice | undefined) => {
+    if (!definition) return;
+    if (!offered.some((candidate) => candidate.id === definition.id)) setOffered([...offered, definition]);
+    if (!choice.definitions.includes(definition.id)) setChoice({ ...choice, definitions: [...choice.definitions, definition.id] });
+  };
   const [busy, setBusy] = useState(false);
   const form = source ? 'edit-source' : 'enrol-source';
 
@@ -31,11 +42,13 @@ export function DataSourceForm(props: {
     const data = new FormData(element);
     const read = (name: string) => String(data.get(name) ?? '').trim();
     setBusy(true);
-    const ok = await props.onSubmit({ name: read('name'), resourceUri: read('resourceUri'), ...choice });
+    const ok = await props.onSubmit({ name: read('name'), resourceUri: read('resourceUri'), ...choice, client: client?.id ?? '' });
     setBusy(false);
     if (ok && !source) {
       element.reset();
-      setChoice({ kind: 'resource-server', definitions: [], client: '' });
+      setChoice({ kind: 'resource-server', definitions: [] });
+      setOffered([]);
+      setClient(undefined);
     }
   };
 
@@ -48,11 +61,13 @@ export function DataSourceForm(props: {
       <TextField form={form} name="resourceUri" label="Resource URI" type="url" value={source ? text(source, 'resourceUri') : undefined} errors={props.errors}
         hint="The RFC 8707 resource indicator, and the audience of tokens meant for it, e.g. https://glucose.example/api" />
       <CheckboxGroup form={form} name="definitions" label="Definitions served" errors={props.errors} checked={choice.definitions}
-        options={props.definitions.map((definition) => ({ value: definition.id, label: definition.name }))}
-        empty="No resource definition yet." onChange={(definitions) => setChoice({ ...choice, definitions })} />
-      <SelectField form={form} name="client" label="Introspection client" placeholder="(none)" value={choice.client} errors={props.errors}
-        hint="The client it introspects tokens with; it must be allowed uma_protection."
-        options={props.clients.map((client) => ({ value: client.id, label: text(client, 'clientId') }))} onChange={(client) => setChoice({ ...choice, client })} />
+        options={offered.map((definition) => ({ value: definition.id, label: definition.label }))}
+        empty="None yet: add one with the picker below." onChange={(definitions) => setChoice({ ...choice, definitions })} />
+      <Combobox clearOnPick form={form} name="add-definition" label="Add a definition served" errors={props.errors}
+        placeholder="Type the start of a definition's name" search={(typed) => searchDefinitions(props.api, typed)} onChange={offer} />
+      <Combobox form={form} name="client" label="Introspection client" errors={props.errors} value={client} placeholder="(none): type the start of a client ID"
+        hint="The client it introspects tokens with; it must be allowed uma_protection. Empty the field for none."
+        search={(typed) => searchClients(props.api, typed)} onChange={setClient} />
       <div class="actions">
         <button type="submit" disabled={busy}>{source ? 'Save data source' : 'Enrol data source'}</button>
         {props.onCancel && <button type="button" class="secondary" onClick={props.onCancel}>Cancel</button>}

@@ -1,25 +1,31 @@
 import { useState } from 'preact/hooks';
 import type { ScreenProps } from '../app.js';
-import { loadClients, loadDefinitions } from '../api/catalogue.js';
+import { MAX_PAGE_SIZE } from '../api/api-client.js';
+import { recordsById, type Choice } from '../api/catalogue.js';
 import { add, related, remove, replace, text, type Operation, type ResourceObject } from '../api/documents.js';
-import { useLoad } from '../api/use-load.js';
 import { ErrorSummary, Status } from '../forms/fields.js';
 import { formErrorsOf, NO_ERRORS, type FormErrors } from '../forms/form-errors.js';
+import { PAGE_SIZE, Pager, pageCount, SearchBox, usePaged } from '../forms/paging.js';
 import { DataSourceForm, type DataSourceValues } from './data-source-form.js';
 import { UmaResourcesPanel } from './uma-resources-panel.js';
 
 type Mode = { kind: 'enrol' } | { kind: 'edit'; source: ResourceObject };
 
-async function loadAll(api: ScreenProps['api']) {
-  const [sources, pairs, definitions, clients] = await Promise.all([
-    api.listAll('data-source'), api.listAll('data-source-resource-definitions'), loadDefinitions(api), loadClients(api),
+/** One page of data sources (newest first, narrowed by the search), what they serve, their clients. */
+async function loadPage(api: ScreenProps['api'], page: number, search: string) {
+  const sources = await api.list('data-source', page, PAGE_SIZE, [], { filter: search ? { search } : {}, sort: '-id' });
+  if (sources.data.length === 0) return { sources: [], total: sources.meta.total, pairs: [], definitions: [], clients: new Map<string, ResourceObject>() };
+  const [pairs, clients] = await Promise.all([
+    api.list('data-source-resource-definitions', 1, MAX_PAGE_SIZE, ['resourceDefinition'], { filter: { dataSource: sources.data.map((source) => source.id).join(',') } }),
+    recordsById(api, 'uma-client', sources.data.map((source) => related(source, 'umaClient'))),
   ]);
-  return { sources: sources.data, pairs: pairs.data, definitions, clients };
+  return { sources: sources.data, total: sources.meta.total, pairs: pairs.data, definitions: pairs.included ?? [], clients };
 }
 
 /** Wallet activity 3: data sources (resource servers, identity providers) and what they serve. */
 export function DataSourcesScreen({ api }: ScreenProps) {
-  const data = useLoad(() => loadAll(api));
+  const paged = usePaged((page, search) => loadPage(api, page, search));
+  const data = paged.loaded;
   const [mode, setMode] = useState<Mode>({ kind: 'enrol' });
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [listErrors, setListErrors] = useState<FormErrors>(NO_ERRORS);
@@ -27,10 +33,19 @@ export function DataSourcesScreen({ api }: ScreenProps) {
   const [umaOf, setUmaOf] = useState<ResourceObject>();
 
   const pairsOf = (source: ResourceObject) => data.value!.pairs.filter((pair) => related(pair, 'dataSource') === source.id);
-  const definitionName = (id: string | undefined) => data.value!.definitions.find((definition) => definition.id === id)?.name ?? '?';
+  const definitionName = (id: string | undefined) => {
+    const definition = data.value!.definitions.find((candidate) => candidate.id === id);
+    return definition ? text(definition, 'name') : '?';
+  };
   const clientName = (id: string | undefined) => {
-    const client = data.value!.clients.find((candidate) => candidate.id === id);
+    const client = data.value!.clients.get(id ?? '');
     return client ? text(client, 'clientId') : '';
+  };
+  const servedBy = (source: ResourceObject): Choice[] =>
+    pairsOf(source).map((pair) => ({ id: related(pair, 'resourceDefinition') ?? '', label: definitionName(related(pair, 'resourceDefinition')) }));
+  const clientOf = (source: ResourceObject): Choice | undefined => {
+    const id = related(source, 'umaClient');
+    return id ? { id, label: clientName(id) } : undefined;
   };
 
   const submit = async (values: DataSourceValues, operations: Operation[], layout: Parameters<typeof formErrorsOf>[1], done: string) => {
@@ -84,12 +99,13 @@ export function DataSourcesScreen({ api }: ScreenProps) {
 
   if (data.error) return <p class="load-error" role="alert">{data.error}</p>;
   if (!data.value) return <p class="loading">Loading…</p>;
-  const { sources, definitions, clients } = data.value;
+  const { sources, total } = data.value;
   return (
     <>
       {status && <Status>{status}</Status>}
       <ErrorSummary form="source-list" errors={listErrors} />
-      {sources.length === 0 ? <p>No data source yet: enrol the first one below.</p> : (
+      <SearchBox id="source-search" label="Search data sources" value={paged.search} onSearch={paged.searchFor} hint="The start of a name or resource URI; newest first." />
+      {sources.length === 0 ? <p>{paged.search ? 'No data source matches.' : 'No data source yet: enrol the first one below.'}</p> : (
         <div class="table-wrap">
           <table>
             <caption>Data sources</caption>
@@ -113,11 +129,12 @@ export function DataSourcesScreen({ api }: ScreenProps) {
           </table>
         </div>
       )}
+      <Pager label="Data source pages" page={paged.page} pages={pageCount(total)} onGo={paged.go} />
       {umaOf && <UmaResourcesPanel key={umaOf.id} api={api} source={umaOf} onClose={() => setUmaOf(undefined)} />}
       {mode.kind === 'enrol'
-        ? <DataSourceForm key="enrol" definitions={definitions} clients={clients} errors={errors} onSubmit={enrol} />
-        : <DataSourceForm key={`edit-${mode.source.id}`} source={mode.source} served={pairsOf(mode.source).map((pair) => related(pair, 'resourceDefinition') ?? '')}
-            definitions={definitions} clients={clients} errors={errors} onSubmit={(values) => save(mode.source, values)}
+        ? <DataSourceForm key="enrol" api={api} errors={errors} onSubmit={enrol} />
+        : <DataSourceForm key={`edit-${mode.source.id}`} api={api} source={mode.source} served={servedBy(mode.source)} client={clientOf(mode.source)}
+            errors={errors} onSubmit={(values) => save(mode.source, values)}
             onCancel={() => { setErrors(NO_ERRORS); setMode({ kind: 'enrol' }); }} />}
     </>
   );

@@ -1,19 +1,29 @@
 import { useState } from 'preact/hooks';
 import type { ScreenProps } from '../app.js';
-import { loadDefinitions, type Definition } from '../api/catalogue.js';
+import { withScopes, type Definition } from '../api/catalogue.js';
 import { add, remove, replace, type Operation } from '../api/documents.js';
-import { useLoad } from '../api/use-load.js';
 import { ErrorSummary, SelectField, Status, TextField } from '../forms/fields.js';
 import { formErrorsOf, NO_ERRORS, type FormErrors, type PointerLayout } from '../forms/form-errors.js';
+import { PAGE_SIZE, Pager, pageCount, SearchBox, usePaged } from '../forms/paging.js';
 
 type FormName = 'add-definition' | 'add-scope' | 'rename-definition' | 'rename-scope' | 'map-definition' | 'scope-permissions' | 'list';
 
 /** An optional text field: omitted when empty on create, null (cleared) when empty on change. */
 const optional = (value: string | undefined, clearing: boolean) => (value ? value : clearing ? null : undefined);
 
-/** Wallet activity 2: resource definitions and their scopes (list, add, rename, remove). */
+/** One page of definitions (newest first, narrowed by the search) with their scopes. */
+async function loadPage(api: ScreenProps['api'], page: number, search: string) {
+  const found = await api.list('resource-definition', page, PAGE_SIZE, [], { filter: search ? { search } : {}, sort: '-id' });
+  return { definitions: await withScopes(api, found.data), total: found.meta.total };
+}
+
+/**
+ * Wallet activity 2: resource definitions and their scopes (list, add, rename, remove). The
+ * forms pick among the definitions of the page shown: the search brings any other one there.
+ */
 export function DefinitionsScreen({ api }: ScreenProps) {
-  const definitions = useLoad(() => loadDefinitions(api));
+  const paged = usePaged((page, search) => loadPage(api, page, search));
+  const definitions = paged.loaded;
   const [errors, setErrors] = useState<{ form?: FormName; errors: FormErrors }>({ errors: NO_ERRORS });
   const [status, setStatus] = useState<string>();
   const [chosen, setChosen] = useState({ definition: '', scope: '' });
@@ -76,14 +86,16 @@ export function DefinitionsScreen({ api }: ScreenProps) {
 
   if (definitions.error) return <p class="load-error" role="alert">{definitions.error}</p>;
   if (!definitions.value) return <p class="loading">Loading…</p>;
-  const list = definitions.value;
+  const list = definitions.value.definitions;
   const definitionOptions = list.map((definition) => ({ value: definition.id, label: definition.name }));
   const scopeOptions = list.flatMap((definition) => definition.scopes.map((scope) => ({ value: scope.id, label: `${definition.name}: ${scope.name}` })));
   return (
     <>
       {status && <Status>{status}</Status>}
       <ErrorSummary form="list" errors={errorsOf('list')} />
-      <DefinitionTable definitions={list} onRemove={(operation, label) => void change('list', [operation], [], `${label} removed.`)} />
+      <SearchBox id="definition-search" label="Search definitions" value={paged.search} onSearch={paged.searchFor} hint="The start of a definition's name; newest definitions first." />
+      <DefinitionTable definitions={list} searching={paged.search !== ''} onRemove={(operation, label) => void change('list', [operation], [], `${label} removed.`)} />
+      <Pager label="Definition pages" page={paged.page} pages={pageCount(definitions.value.total)} onGo={paged.go} />
       <div class="forms">
         <form onSubmit={addDefinition} noValidate>
           <h2 id="add-definition-title">Add a resource definition</h2>
@@ -141,8 +153,8 @@ function withoutUndefined(attributes: Record<string, unknown>): Record<string, u
   return Object.fromEntries(Object.entries(attributes).filter(([, value]) => value !== undefined));
 }
 
-function DefinitionTable(props: { definitions: Definition[]; onRemove: (operation: Operation, label: string) => void }) {
-  if (props.definitions.length === 0) return <p>No resource definition yet: add the first one below.</p>;
+function DefinitionTable(props: { definitions: Definition[]; searching: boolean; onRemove: (operation: Operation, label: string) => void }) {
+  if (props.definitions.length === 0) return <p>{props.searching ? 'No resource definition matches.' : 'No resource definition yet: add the first one below.'}</p>;
   return (
     <div class="table-wrap">
       <table>

@@ -1,16 +1,15 @@
 import { useState } from 'preact/hooks';
 import type { ScreenProps } from '../app.js';
-import { loadClients } from '../api/catalogue.js';
-import { text } from '../api/documents.js';
-import { useLoad } from '../api/use-load.js';
-import { ErrorSummary, SelectField, TextArea, TextField } from '../forms/fields.js';
+import { searchClients, type Choice } from '../api/catalogue.js';
+import { Combobox } from '../forms/combobox.js';
+import { ErrorSummary, TextArea, TextField } from '../forms/fields.js';
 import { formErrorsOf, NO_ERRORS, type FormErrors } from '../forms/form-errors.js';
 import { formatDuration } from '../tickets/ticket-sentence.js';
 import type { ScopeVerdict, Verdict } from './verdict.js';
 
 /** Explain: what the token endpoint would answer a client right now, and the first missing link. */
 export function ExplainScreen({ api }: ScreenProps) {
-  const clients = useLoad(() => loadClients(api));
+  const [client, setClient] = useState<Choice>();
   const [verdict, setVerdict] = useState<Verdict>();
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [busy, setBusy] = useState(false);
@@ -20,14 +19,14 @@ export function ExplainScreen({ api }: ScreenProps) {
     const data = new FormData(event.currentTarget as HTMLFormElement);
     const read = (name: string) => String(data.get(name) ?? '').trim();
     const fields: Record<string, string> = {};
-    if (!read('client')) fields.client = 'Choose a client.';
+    if (!client) fields.client = 'Choose a client.';
     if (!read('scope')) fields.scope = 'Type at least one scope.';
     if (Object.keys(fields).length > 0) {
       setVerdict(undefined);
       setErrors({ fields, summary: Object.entries(fields).map(([field, message]) => ({ field, message })) });
       return;
     }
-    const query = new URLSearchParams({ client: read('client'), scope: read('scope').split(/\s+/).join(' ') });
+    const query = new URLSearchParams({ client: client!.label, scope: read('scope').split(/\s+/).join(' ') });
     for (const resource of read('resources').split(/\s+/).filter(Boolean)) query.append('resource', resource);
     setBusy(true);
     try {
@@ -44,16 +43,14 @@ export function ExplainScreen({ api }: ScreenProps) {
     }
   };
 
-  if (clients.error) return <p class="load-error" role="alert">{clients.error}</p>;
-  if (!clients.value) return <p class="loading">Loading…</p>;
   return (
     <>
       <form onSubmit={submit} noValidate class="wide">
         <h2 id="explain-title">Would this client get a token?</h2>
         <p class="hint">Asks the server's own decision, without issuing, storing or counting anything.</p>
         <ErrorSummary form="explain" errors={errors} />
-        <SelectField form="explain" name="client" label="Client" placeholder="Choose a client" errors={errors}
-          options={clients.value.map((client) => ({ value: text(client, 'clientId'), label: text(client, 'clientId') }))} />
+        <Combobox form="explain" name="client" label="Client" errors={errors} value={client} placeholder="Type the start of a client ID or name"
+          search={(typed) => searchClients(api, typed)} onChange={setClient} />
         <TextField form="explain" name="scope" label="Scopes" errors={errors} hint="Space-separated, as in a token request, e.g. blood-glucose-level:read" />
         <TextArea form="explain" name="resources" label="Resources (optional, one URI per line)" rows={2} errors={errors} />
         <button type="submit" disabled={busy}>Explain</button>

@@ -1,6 +1,8 @@
-import type { ApiClient } from '../api/api-client.js';
-import { loadClients, loadDefinitions, type Definition } from '../api/catalogue.js';
+import { MAX_PAGE_SIZE, type ApiClient } from '../api/api-client.js';
+import type { Choice } from '../api/catalogue.js';
+import { recordsById } from '../api/catalogue.js';
 import { related, remove, text, type Operation, type ResourceObject } from '../api/documents.js';
+import { PAGE_SIZE } from '../forms/paging.js';
 import type { TicketChain } from './ticket-sentence.js';
 
 /** A combination of a capability ticket and a requested resource, with every record of its chain. */
@@ -15,69 +17,81 @@ export type Chain = TicketChain & {
   scopeBindingIds: string[];
 };
 
-export type TicketData = { chains: Chain[]; clients: ResourceObject[]; definitions: Definition[]; tickets: ResourceObject[]; bindings: ResourceObject[] };
+/** One page of one client's capability tickets, as chains; `total` counts the client's tickets. */
+export type ClientTickets = { chains: Chain[]; total: number };
 
-/** Reads every record a consent ticket is made of, and puts each chain together. */
-export async function loadTickets(api: ApiClient): Promise<TicketData> {
-  const [clients, definitions, combinations, tickets, requested, bindings, purposes] = await Promise.all([
-    loadClients(api), loadDefinitions(api),
-    api.listAll('requested-resources-capability-tickets'), api.listAll('capability-ticket'), api.listAll('requested-resource'),
-    api.listAll('requested-resource-scopes'), api.listAll('purpose'),
+const byIds = (records: ResourceObject[]) => records.map((record) => record.id).join(',');
+
+/**
+ * Reads one page of a client's tickets and the records each chain is made of: a handful of
+ * filtered requests (by client, then by the ids found), never a whole collection.
+ */
+export async function loadClientTickets(api: ApiClient, client: Choice, page: number, search: string): Promise<ClientTickets> {
+  const tickets = await api.list('capability-ticket', page, PAGE_SIZE, ['purpose'], {
+    filter: { umaClient: client.id, ...(search ? { search } : {}) }, sort: 'ticketId',
+  });
+  if (tickets.data.length === 0) return { chains: [], total: tickets.meta.total };
+  const combinations = await api.list('requested-resources-capability-tickets', 1, MAX_PAGE_SIZE, ['requestedResource'], { filter: { capabilityTicket: byIds(tickets.data) } });
+  const requested = (combinations.included ?? []).filter((record) => record.type === 'requested-resource');
+  const [bindings, definitions] = await Promise.all([
+    requested.length === 0 ? undefined : api.list('requested-resource-scopes', 1, MAX_PAGE_SIZE, ['scope'], { filter: { requestedResource: byIds(requested) } }),
+    recordsById(api, 'resource-definition', requested.map((resource) => related(resource, 'resourceDefinition'))),
   ]);
-  const byId = (records: ResourceObject[]) => new Map(records.map((record) => [record.id, record]));
-  const clientsById = byId(clients);
-  const ticketsById = byId(tickets.data);
-  const requestedById = byId(requested.data);
-  const purposesById = byId(purposes.data);
-  const scopeNames = new Map(definitions.flatMap((definition) => definition.scopes.map((scope) => [scope.id, scope.name])));
+  const find = (records: ResourceObject[] | undefined, type: string, id: string | undefined) => records?.find((record) => record.type === type && record.id === id);
   const chains: Chain[] = [];
-  for (const combination of combinations.data) {
-    const ticket = ticketsById.get(related(combination, 'capabilityTicket') ?? '');
-    const resource = requestedById.get(related(combination, 'requestedResource') ?? '');
-    if (!ticket || !resource) continue;
-    const client = clientsById.get(related(ticket, 'umaClient') ?? '');
-    const definition = definitions.find((candidate) => candidate.id === related(resource, 'resourceDefinition'));
-    const ownBindings = bindings.data.filter((binding) => related(binding, 'requestedResource') === resource.id);
-    const purposeId = related(ticket, 'purpose') ?? '';
-    chains.push({
-      combinationId: combination.id,
-      clientRecordId: client?.id ?? '',
-      clientId: client ? text(client, 'clientId') : '(unknown client)',
-      ticketRecordId: ticket.id,
-      ticketId: text(ticket, 'ticketId'),
-      ticketName: text(ticket, 'ticketName'),
-      purposeId,
-      purpose: text(purposesById.get(purposeId) ?? { type: 'purpose', id: '', attributes: {} }, 'name'),
-      requestedResourceRecordId: resource.id,
-      requestedResourceId: text(resource, 'requestedResourceId'),
-      maxPermissionDuration: Number(resource.attributes.maxPermissionDuration),
-      definition: definition?.name ?? '(unknown definition)',
-      scopes: ownBindings.map((binding) => scopeNames.get(related(binding, 'scope') ?? '') ?? '?'),
-      scopeBindingIds: ownBindings.map((binding) => binding.id),
-    });
+  for (const ticket of tickets.data) {
+    for (const combination of combinations.data.filter((candidate) => related(candidate, 'capabilityTicket') === ticket.id)) {
+      const resource = find(requested, 'requested-resource', related(combination, 'requestedResource'));
+      if (!resource) continue;
+      const ownBindings = (bindings?.data ?? []).filter((binding) => related(binding, 'requestedResource') === resource.id);
+      const purposeId = related(ticket, 'purpose') ?? '';
+      chains.push({
+        combinationId: combination.id,
+        clientRecordId: client.id,
+        clientId: client.label,
+        ticketRecordId: ticket.id,
+        ticketId: text(ticket, 'ticketId'),
+        ticketName: text(ticket, 'ticketName'),
+        purposeId,
+        purpose: text(find(tickets.included, 'purpose', purposeId) ?? { type: 'purpose', id: '', attributes: {} }, 'name'),
+        requestedResourceRecordId: resource.id,
+        requestedResourceId: text(resource, 'requestedResourceId'),
+        maxPermissionDuration: Number(resource.attributes.maxPermissionDuration),
+        definition: text(definitions.get(related(resource, 'resourceDefinition') ?? '') ?? { type: 'resource-definition', id: '', attributes: { name: '(unknown definition)' } }, 'name'),
+        scopes: ownBindings.map((binding) => text(find(bindings?.included, 'scope', related(binding, 'scope')) ?? { type: 'scope', id: '', attributes: { name: '?' } }, 'name')),
+        scopeBindingIds: ownBindings.map((binding) => binding.id),
+      });
+    }
   }
-  return { chains, clients, definitions, tickets: tickets.data, bindings: bindings.data };
+  return { chains, total: tickets.meta.total };
 }
 
 /**
  * Removing a ticket: its combination, and each record of its chain that nothing else uses (the
  * requested resource with its scope bindings, the capability ticket, the purpose), in one request
- * and in an order the foreign keys accept.
+ * and in an order the foreign keys accept. What else uses them is asked of the server (counts of
+ * filtered lists), since the console holds only one page of one client's tickets.
  */
-export function removalOf(chain: Chain, data: TicketData): Operation[] {
-  const others = data.chains.filter((other) => other.combinationId !== chain.combinationId);
+export async function removalOf(api: ApiClient, chain: Chain): Promise<Operation[]> {
+  const count = async (type: string, filter: Record<string, string>) => (await api.list(type, 1, 1, [], { filter })).meta.total;
+  const [resourceUses, ticketUses, purposeTickets, purposeBindings, ownPurposeBindings] = await Promise.all([
+    count('requested-resources-capability-tickets', { requestedResource: chain.requestedResourceRecordId }),
+    count('requested-resources-capability-tickets', { capabilityTicket: chain.ticketRecordId }),
+    count('capability-ticket', { purpose: chain.purposeId }),
+    count('requested-resource-scopes', { purpose: chain.purposeId }),
+    count('requested-resource-scopes', { purpose: chain.purposeId, requestedResource: chain.requestedResourceRecordId }),
+  ]);
   const operations = [remove('requested-resources-capability-tickets', chain.combinationId)];
-  const resourceKept = others.some((other) => other.requestedResourceRecordId === chain.requestedResourceRecordId);
-  const ticketKept = others.some((other) => other.ticketRecordId === chain.ticketRecordId);
+  const resourceKept = resourceUses > 1;
+  const ticketKept = ticketUses > 1;
   const removedBindings = resourceKept ? [] : chain.scopeBindingIds;
   if (!resourceKept) {
     operations.push(...removedBindings.map((id) => remove('requested-resource-scopes', id)));
     operations.push(remove('requested-resource', chain.requestedResourceRecordId));
   }
   if (!ticketKept) operations.push(remove('capability-ticket', chain.ticketRecordId));
-  const purposeUsed =
-    data.tickets.some((ticket) => related(ticket, 'purpose') === chain.purposeId && !(ticket.id === chain.ticketRecordId && !ticketKept)) ||
-    data.bindings.some((binding) => related(binding, 'purpose') === chain.purposeId && !removedBindings.includes(binding.id));
+  // The purpose goes when no ticket and no scope binding refers to it after this request.
+  const purposeUsed = purposeTickets - (ticketKept ? 0 : 1) > 0 || purposeBindings - (resourceKept ? 0 : ownPurposeBindings) > 0;
   if (!purposeUsed && chain.purposeId) operations.push(remove('purpose', chain.purposeId));
   return operations;
 }

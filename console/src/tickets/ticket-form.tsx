@@ -1,7 +1,9 @@
-import { useState } from 'preact/hooks';
-import type { Definition } from '../api/catalogue.js';
-import { add, text, type Operation, type ResourceObject } from '../api/documents.js';
-import { CheckboxGroup, ErrorSummary, SelectField, TextField } from '../forms/fields.js';
+import { useEffect, useState } from 'preact/hooks';
+import { MAX_PAGE_SIZE, type ApiClient } from '../api/api-client.js';
+import { searchClients, searchDefinitions, type Choice } from '../api/catalogue.js';
+import { add, text, type Operation } from '../api/documents.js';
+import { Combobox } from '../forms/combobox.js';
+import { CheckboxGroup, ErrorSummary, TextField, type Option } from '../forms/fields.js';
 import { NO_ERRORS, type FormErrors, type PointerLayout } from '../forms/form-errors.js';
 
 export type TicketValues = {
@@ -46,12 +48,37 @@ function missingChoices(values: TicketValues): FormErrors {
   return { fields, summary: Object.entries(fields).map(([field, message]) => ({ field, message })) };
 }
 
-export function TicketForm(props: { clients: ResourceObject[]; definitions: Definition[]; errors: FormErrors; onSubmit: (values: TicketValues) => Promise<boolean> }) {
-  const [choice, setChoice] = useState({ client: '', definition: '', scopes: [] as string[] });
+type Choices = { client?: Choice; definition?: Choice; scopes: string[] };
+const NOTHING_CHOSEN: Choices = { scopes: [] };
+
+/** The scopes of the chosen definition, asked of the server when the choice changes. */
+function useScopesOf(api: ApiClient, definition: Choice | undefined): Option[] | undefined {
+  const [scopes, setScopes] = useState<Option[]>();
+  useEffect(() => {
+    setScopes(undefined);
+    if (!definition) return;
+    let current = true;
+    api.list('scope', 1, MAX_PAGE_SIZE, [], { filter: { resourceDefinition: definition.id }, sort: 'name' }).then(
+      (page) => current && setScopes(page.data.map((scope) => ({ value: scope.id, label: text(scope, 'name') }))),
+      () => current && setScopes([]),
+    );
+    return () => {
+      current = false;
+    };
+  }, [definition?.id]);
+  return scopes;
+}
+
+/**
+ * The consent ticket form. The client and the resource definition are searchable pickers
+ * (comboboxes asking the server), so the form works the same with ten clients or ten thousand.
+ */
+export function TicketForm(props: { api: ApiClient; errors: FormErrors; onSubmit: (values: TicketValues, client: Choice) => Promise<boolean> }) {
+  const [choice, setChoice] = useState<Choices>(NOTHING_CHOSEN);
   const [local, setLocal] = useState<FormErrors>(NO_ERRORS);
   const [busy, setBusy] = useState(false);
   const errors = local.summary.length > 0 ? local : props.errors;
-  const definition = props.definitions.find((candidate) => candidate.id === choice.definition);
+  const scopes = useScopesOf(props.api, choice.definition);
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -59,18 +86,18 @@ export function TicketForm(props: { clients: ResourceObject[]; definitions: Defi
     const data = new FormData(element);
     const read = (name: string) => String(data.get(name) ?? '').trim();
     const values: TicketValues = {
-      ...choice, purpose: read('purpose'), ticketId: read('ticketId'), ticketName: read('ticketName'),
+      client: choice.client?.id ?? '', definition: choice.definition?.id ?? '', scopes: choice.scopes, purpose: read('purpose'), ticketId: read('ticketId'), ticketName: read('ticketName'),
       requestedResourceId: read('requestedResourceId'), maxDuration: read('maxDuration'),
     };
     const missing = missingChoices(values);
     setLocal(missing);
     if (missing.summary.length > 0) return;
     setBusy(true);
-    const ok = await props.onSubmit(values);
+    const ok = await props.onSubmit(values, choice.client!);
     setBusy(false);
     if (ok) {
       element.reset();
-      setChoice({ client: '', definition: '', scopes: [] });
+      setChoice(NOTHING_CHOSEN);
     }
   };
 
@@ -79,15 +106,13 @@ export function TicketForm(props: { clients: ResourceObject[]; definitions: Defi
       <h2 id="ticket-form-title">Create a consent ticket</h2>
       <p class="hint">One form, one request: the purpose, the capability ticket, the requested resource, its scopes and their combination are written together, or not at all.</p>
       <ErrorSummary form="ticket" errors={errors} />
-      <SelectField form="ticket" name="client" label="Client" placeholder="Choose a client" value={choice.client} errors={errors}
-        options={props.clients.map((client) => ({ value: client.id, label: text(client, 'clientId') }))}
-        onChange={(client) => setChoice({ ...choice, client })} />
-      <SelectField form="ticket" name="definition" label="Resource definition" placeholder="Choose a definition" value={choice.definition} errors={errors}
-        options={props.definitions.map((candidate) => ({ value: candidate.id, label: candidate.name }))}
-        onChange={(value) => setChoice({ ...choice, definition: value, scopes: [] })} />
+      <Combobox form="ticket" name="client" label="Client" errors={errors} value={choice.client} placeholder="Type the start of a client ID or name"
+        search={(typed) => searchClients(props.api, typed)} onChange={(client) => setChoice({ ...choice, client })} />
+      <Combobox form="ticket" name="definition" label="Resource definition" errors={errors} value={choice.definition} placeholder="Type the start of a definition's name"
+        search={(typed) => searchDefinitions(props.api, typed)} onChange={(definition) => setChoice({ ...choice, definition, scopes: [] })} />
       <CheckboxGroup form="ticket" name="scopes" label="Scopes" errors={errors} checked={choice.scopes}
-        options={(definition?.scopes ?? []).map((scope) => ({ value: scope.id, label: scope.name }))}
-        empty={definition ? 'This definition has no scope yet: add one under Resource definitions.' : 'Choose a resource definition first.'}
+        options={scopes ?? []}
+        empty={!choice.definition ? 'Choose a resource definition first.' : scopes ? 'This definition has no scope yet: add one under Resource definitions.' : 'Loading the scopes…'}
         onChange={(scopes) => setChoice({ ...choice, scopes })} />
       <TextField form="ticket" name="purpose" label="Purpose text" errors={errors} hint="The message an end user reads, e.g. Your doctor follows your blood glucose level" />
       <div class="pair">

@@ -1,26 +1,40 @@
 import { useState } from 'preact/hooks';
 import type { ScreenProps } from '../app.js';
+import { searchClients, type Choice } from '../api/catalogue.js';
 import { useLoad } from '../api/use-load.js';
 import { ErrorSummary, Status } from '../forms/fields.js';
 import { formErrorsOf, NO_ERRORS, type FormErrors } from '../forms/form-errors.js';
-import { loadTickets, removalOf, type Chain } from './ticket-chains.js';
+import { Pager, pageCount, SearchBox, usePaged, type Paged } from '../forms/paging.js';
+import { loadClientTickets, removalOf, type Chain, type ClientTickets } from './ticket-chains.js';
 import { TicketForm, ticketOperations, type TicketValues } from './ticket-form.js';
 import { ticketSentence } from './ticket-sentence.js';
 
-/** Consent tickets: each client's tickets as sentences, the one form, removal of a whole chain. */
+/**
+ * Consent tickets: the tickets of one client at a time (the client found by search), as
+ * sentences; the one form; removal of a whole chain.
+ */
 export function TicketsScreen({ api }: ScreenProps) {
-  const tickets = useLoad(() => loadTickets(api));
+  const [client, setClient] = useState<Choice>();
+  const [clientSearch, setClientSearch] = useState('');
+  const matches = useLoad(() => (clientSearch ? searchClients(api, clientSearch) : Promise.resolve([])));
+  const tickets = usePaged((page, search) => (client ? loadClientTickets(api, client, page, search) : Promise.resolve({ chains: [], total: 0 })));
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [listErrors, setListErrors] = useState<FormErrors>(NO_ERRORS);
   const [status, setStatus] = useState<string>();
 
-  const create = async (values: TicketValues) => {
+  const show = (chosen: Choice) => {
+    setClient(chosen);
+    setClientSearch('');
+    matches.reload();
+    tickets.searchFor('');
+  };
+  const create = async (values: TicketValues, owner: Choice) => {
     const { operations, layout } = ticketOperations(values);
     try {
       await api.patch(operations);
       setErrors(NO_ERRORS);
       setStatus(`Ticket ${values.ticketId} created.`);
-      tickets.reload();
+      show(owner);
       return true;
     } catch (error) {
       setStatus(undefined);
@@ -30,42 +44,61 @@ export function TicketsScreen({ api }: ScreenProps) {
   };
   const removeChain = async (chain: Chain) => {
     try {
-      await api.patch(removalOf(chain, tickets.value!));
+      await api.patch(await removalOf(api, chain));
       setListErrors(NO_ERRORS);
       setStatus(`Ticket ${chain.ticketId} removed: ${chain.clientId} no longer gets ${chain.definition} for it.`);
-      tickets.reload();
+      tickets.loaded.reload();
     } catch (error) {
       setListErrors(formErrorsOf(error));
     }
   };
 
-  if (tickets.error) return <p class="load-error" role="alert">{tickets.error}</p>;
-  if (!tickets.value) return <p class="loading">Loading…</p>;
-  const { chains, clients, definitions } = tickets.value;
-  const owners = [...new Set(chains.map((chain) => chain.clientId))].sort();
   return (
     <>
       {status && <Status>{status}</Status>}
       <ErrorSummary form="ticket-list" errors={listErrors} />
       <section>
-        <h2 id="tickets-title">Tickets by client</h2>
-        {owners.length === 0 && <p>No consent ticket yet: create one with the form below.</p>}
-        {owners.map((owner) => (
-          <section key={owner} class="client-tickets">
-            <h3>{owner}</h3>
-            <ul class="sentences">
-              {chains.filter((chain) => chain.clientId === owner).map((chain) => (
-                <li key={chain.combinationId}>
-                  <span class="sentence">{ticketSentence(chain)}</span>
-                  <span class="detail">{chain.ticketName} · requested resource {chain.requestedResourceId}</span>
-                  <button type="button" class="danger" aria-label={`Remove ticket ${chain.ticketId}`} onClick={() => void removeChain(chain)}>Remove</button>
+        <h2 id="tickets-title">Tickets of one client</h2>
+        <SearchBox id="ticket-client-search" label="Search ticket holders" hint="The start of a client ID or name; then choose the client whose tickets to show."
+          onSearch={(text) => { setClientSearch(text); matches.reload(); }} />
+        {clientSearch && matches.value && (
+          matches.value.length === 0 ? <p>No client starts with “{clientSearch}”.</p> : (
+            <ul class="choices" aria-label="Clients found">
+              {matches.value.map((match) => (
+                <li key={match.id}>
+                  <button type="button" class="secondary" aria-label={`Show the tickets of ${match.label}`} onClick={() => show(match)}>{match.label}</button>
                 </li>
               ))}
             </ul>
-          </section>
-        ))}
+          )
+        )}
+        {client ? <ClientTicketList client={client} tickets={tickets} onRemove={(chain) => void removeChain(chain)} />
+          : <p>Search for a client to see its tickets, or create a ticket with the form below.</p>}
       </section>
-      <TicketForm clients={clients} definitions={definitions} errors={errors} onSubmit={create} />
+      <TicketForm api={api} errors={errors} onSubmit={create} />
     </>
+  );
+}
+
+function ClientTicketList(props: { client: Choice; tickets: Paged<ClientTickets>; onRemove: (chain: Chain) => void }) {
+  const { loaded, page, go, searchFor } = props.tickets;
+  return (
+    <section class="client-tickets" aria-labelledby="client-tickets-title">
+      <h3 id="client-tickets-title">{props.client.label}</h3>
+      <SearchBox key={props.client.id} id="ticket-search" label="Search tickets" hint="The start of a ticket ID or name." onSearch={searchFor} />
+      {loaded.error && <p class="load-error" role="alert">{loaded.error}</p>}
+      {!loaded.value ? <p class="loading">Loading…</p> : loaded.value.chains.length === 0 ? <p>No consent ticket for {props.client.label} here.</p> : (
+        <ul class="sentences">
+          {loaded.value.chains.map((chain) => (
+            <li key={chain.combinationId}>
+              <span class="sentence">{ticketSentence(chain)}</span>
+              <span class="detail">{chain.ticketName} · requested resource {chain.requestedResourceId}</span>
+              <button type="button" class="danger" aria-label={`Remove ticket ${chain.ticketId}`} onClick={() => props.onRemove(chain)}>Remove</button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {loaded.value && <Pager label={`Ticket pages of ${props.client.label}`} page={page} pages={pageCount(loaded.value.total)} onGo={go} />}
+    </section>
   );
 }

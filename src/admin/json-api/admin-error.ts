@@ -4,7 +4,8 @@ export type ErrorObject = {
   code: string;
   title: string;
   detail: string;
-  source?: { pointer: string };
+  /** `pointer` into the request body, or `parameter`: the query parameter at fault. */
+  source?: { pointer?: string; parameter?: string };
 };
 
 const TITLES: Record<number, string> = {
@@ -32,6 +33,7 @@ export class AdminError extends Error {
     readonly code: string,
     readonly detail: string,
     readonly pointer?: string,
+    readonly parameter?: string,
   ) {
     super(detail);
   }
@@ -39,11 +41,12 @@ export class AdminError extends Error {
   toObject(pointerPrefix = ''): ErrorObject {
     const object: ErrorObject = { status: String(this.status), code: this.code, title: TITLES[this.status] ?? 'Error', detail: this.detail };
     if (this.pointer !== undefined) object.source = { pointer: `${pointerPrefix}${this.pointer}` };
+    else if (this.parameter !== undefined) object.source = { parameter: this.parameter };
     return object;
   }
 }
 
-export const malformed = (detail: string, pointer?: string) => new AdminError(400, 'malformed', detail, pointer);
+export const malformed = (detail: string, pointer?: string, parameter?: string) => new AdminError(400, 'malformed', detail, pointer, parameter);
 export const notFound = (detail: string, pointer?: string) => new AdminError(404, 'not_found', detail, pointer);
 export const conflict = (detail: string, pointer?: string) => new AdminError(409, 'conflict', detail, pointer);
 export const ruleBroken = (detail: string, pointer?: string) => new AdminError(422, 'rule_broken', detail, pointer);

@@ -12,6 +12,8 @@ export type AttributeSpec = {
   required: boolean;
   nullable?: boolean;
   maxLength?: number;
+  /** Accepted on writes, never read back (a secret): neither filterable nor sortable. */
+  writeOnly?: boolean;
   /** The only values allowed (another string is a 422). */
   values?: readonly string[];
   /** The largest value of a positive integer (more is a 422). */

@@ -6,6 +6,7 @@ import { dataSourceClientLacksProtection } from '../../tickets/consent-rules.js'
 import { conflict, malformed, notFound, ruleBroken } from '../json-api/admin-error.js';
 import { escape, type ResourceInput, type ResourceObject } from '../json-api/resource-object.js';
 import { readAttributes, type AttributeSpec } from './attribute-rules.js';
+import { attributeFields, idField, selectPage, type Collection, type ListQuery } from './collection.js';
 import { allocateId } from './record-ids.js';
 import type { RecordHandler, Snapshot, Written } from './record-handler.js';
 
@@ -25,7 +26,7 @@ const ATTRIBUTES: AttributeSpec[] = [
   { name: 'dpopBoundAccessTokens', column: 'dpop_bound_access_tokens', kind: 'boolean', required: false },
   { name: 'accessTokenLifetime', column: 'access_token_lifetime', kind: 'positive-integer', required: false, nullable: true, max: MAX_ACCESS_TOKEN_LIFETIME },
   // Write-only: hashed at once, never read back.
-  { name: 'clientSecret', column: 'client_secret', kind: 'string', required: false },
+  { name: 'clientSecret', column: 'client_secret', kind: 'string', required: false, writeOnly: true },
 ];
 
 // JSON:API attribute names → registration field names (clients module), and back.
@@ -39,16 +40,25 @@ type Row = {
   dpop_bound_access_tokens: boolean; access_token_lifetime: number | null;
 };
 
-const SELECT = `SELECT c.id, c.version, c.date_created, c.last_updated, c.client_id, c.client_name, c.metadata_id,
+// Filters and sort (docs/reference/admin-filters.md): the client row's own columns, the rest on its metadata row.
+const CLIENT_COLUMNS = new Set(['client_id', 'client_name']);
+const COLLECTION: Collection = {
+  from: 'FROM client c JOIN client_metadata m ON m.id = c.metadata_id',
+  fields: [idField('id', 'c.id'), ...attributeFields(ATTRIBUTES, (spec) => `${CLIENT_COLUMNS.has(spec.column) ? 'c' : 'm'}.${spec.column}`)],
+  search: ['c.client_id', 'c.client_name'],
+};
+
+const COLUMNS = `SELECT c.id, c.version, c.date_created, c.last_updated, c.client_id, c.client_name, c.metadata_id,
     m.client_type, m.client_authentication_type, m.grant_types, m.allowed_scopes, m.issuer_uri, m.jwks_uri, m.jwks_raw, m.meta_data_raw,
     m.dpop_bound_access_tokens, m.access_token_lifetime,
-    COALESCE((SELECT array_agg(r.uri ORDER BY r.id) FROM redirect_uri r WHERE r.client_id = c.id), '{}') AS redirect_uris
-  FROM client c JOIN client_metadata m ON m.id = c.metadata_id`;
+    COALESCE((SELECT array_agg(r.uri ORDER BY r.id) FROM redirect_uri r WHERE r.client_id = c.id), '{}') AS redirect_uris`;
+const SELECT = `${COLUMNS} ${COLLECTION.from}`;
 
 /** `uma-client`: maps onto the clients module's registration; secrets go in, never out. */
 export class ClientRecordHandler implements RecordHandler {
   readonly type = 'uma-client';
   readonly relationships = {};
+  readonly collection = COLLECTION;
 
   constructor(private readonly policy: RegistrationPolicy = { allowPrivateJwksUri: false }) {}
 
@@ -130,10 +140,9 @@ export class ClientRecordHandler implements RecordHandler {
     return (await this.rows(manager, 'WHERE c.id = ANY($1)', [ids])).map((row) => this.serialise(row));
   }
 
-  async list(manager: EntityManager, offset: number, limit: number): Promise<{ records: ResourceObject[]; total: number }> {
-    const rows = await this.rows(manager, 'ORDER BY c.id LIMIT $1 OFFSET $2', [limit, offset]);
-    const [{ count }] = await manager.query('SELECT count(*)::int AS count FROM client');
-    return { records: rows.map((row) => this.serialise(row)), total: count };
+  async list(manager: EntityManager, query: ListQuery): Promise<{ records: ResourceObject[]; total: number }> {
+    const { rows, total } = await selectPage<Row>(manager, COLLECTION, COLUMNS, query);
+    return { records: rows.map((row) => this.serialise(row)), total };
   }
 
   async snapshot(manager: EntityManager, id: number): Promise<Snapshot | null> {

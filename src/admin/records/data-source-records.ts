@@ -15,6 +15,7 @@ const dataSource: TableSpec = {
   ],
   relationships: [{ name: 'umaClient', type: 'uma-client', table: 'client', column: 'client_id', optional: true }],
   uniques: { UQ_data_source_resource_uri: 'resourceUri' },
+  search: ['name', 'resourceUri'],
   rules: [(manager, id) => introspectionClientProtects(manager, 'd.id = $1', id)],
 };
 

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { ResourceInput, ResourceObject } from '../json-api/resource-object.js';
+import type { Collection, ListQuery } from './collection.js';
 
 /** What a write returns: the record's id, and meta shown once (a generated client secret). */
 export type Written = { id: number; meta?: Record<string, unknown> };
@@ -20,6 +21,9 @@ export interface RecordHandler {
   remove(manager: EntityManager, id: number): Promise<void>;
   /** The records with these ids, in no particular order; missing ones are left out. */
   find(manager: EntityManager, ids: number[]): Promise<ResourceObject[]>;
-  list(manager: EntityManager, offset: number, limit: number): Promise<{ records: ResourceObject[]; total: number }>;
+  /** The members `filter[…]` and `sort` accept, and the SQL behind them (docs/reference/admin-filters.md). */
+  readonly collection: Collection;
+  /** One page of the records that pass the query's filters, in its order; a bad member is a 400. */
+  list(manager: EntityManager, query: ListQuery): Promise<{ records: ResourceObject[]; total: number }>;
   snapshot(manager: EntityManager, id: number): Promise<Snapshot | null>;
 }

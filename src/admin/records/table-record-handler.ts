@@ -3,6 +3,7 @@ import { isForeignKeyViolation, isUniqueViolation } from '../../common/database-
 import { conflict, malformed, notFound } from '../json-api/admin-error.js';
 import { escape, type ResourceInput, type ResourceObject } from '../json-api/resource-object.js';
 import { readAttributes, type AttributeSpec } from './attribute-rules.js';
+import { attributeFields, idField, selectPage, type Collection, type ListQuery } from './collection.js';
 import { allocateId } from './record-ids.js';
 import type { RecordHandler, Snapshot, Written } from './record-handler.js';
 
@@ -20,6 +21,8 @@ export type TableSpec = {
   rules?: Rule[];
   /** Unique constraint name → the attribute (or relationship) it concerns, to answer 409 naming it. */
   uniques?: Record<string, string>;
+  /** The attributes `filter[search]` matches by prefix (each needs a `lower(left(x, 100))` index). */
+  search?: string[];
 };
 
 type Row = Record<string, unknown> & { id: number; version: number; date_created: Date; last_updated: Date };
@@ -28,10 +31,21 @@ type Row = Record<string, unknown> & { id: number; version: number; date_created
 export class TableRecordHandler implements RecordHandler {
   readonly type: string;
   readonly relationships: Record<string, string>;
+  readonly collection: Collection;
 
   constructor(private readonly spec: TableSpec) {
     this.type = spec.type;
     this.relationships = Object.fromEntries(spec.relationships.map((relationship) => [relationship.name, relationship.type]));
+    const column = (name: string) => `t."${name}"`;
+    this.collection = {
+      from: `FROM "${spec.table}" t`,
+      fields: [
+        idField('id', 't.id'),
+        ...attributeFields(spec.attributes, (attribute) => column(attribute.column)),
+        ...spec.relationships.map((relationship) => idField(relationship.name, column(relationship.column))),
+      ],
+      search: (spec.search ?? []).map((name) => column(spec.attributes.find((attribute) => attribute.name === name)!.column)),
+    };
   }
 
   async create(manager: EntityManager, input: ResourceInput): Promise<Written> {
@@ -71,10 +85,9 @@ export class TableRecordHandler implements RecordHandler {
     return rows.map((row) => this.serialise(row));
   }
 
-  async list(manager: EntityManager, offset: number, limit: number): Promise<{ records: ResourceObject[]; total: number }> {
-    const rows: Row[] = await manager.query(`SELECT * FROM "${this.spec.table}" ORDER BY id LIMIT $1 OFFSET $2`, [limit, offset]);
-    const [{ count }] = await manager.query(`SELECT count(*)::int AS count FROM "${this.spec.table}"`);
-    return { records: rows.map((row) => this.serialise(row)), total: count };
+  async list(manager: EntityManager, query: ListQuery): Promise<{ records: ResourceObject[]; total: number }> {
+    const { rows, total } = await selectPage<Row>(manager, this.collection, 'SELECT t.*', query);
+    return { records: rows.map((row) => this.serialise(row)), total };
   }
 
   async snapshot(manager: EntityManager, id: number): Promise<Snapshot | null> {

@@ -8,6 +8,7 @@ const purpose: TableSpec = {
   table: 'purpose',
   attributes: [{ name: 'name', column: 'name', kind: 'text', required: true, maxLength: 1024 }],
   relationships: [],
+  search: ['name'],
 };
 
 // RFC 6749 NQCHAR: a name without & or =, a value without &.
@@ -32,6 +33,7 @@ const resourceDefinition: TableSpec = {
   ],
   relationships: [],
   uniques: { UQ_resource_definition_name: 'name' },
+  search: ['name'],
   rules: [fhirMappingRules],
 };
 
@@ -61,6 +63,7 @@ const capabilityTicket: TableSpec = {
     { name: 'umaClient', type: 'uma-client', table: 'client', column: 'client_id' },
   ],
   uniques: { UQ_capability_ticket_ticket_id: 'ticketId' },
+  search: ['ticketId', 'ticketName'],
   rules: [(manager, id) => ticketsAndResourcesAgree(manager, 't.id = $1', id, '/value/relationships/umaClient')],
 };
 

@@ -4,7 +4,9 @@ import { TicketIndexes1764000000000 } from './1764000000000-TicketIndexes.js';
 import { TokenLifecycle1764100000000 } from './1764100000000-TokenLifecycle.js';
 import { ProofOfPossession1764200000000 } from './1764200000000-ProofOfPossession.js';
 import { DataSources1764300000000 } from './1764300000000-DataSources.js';
+import { AdminFilterIndexes1764500000000 } from './1764500000000-AdminFilterIndexes.js';
 import { SmartBackendServices1764600000000 } from './1764600000000-SmartBackendServices.js';
+import { SmartFilterIndexes1764650000000 } from './1764650000000-SmartFilterIndexes.js';
 import { Uma1764800000000 } from './1764800000000-Uma.js';
 
 /** Listed as classes, not globs, so the same list works in Jest, in dist/ and from the CLI. */
@@ -15,6 +17,8 @@ export const MIGRATIONS = [
   TokenLifecycle1764100000000,
   ProofOfPossession1764200000000,
   DataSources1764300000000,
+  AdminFilterIndexes1764500000000,
   SmartBackendServices1764600000000,
+  SmartFilterIndexes1764650000000,
   Uma1764800000000,
 ];
