@@ -23,7 +23,7 @@ const config = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
   algs: (process.env.BENCH_ALGS ?? 'RS256,ES256').split(',').map((s) => s.trim()).filter(Boolean),
   // Which cases run (names from CASES below, and `pop`: private_key_jwt + DPoP, ours and oidc-provider).
-  servers: (process.env.BENCH_SERVERS ?? 'ours,tickets,workers2,oidc-provider,bare,pop').split(',').map((s) => s.trim()),
+  servers: (process.env.BENCH_SERVERS ?? 'ours,flood,tickets,workers2,oidc-provider,bare,pop').split(',').map((s) => s.trim()),
 };
 
 const CLIENT_ID = 'bench-client';
@@ -304,7 +304,7 @@ function summarize(r) {
  * Our server on a fresh embedded database: `env` is added to its environment, `prepare(dataDir)`
  * runs once it is up (to seed data), then `body` is measured.
  */
-async function runOurs(alg, { name = 'ours', logName = 'ours', env: extraEnv = {}, prepare, body = REQUEST_BODY } = {}) {
+async function runOurs(alg, { name = 'ours', logName = 'ours', env: extraEnv = {}, prepare, body = REQUEST_BODY, alongside } = {}) {
   let [port, adminPort] = [await freePort(), await freePort()];
   // Two probes in a row may get the same port back; the server refuses PORT = ADMIN_PORT.
   while (adminPort === port) adminPort = await freePort();
@@ -319,7 +319,15 @@ async function runOurs(alg, { name = 'ours', logName = 'ours', env: extraEnv = {
     try {
       await waitReady(server, baseUrl + DISCOVERY_PATH, 120_000);
       if (prepare) await prepare(dataDir);
-      return await benchServer(name, alg, baseUrl, basicAuth(CLIENT_ID, secret), server, body);
+      // `alongside(baseUrl)`: other load during the measurement; it returns the function that stops it.
+      // It starts once the bench client has a token (its secret verified, as a working client's is).
+      if (alongside) await verifyToken(name, baseUrl, basicAuth(CLIENT_ID, secret), alg, body);
+      const stopAlongside = alongside?.(baseUrl);
+      try {
+        return await benchServer(name, alg, baseUrl, basicAuth(CLIENT_ID, secret), server, body);
+      } finally {
+        await stopAlongside?.();
+      }
     } finally {
       await stopChild(server);
       scanServerLog(server, alg);
@@ -404,10 +412,36 @@ const CASES = [
   },
   // WORKERS (API.md §2) forks workers sharing the port; CPU per token then counts them all.
   { name: 'workers2', key: 'oursWorkers2', label: 'ours, WORKERS=2', unit: 'tok/s', run: (alg) => runOurs(alg, { name: 'ours, WORKERS=2', logName: 'ours-workers2', env: { WORKERS: '2' } }) },
+  // A known client's tokens while 24 connections send wrong secrets for unknown client ids from 40
+  // addresses, each under its limit (docs/operations/security.md): the slow hashes are bounded, so
+  // the flood must not starve the known client, whose secret is verified once and then cached.
+  {
+    name: 'flood',
+    key: 'oursFlood',
+    label: 'ours, flood',
+    unit: 'tok/s',
+    run: (alg) => runOurs(alg, { name: 'ours, known client during a wrong-secret flood', logName: 'ours-flood', env: { TRUST_PROXY: 'loopback' }, alongside: floodWrongSecrets }),
+  },
   { name: 'oidc-provider', key: 'oidcProvider', label: 'oidc-provider', unit: 'tok/s', run: (alg) => runOidcProvider(alg) },
   // Same body size as our real token response for this alg, so bytes on the wire match.
   { name: 'bare', key: 'bare', label: 'bare node:http', unit: 'req/s', run: (alg, results) => runBare(alg, results.ours?.bodyBytes ?? DEFAULT_BODY_BYTES) },
 ];
+
+const FLOOD_CONNECTIONS = 24;
+const FLOOD_ADDRESSES = 40;
+
+/** Starts bench/wrong-secret-flood.mjs against our server; the returned function stops it and notes its answers. */
+function floodWrongSecrets(baseUrl) {
+  const env = { FLOOD_URL: baseUrl + TOKEN_PATH, FLOOD_CONNECTIONS: String(FLOOD_CONNECTIONS), FLOOD_ADDRESSES: String(FLOOD_ADDRESSES) };
+  const flood = startChild('wrong-secret flood', ['bench/wrong-secret-flood.mjs'], env, logPath('wrong-secret-flood', 'any'));
+  return async () => {
+    flood.child.kill('SIGTERM');
+    await Promise.race([flood.exited, sleep(10_000)]);
+    await reapGroup(flood.name, flood.child.pid);
+    const line = flood.stdout.trim().split('\n').pop();
+    notes.push(`wrong-secret flood (${FLOOD_CONNECTIONS} connections, ${FLOOD_ADDRESSES} addresses): ${line || 'no summary'}`);
+  };
+}
 
 // Fills our embedded database through plain SQL (bench/fill-database.mjs, shared with the console
 // benchmark): 10,000 clients, 100,000 ticket records, 1,000 data sources, and a ticket for the
@@ -514,6 +548,7 @@ function printReport(results) {
     console.log(`${alg}  ${describe('ours', 'tok/s', r.ours)} | ${describe('oidc-provider', 'tok/s', r.oidcProvider)} | ${describe('bare node:http', 'req/s', r.bare)}`);
     console.log(`${alg}  ours/oidc-provider ${fmtRatio(r.ours, r.oidcProvider)}   ours/bare ${fmtRatio(r.ours, r.bare)}   CPU per token ours/oidc-provider ${fmtCpuRatio(r.ours, r.oidcProvider)}`);
     if (r.oursWorkers2) console.log(`${alg}  WORKERS=2 / WORKERS=1 ${fmtRatio(r.oursWorkers2, r.ours)} (the load generator takes much of the second core)`);
+    if (r.oursFlood) console.log(`${alg}  known client during a wrong-secret flood / plain ${fmtRatio(r.oursFlood, r.ours)}`);
     if (r.oursTickets) console.log(`${alg}  resource scope with 10k clients, 100k ticket records and 1k data sources / plain scope ${fmtRatio(r.oursTickets, r.ours)} (issue 13 wants at least 0.95x: a cost at most 1.05x)`);
     if (r.oursPop) console.log(`${alg}  private_key_jwt + DPoP: ours/oidc-provider ${fmtRatio(r.oursPop, r.oidcProviderPop)}   ours pop/ours plain ${fmtRatio(r.oursPop, r.ours)}`);
   }
@@ -531,6 +566,7 @@ function writeJson(results) {
       oursOverBare: r.ours && r.bare ? r.ours.perSecond / r.bare.perSecond : null,
       cpuPerTokenOursOverOidcProvider: r.ours?.cpu?.microsPerResponse && r.oidcProvider?.cpu?.microsPerResponse ? r.ours.cpu.microsPerResponse / r.oidcProvider.cpu.microsPerResponse : null,
       workers2OverWorkers1: r.oursWorkers2 && r.ours ? r.oursWorkers2.perSecond / r.ours.perSecond : null,
+      floodOverPlain: r.oursFlood && r.ours ? r.oursFlood.perSecond / r.ours.perSecond : null,
       ticketsOverPlain: r.oursTickets && r.ours ? r.oursTickets.perSecond / r.ours.perSecond : null,
       proofOfPossessionOursOverOidcProvider: r.oursPop && r.oidcProviderPop ? r.oursPop.perSecond / r.oidcProviderPop.perSecond : null,
     }])),

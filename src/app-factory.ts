@@ -3,7 +3,6 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config/app-config.js';
 import { AppModule } from './app.module.js';
-import { separateListeners } from './admin/admin-listener.js';
 import { setUpApiDocs } from './docs/api-docs.js';
 import { createRootLogger } from './logging/logging.js';
 import { PinoNestLogger } from './logging/nest-logger.js';
@@ -18,12 +17,12 @@ import { MetricsService } from './metrics/metrics.service.js';
  * Builds the application exactly as the server runs it, for main.ts and the e2e tests alike: no
  * global body parser (each route parses its own, strictly), no X-Powered-By, the proxies named
  * by TRUST_PROXY, a request id and a log line per request, admin routes only on the admin listener
- * (listenAdmin), request latency metrics, pino for every log line, the API documentation at /docs
+ * (src/http/listeners.ts), request latency metrics, pino for every log line, the API documentation at /docs
  * on the admin listener.
  */
 export async function createApp(config: AppConfig, logger: Logger = createRootLogger(config)): Promise<NestExpressApplication> {
   // The adapter's server keeps Express's prototypes on req/res (src/http/express-server.ts).
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new ExpressServerAdapter(), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new ExpressServerAdapter(config.tls), {
     bodyParser: false,
     // A failed start is reported to the caller, which closes what was opened (not process.exit).
     abortOnError: false,
@@ -33,9 +32,14 @@ export async function createApp(config: AppConfig, logger: Logger = createRootLo
   // Token responses are unique and no-store: an ETag would only cost a hash per response.
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
-  // One middleware for the four, in this order: a CORS preflight is answered before it is logged,
-  // a path on the wrong listener is logged but not measured.
-  useRequestHooks(app, [secureHeaders(config.corsAllowedOrigins), requestLog(logger), separateListeners(), requestMetrics(app.get(MetricsService))]);
+  // One middleware for the three, in this order: a CORS preflight is answered before it is logged.
+  // Which listener serves which route is decided at start-up (src/http/listener-routes.ts).
+  useRequestHooks(app, [secureHeaders(config.corsAllowedOrigins, sendsHsts(config)), requestLog(logger), requestMetrics(app.get(MetricsService))]);
   setUpApiDocs(app);
   return app;
+}
+
+/** HSTS where responses can travel over HTTPS: native TLS, or an https issuer behind a trusted proxy. */
+function sendsHsts(config: AppConfig): boolean {
+  return config.tls !== undefined || (config.issuer.startsWith('https:') && config.trustProxy !== false);
 }

@@ -18,7 +18,7 @@ async function bootstrap(): Promise<void> {
   const adminToken = await resolveAdminToken(config);
   const database = await openDatabase(config, (line) => logger.info(line));
   const startupLines = [
-    `listening on http://localhost:${config.port} (token endpoint /oauth2/token); issuer ${config.issuer}`,
+    `listening on ${config.tls ? 'https' : 'http'}://localhost:${config.port} (token endpoint /oauth2/token); issuer ${config.issuer}`,
     `admin interface on http://localhost:${config.adminPort}/admin; metrics at /metrics; API documentation at http://localhost:${config.adminPort}/docs`,
     `database: ${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL, data in ${database.location ?? config.dataDir}`}`,
     `admin token: ${adminToken.source === 'ADMIN_TOKEN' ? 'from ADMIN_TOKEN' : `kept in ${adminToken.source}`}`,

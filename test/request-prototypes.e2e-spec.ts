@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import request from 'supertest';
+import type { ExpressServerAdapter } from '../src/http/express-server.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 type Trace = { createdWith: object; finishedWith: object; responseCreatedWith: object; responseFinishedWith: object };
@@ -43,8 +44,10 @@ describe('request and response prototypes', () => {
   });
 
   it('keeps Express prototypes on the admin listener from creation to the end of a response', async () => {
+    // The admin listener has an Express application of its own (src/http/listener-routes.ts).
+    const admin = (server.app.getHttpAdapter() as ExpressServerAdapter).adminInstance;
     const traces = tracePrototypes(server.adminServer);
     expect((await request(server.adminUrl).get('/health/live')).status).toBe(200);
-    expect(traces).toEqual([{ createdWith: express.request, finishedWith: express.request, responseCreatedWith: express.response, responseFinishedWith: express.response }]);
+    expect(traces).toEqual([{ createdWith: admin.request, finishedWith: admin.request, responseCreatedWith: admin.response, responseFinishedWith: admin.response }]);
   });
 });

@@ -8,7 +8,7 @@ import { AdminTokenGuard } from './admin-token.guard.js';
 import { ExplainController } from './explain.controller.js';
 import { UmaResourcesController } from './uma-resources.controller.js';
 
-/** The administrative interface; served only on ADMIN_PORT (see admin-listener.ts). */
+/** The administrative interface; served only on ADMIN_PORT (see src/http/listener-routes.ts). */
 @Module({
   imports: [TicketsModule, TokensModule],
   // Static paths first: they must win over AdminController's GET /admin/:type.

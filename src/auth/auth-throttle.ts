@@ -9,6 +9,11 @@ import { DataSource } from 'typeorm';
 export const FAILURES_PER_CLIENT = 20;
 export const FAILURES_PER_ADDRESS = 100;
 const WINDOW_SECONDS = 60;
+// While a client is over its limit, one attempt per second is still verified (docs/operations/security.md).
+const VERIFICATIONS_PER_SECOND_WHEN_LOCKED = 1;
+
+/** Seconds to wait for each limit that is used up. */
+export type LimitsReached = { client?: number; address?: number };
 
 /**
  * Counts failed client authentications in PostgreSQL (rate-limiter-flexible's store), so every
@@ -19,23 +24,43 @@ const WINDOW_SECONDS = 60;
 export class AuthThrottle {
   private readonly perClient: RateLimiterPostgres;
   private readonly perAddress: RateLimiterPostgres;
+  private readonly lockedVerifications: RateLimiterPostgres;
 
   constructor(@InjectDataSource() dataSource: DataSource) {
     this.perClient = failureCounter(dataSource, 'client', FAILURES_PER_CLIENT);
     this.perAddress = failureCounter(dataSource, 'address', FAILURES_PER_ADDRESS);
+    this.lockedVerifications = failureCounter(dataSource, 'locked-verification', VERIFICATIONS_PER_SECOND_WHEN_LOCKED, 1);
   }
 
   /** Seconds to wait when either limit is used up; undefined when attempts may go on. */
   async blockedFor(clientId: string, address: string): Promise<number | undefined> {
+    const { client, address: source } = await this.limitsReached(clientId, address);
+    const waits = [client, source].filter((wait): wait is number => wait !== undefined);
+    return waits.length > 0 ? Math.max(...waits) : undefined;
+  }
+
+  /** Which of the two limits are used up, and for how long. */
+  async limitsReached(clientId: string, address: string): Promise<LimitsReached> {
     const [client, source] = await Promise.all([
       this.perClient.get(keyOf(clientId)),
       this.perAddress.get(keyOf(address)),
     ]);
-    const waits = [
-      exhausted(client, FAILURES_PER_CLIENT),
-      exhausted(source, FAILURES_PER_ADDRESS),
-    ].filter((wait): wait is number => wait !== undefined);
-    return waits.length > 0 ? Math.max(...waits) : undefined;
+    return { client: exhausted(client, FAILURES_PER_CLIENT), address: exhausted(source, FAILURES_PER_ADDRESS) };
+  }
+
+  /**
+   * Claims the one verification per second a client over its limit still gets. The claim is one
+   * atomic upsert in PostgreSQL, so every worker and instance shares the same slot: an attacker
+   * cannot lock the working client out, and cannot get more than one guess per second verified.
+   */
+  async claimLockedVerification(clientId: string): Promise<boolean> {
+    try {
+      await this.lockedVerifications.consume(keyOf(clientId), 1);
+      return true;
+    } catch (error) {
+      if (error instanceof RateLimiterRes) return false;
+      throw error;
+    }
   }
 
   async recordFailure(clientId: string, address: string): Promise<void> {
@@ -47,7 +72,7 @@ export class AuthThrottle {
 }
 
 /** Failures per key and minute in the `auth_failure` table (created by a migration). */
-export function failureCounter(dataSource: DataSource, keyPrefix: string, points: number): RateLimiterPostgres {
+export function failureCounter(dataSource: DataSource, keyPrefix: string, points: number, duration = WINDOW_SECONDS): RateLimiterPostgres {
   return new RateLimiterPostgres({
     storeClient: (dataSource.driver as unknown as { master: unknown }).master,
     storeType: 'pool',
@@ -56,7 +81,7 @@ export function failureCounter(dataSource: DataSource, keyPrefix: string, points
     clearExpiredByTimeout: false,
     keyPrefix,
     points,
-    duration: WINDOW_SECONDS,
+    duration,
   });
 }
 

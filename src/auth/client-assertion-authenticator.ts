@@ -211,6 +211,8 @@ function readAssertion(parameters: TokenParameters): { assertion: string; client
   if (header.jku !== undefined && typeof header.jku !== 'string') throw refused('the assertion\'s "jku" must be a string');
   const clientId = parameters.client_id ?? sub;
   if (typeof clientId !== 'string' || clientId === '') throw refused('the assertion has no "sub" naming the client');
+  // PostgreSQL cannot store NUL: refused before the client is looked up (docs/operations/security.md).
+  if (clientId.includes('\0')) throw refused('the assertion\'s "sub" contains a NUL character');
   if (parameters.client_id !== undefined && sub !== parameters.client_id) throw refused('client_id differs from the assertion\'s "sub"');
   return { assertion, clientId, header: { alg: header.alg, kid: header.kid as string | undefined, jku: header.jku as string | undefined } };
 }

@@ -8,6 +8,8 @@ jest.unstable_mockModule('../clients/client-secrets.js', () => ({
   decoySecretHash: async () => 'decoy-hash',
 }));
 const { ClientAuthenticator } = await import('./client-authenticator.js');
+const { WorkGate } = await import('./slow-hash-gate.js');
+type LimitsReached = import('./auth-throttle.js').LimitsReached;
 
 function record(secretHash: string): ClientRecord {
   return {
@@ -25,13 +27,14 @@ function record(secretHash: string): ClientRecord {
   };
 }
 
-function setup(stored: ClientRecord | null, blockedFor?: number) {
+function setup(stored: ClientRecord | null, limits: LimitsReached = {}, gate = new WorkGate(4, 4)) {
   const directory = { current: stored, find: jest.fn(async () => directory.current) };
   const throttle = {
-    blockedFor: jest.fn(async () => blockedFor),
+    limitsReached: jest.fn(async (): Promise<LimitsReached> => limits),
+    claimLockedVerification: jest.fn(async () => true),
     recordFailure: jest.fn(async () => undefined),
   };
-  const authenticator = new ClientAuthenticator(directory as never, throttle as never);
+  const authenticator = new ClientAuthenticator(directory as never, throttle as never, gate as never);
   const attempt = (clientSecret: string, method: ClientRecord['authenticationType'] = 'client_secret_basic') =>
     authenticator.authenticate({ clientId: 'reader', clientSecret, method, sourceAddress: '192.0.2.1' });
   return { directory, throttle, attempt };
@@ -46,7 +49,7 @@ describe('ClientAuthenticator', () => {
     await attempt('s3cret');
     await attempt('s3cret');
     expect(verifyClientSecret).toHaveBeenCalledTimes(1);
-    expect(throttle.blockedFor).toHaveBeenCalledTimes(1);
+    expect(throttle.limitsReached).toHaveBeenCalledTimes(1);
     expect(throttle.recordFailure).not.toHaveBeenCalled();
   });
 
@@ -56,18 +59,55 @@ describe('ClientAuthenticator', () => {
     expect(verifyClientSecret).toHaveBeenCalledTimes(1);
   });
 
-  it('answers 429 without running the slow hash when the limits are used up', async () => {
-    const { attempt } = setup(record('hash-of:s3cret'), 42.2);
+  it('answers 429 without running the slow hash when the address limit is used up', async () => {
+    const { throttle, attempt } = setup(record('hash-of:s3cret'), { address: 42.2 });
     await expect(attempt('s3cret')).rejects.toMatchObject({ code: 'too_many_requests', status: 429, headers: { 'Retry-After': '43' } });
     expect(verifyClientSecret).not.toHaveBeenCalled();
+    expect(throttle.claimLockedVerification).not.toHaveBeenCalled();
+  });
+
+  it('answers 429 without running the slow hash when the client is over its limit and this second\'s verification is taken', async () => {
+    const { throttle, attempt } = setup(record('hash-of:s3cret'), { client: 12 });
+    throttle.claimLockedVerification.mockResolvedValue(false);
+    await expect(attempt('s3cret')).rejects.toMatchObject({ code: 'too_many_requests', headers: { 'Retry-After': '12' } });
+    expect(verifyClientSecret).not.toHaveBeenCalled();
+  });
+
+  it('verifies the one attempt per second of a client over its limit: the right secret passes, a wrong one is 429', async () => {
+    const { throttle, attempt } = setup(record('hash-of:s3cret'), { client: 12 });
+    await expect(attempt('guess')).rejects.toMatchObject({ code: 'too_many_requests', status: 429 });
+    expect(throttle.recordFailure).toHaveBeenCalledTimes(1);
+    await expect(attempt('s3cret')).resolves.toMatchObject({ clientId: 'reader' });
+    expect(throttle.claimLockedVerification).toHaveBeenCalledTimes(2);
+    expect(verifyClientSecret).toHaveBeenCalledTimes(2);
   });
 
   it('lets a recently verified secret through a lock-out', async () => {
     const { throttle, attempt } = setup(record('hash-of:s3cret'));
     await attempt('s3cret');
-    throttle.blockedFor.mockResolvedValue(30);
+    throttle.limitsReached.mockResolvedValue({ client: 30 });
+    throttle.claimLockedVerification.mockResolvedValue(false);
     await expect(attempt('s3cret')).resolves.toMatchObject({ clientId: 'reader' });
     await expect(attempt('guess')).rejects.toMatchObject({ code: 'too_many_requests' });
+  });
+
+  it('answers 503 with Retry-After when the slow hashes are all busy, yet lets a recently verified secret through', async () => {
+    const gate = new WorkGate(1, 0);
+    const { attempt } = setup(record('hash-of:s3cret'), {}, gate);
+    await attempt('s3cret');
+    let release!: () => void;
+    const busy = gate.run(() => new Promise<void>((resolve) => (release = resolve)));
+    await expect(attempt('guess')).rejects.toMatchObject({ code: 'temporarily_unavailable', status: 503, headers: { 'Retry-After': '1' } });
+    await expect(attempt('s3cret')).resolves.toMatchObject({ clientId: 'reader' });
+    release();
+    await busy;
+  });
+
+  it('refuses credentials holding a NUL without looking the client up or hashing', async () => {
+    const { directory, attempt } = setup(record('hash-of:s3cret'));
+    await expect(attempt('s3cret\u0000')).rejects.toMatchObject({ code: 'invalid_client', status: 401 });
+    expect(directory.find).not.toHaveBeenCalled();
+    expect(verifyClientSecret).not.toHaveBeenCalled();
   });
 
   it('records a failure and answers invalid_client for a wrong secret', async () => {

@@ -6,6 +6,7 @@ import type { ClientRecord } from '../clients/client-record.js';
 import { decoySecretHash, verifyClientSecret } from '../clients/client-secrets.js';
 import { OAuthError } from '../oauth/oauth-error.js';
 import { AuthThrottle } from './auth-throttle.js';
+import { SlowHashGate } from './slow-hash-gate.js';
 
 export type AuthenticationAttempt = {
   clientId: string;
@@ -28,46 +29,75 @@ export class ClientAuthenticator {
   // Per-process key: the digests are useless outside this process's memory.
   private readonly digestKey = randomBytes(32).toString('base64');
   private readonly verified = new Map<string, Verified>();
-  private readonly inFlight = new Map<string, Promise<boolean>>();
+  private readonly inFlight = new Map<string, Promise<ClientRecord>>();
 
   constructor(
     private readonly clients: ClientDirectory,
     private readonly throttle: AuthThrottle,
+    private readonly slowHashes: SlowHashGate,
   ) {}
 
   async authenticate(attempt: AuthenticationAttempt): Promise<ClientRecord> {
     const basicTried = attempt.method === 'client_secret_basic';
-    const client = await this.clients.find(attempt.clientId);
-    const digest = this.digest(attempt.clientSecret);
-    if (client && client.authenticationType === attempt.method && this.recentlyVerified(client, digest)) {
-      return client;
+    // Never reaches PostgreSQL (which cannot store NUL) nor scrypt (which would take "secret\0" for "secret").
+    if (attempt.clientId.includes('\0') || attempt.clientSecret.includes('\0')) {
+      throw OAuthError.invalidClient('client credentials must not contain a NUL character', basicTried);
     }
-    const wait = await this.throttle.blockedFor(attempt.clientId, attempt.sourceAddress);
-    if (wait !== undefined) throw OAuthError.tooManyRequests(wait);
+    const digest = this.digest(attempt.clientSecret);
+    const remembered = this.rememberedMatch(attempt.clientId, digest);
+    if (remembered) {
+      const client = await this.clients.find(attempt.clientId);
+      // A rotated secret (a new stored hash) no longer matches what was remembered.
+      if (client && client.authenticationType === attempt.method && client.secretHash === remembered.secretHash) return client;
+    }
+    return this.authenticateOnce(attempt, digest);
+  }
 
-    const secretMatches = await this.verifyOnce(attempt, client, digest);
+  /**
+   * An attempt that needs the slow hash. When SlowHashGate is full it is answered 503 before any
+   * database work, so a flood of wrong secrets costs next to nothing; only the hash itself runs
+   * inside the gate (lookups are not serialised behind it). Concurrent identical attempts (a
+   * burst of first requests from one client) share one run.
+   */
+  private authenticateOnce(attempt: AuthenticationAttempt, digest: Buffer): Promise<ClientRecord> {
+    const key = `${attempt.method}\u0000${attempt.clientId}\u0000${digest.toString('base64')}`;
+    let pending = this.inFlight.get(key);
+    if (!pending) {
+      pending = this.authenticateSlowly(attempt, digest);
+      this.inFlight.set(key, pending);
+      void pending.finally(() => this.inFlight.delete(key)).catch(() => undefined);
+    }
+    return pending;
+  }
+
+  private async authenticateSlowly(attempt: AuthenticationAttempt, digest: Buffer): Promise<ClientRecord> {
+    this.slowHashes.refuseIfFull();
+    const client = await this.clients.find(attempt.clientId);
+    const lockedFor = await this.passThrottle(attempt);
+    // A private_key_jwt client has no hash (''): it costs the decoy's time, like an unknown id.
+    const stored = client?.secretHash || (await decoySecretHash());
+    const secretMatches = await this.slowHashes.run(() => verifyClientSecret(attempt.clientSecret, stored));
     if (!client || !secretMatches || client.authenticationType !== attempt.method) {
       await this.throttle.recordFailure(attempt.clientId, attempt.sourceAddress);
-      throw OAuthError.invalidClient('client authentication failed', basicTried);
+      if (lockedFor !== undefined) throw OAuthError.tooManyRequests(lockedFor);
+      throw OAuthError.invalidClient('client authentication failed', attempt.method === 'client_secret_basic');
     }
     this.remember(client, digest);
     return client;
   }
 
   /**
-   * One slow hash per distinct (client, stored hash, secret) at a time: a burst of requests
-   * from a freshly started client waits for one scrypt instead of queueing fifty.
+   * Past the per-address limit: 429. Past the per-client limit only, one attempt per client and
+   * second is still verified (docs/operations/security.md, "Brute force"), so a working client
+   * gets through an attacker's lock-out; the others are 429. Returns the client's wait when this
+   * attempt took that one verification (a wrong secret is then 429 too), else undefined.
    */
-  private verifyOnce(attempt: AuthenticationAttempt, client: ClientRecord | null, digest: Buffer): Promise<boolean> {
-    const key = `${attempt.clientId}\u0000${client?.secretHash ?? ''}\u0000${digest.toString('base64')}`;
-    let pending = this.inFlight.get(key);
-    if (!pending) {
-      // A private_key_jwt client has no hash (''): it costs the decoy's time, like an unknown id.
-      pending = (async () => verifyClientSecret(attempt.clientSecret, client?.secretHash || (await decoySecretHash())))();
-      this.inFlight.set(key, pending);
-      void pending.finally(() => this.inFlight.delete(key)).catch(() => undefined);
-    }
-    return pending;
+  private async passThrottle(attempt: AuthenticationAttempt): Promise<number | undefined> {
+    const limits = await this.throttle.limitsReached(attempt.clientId, attempt.sourceAddress);
+    if (limits.address !== undefined) throw OAuthError.tooManyRequests(Math.max(limits.address, limits.client ?? 0));
+    if (limits.client === undefined) return undefined;
+    if (!(await this.throttle.claimLockedVerification(attempt.clientId))) throw OAuthError.tooManyRequests(limits.client);
+    return limits.client;
   }
 
   /**
@@ -79,9 +109,10 @@ export class ClientAuthenticator {
     return hash('sha256', this.digestKey + secret, 'buffer');
   }
 
-  private recentlyVerified(client: ClientRecord, digest: Buffer): boolean {
-    const entry = this.verified.get(client.clientId);
-    return entry !== undefined && entry.secretHash === client.secretHash && timingSafeEqual(entry.digest, digest);
+  /** What is remembered of this client id, when this secret is the one that passed the slow hash lately. */
+  private rememberedMatch(clientId: string, digest: Buffer): Verified | undefined {
+    const entry = this.verified.get(clientId);
+    return entry !== undefined && timingSafeEqual(entry.digest, digest) ? entry : undefined;
   }
 
   private remember(client: ClientRecord, digest: Buffer): void {

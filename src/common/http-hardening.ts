@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { Request, Response } from 'express';
+import { listenerOf } from '../http/listener-routes.js';
 
 // A slow client must not hold a connection (and a socket of the 2-core box) for long.
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -15,18 +16,24 @@ export function hardenServer(server: Server): void {
   server.maxHeadersCount = MAX_HEADERS;
 }
 
+/** One year: browsers then refuse plain HTTP to this host (docs/operations/tls.md). */
+export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000';
+
 /**
  * A request hook (src/http/request-hooks.ts): headers every response carries: no MIME sniffing, and no framing. CORS stays off (no
  * Access-Control-* header) unless CORS_ALLOWED_ORIGINS names origins, and then only for the
- * public endpoints: browsers never reach the admin interface.
+ * public endpoints: browsers never reach the admin interface. With `hsts`, every response to a
+ * request that came over HTTPS (natively, or through a trusted proxy's X-Forwarded-Proto)
+ * carries Strict-Transport-Security.
  */
-export function secureHeaders(allowedOrigins: readonly string[]) {
+export function secureHeaders(allowedOrigins: readonly string[], hsts = false) {
   return {
     onRequest(request: Request, response: Response): boolean {
       response.setHeader('X-Content-Type-Options', 'nosniff');
       response.setHeader('X-Frame-Options', 'DENY');
+      if (hsts && request.protocol === 'https') response.setHeader('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
       const origin = request.headers.origin;
-      if (origin && allowedOrigins.includes(origin) && !/^\/admin(\/|\?|$)/i.test(request.url)) {
+      if (origin && allowedOrigins.includes(origin) && listenerOf(request) === 'public') {
         response.setHeader('Access-Control-Allow-Origin', origin);
         response.setHeader('Vary', 'Origin');
         if (request.method === 'OPTIONS') {

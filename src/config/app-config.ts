@@ -1,3 +1,5 @@
+import type { TlsFiles } from './tls-files.js';
+
 export type SigningAlgorithm = 'RS256' | 'PS256' | 'ES256' | 'EdDSA';
 export const SIGNING_ALGORITHMS: readonly SigningAlgorithm[] = ['RS256', 'PS256', 'ES256', 'EdDSA'];
 
@@ -40,6 +42,8 @@ export type AppConfig = {
    * issuer only (FAPI 2.0); see docs/guides/smart-backend-services.md.
    */
   clientAssertionAudience: ClientAssertionAudience;
+  /** TLS_CERT_FILE and TLS_KEY_FILE: the public listener serves HTTPS only (docs/operations/tls.md). */
+  tls?: TlsFiles;
 };
 
 export type ClientAssertionAudience = 'issuer-or-token-endpoint' | 'issuer';

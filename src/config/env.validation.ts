@@ -16,6 +16,7 @@ import {
 import { Type } from 'class-transformer';
 import type { AppConfig, ClientAssertionAudience, LogFormat, LogLevel, SigningAlgorithm, TrustProxy } from './app-config.js';
 import { describedVariables, Describe, type DescribedVariable } from './variable-description.js';
+import { loadTlsFiles } from './tls-files.js';
 
 /** A configuration value that stops the process: the message is one line naming the variable. */
 export class ConfigurationError extends Error {}
@@ -67,7 +68,7 @@ class Environment {
 
   @Describe({
     meaning: 'The `iss` of every token and the base of the metadata URLs (and of the `htu` DPoP proofs must name). An absolute http(s) URL without query or fragment; a trailing `/` is dropped. Every instance behind one load balancer sets the same.',
-    default: '`http://localhost:PORT`',
+    default: '`http://localhost:PORT`; `https://localhost:PORT` with `TLS_CERT_FILE`',
     accepted: 'an absolute http(s) URL without query or fragment',
   })
   @IsOptional()
@@ -234,6 +235,22 @@ class Environment {
   @IsOptional()
   @Matches(/^\s*\d{1,9}\s*$/, { message: `DATABASE_POOL_SIZE must be a whole number of connections from ${MIN_DATABASE_CONNECTIONS_PER_WORKER} to ${MAX_DATABASE_POOL_SIZE}` })
   DATABASE_POOL_SIZE?: string;
+
+  @Describe({
+    meaning: 'PEM certificate (chain) of the public listener: with `TLS_KEY_FILE`, `PORT` serves HTTPS only, TLS 1.2 at least, with HSTS; see [TLS and HSTS](../operations/tls.md).',
+    default: 'unset (plain HTTP)',
+  })
+  @IsOptional()
+  @IsString()
+  TLS_CERT_FILE?: string;
+
+  @Describe({
+    meaning: 'PEM private key of the certificate in `TLS_CERT_FILE` (both or neither); see [TLS and HSTS](../operations/tls.md).',
+    default: 'unset',
+  })
+  @IsOptional()
+  @IsString()
+  TLS_KEY_FILE?: string;
 }
 
 /** The variables loadConfig reads (a variable missing here is ignored, even if validated above). */
@@ -243,6 +260,7 @@ export const VARIABLES = [
   'REFRESH_TOKEN_TTL', 'KEY_ENCRYPTION_SECRET',
   'LOG_LEVEL', 'LOG_FORMAT', 'CORS_ALLOWED_ORIGINS', 'WORKERS',
   'DPOP_NONCE', 'JWKS_URI_ALLOW_HTTP', 'DATABASE_POOL_SIZE', 'PERMISSION_TICKET_TTL', 'CLIENT_ASSERTION_AUDIENCE',
+  'TLS_CERT_FILE', 'TLS_KEY_FILE',
 ];
 
 /** The validated variables with their descriptions, for docs/reference/configuration.md. */
@@ -279,7 +297,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (adminPort === port) {
     throw new ConfigurationError('ADMIN_PORT must differ from PORT (admin routes never share the public listener)');
   }
-  const issuer = parseIssuer(environment.ISSUER ?? `http://localhost:${port}`);
+  const tls = loadTlsFiles(environment.TLS_CERT_FILE, environment.TLS_KEY_FILE);
+  const issuer = parseIssuer(environment.ISSUER ?? `${tls ? 'https' : 'http'}://localhost:${port}`);
   const audience = environment.ACCESS_TOKEN_AUDIENCE ?? issuer;
   if (/\s/.test(audience)) {
     throw new ConfigurationError('ACCESS_TOKEN_AUDIENCE must not contain white space');
@@ -312,6 +331,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     jwksUriAllowHttp: environment.JWKS_URI_ALLOW_HTTP === 'true',
     permissionTicketTtl: environment.PERMISSION_TICKET_TTL ?? 300,
     clientAssertionAudience: (environment.CLIENT_ASSERTION_AUDIENCE ?? 'issuer-or-token-endpoint') as ClientAssertionAudience,
+    tls,
   };
 }
 

@@ -12,7 +12,7 @@ export const CONSOLE_CSP = [
   "font-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
 ].join('; ');
 
-/** The administrator's console (static files), on the admin listener only (admin-listener.ts). */
+/** The administrator's console (static files), on the admin listener only (src/http/listener-routes.ts). */
 @ApiExcludeController()
 @Controller('console')
 export class ConsoleController {

@@ -4,7 +4,7 @@ import { TokensModule } from '../tokens/tokens.module.js';
 import { HealthController } from './health.controller.js';
 import { Readiness } from './readiness.js';
 
-/** GET /health/live and /health/ready, on both listeners (admin-listener.ts); Readiness for the shutdown. */
+/** GET /health/live and /health/ready, on both listeners (src/http/listener-routes.ts); Readiness for the shutdown. */
 @Module({
   imports: [TerminusModule.forRoot({ logger: false }), TokensModule],
   controllers: [HealthController],

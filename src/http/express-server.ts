@@ -1,7 +1,10 @@
 import { createServer, IncomingMessage, ServerResponse, type RequestListener, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
-import type { Express } from 'express';
+import express, { type Express } from 'express';
+import type { TlsFiles } from '../config/tls-files.js';
+import { listenersOfRoute, markListener } from './listener-routes.js';
 
 /**
  * Why this module exists: Express 5 runs `Object.setPrototypeOf(req, app.request)` (and the same
@@ -59,12 +62,29 @@ export function createHttpServer(app: Express, handler: RequestListener = app as
   return createServer(httpClassesOf(app), handler);
 }
 
+// The Express registration methods Nest calls for routes and middleware.
+const REGISTRATIONS = ['use', 'get', 'post', 'put', 'patch', 'delete', 'head', 'options', 'all', 'search'] as const;
+type Registration = (typeof REGISTRATIONS)[number];
+type Register = (...args: unknown[]) => unknown;
+
 /**
- * Nest's Express adapter, creating its HTTP server with createHttpServer, and able to register
- * routes after the application's own.
+ * Nest's Express adapter, creating its HTTP server with createHttpServer, able to register
+ * routes after the application's own, and holding two Express applications: `instance` for the
+ * public listener and `adminInstance` for the admin listener. Every route and middleware goes to
+ * the one(s) its path belongs to (listenersOfRoute), once, at start-up: the public listener's
+ * application has no admin, metrics, documentation or console route at all, so no form of
+ * request target can reach one there, and nothing is decided per request.
  */
 export class ExpressServerAdapter extends ExpressAdapter {
+  readonly adminInstance: Express = express();
   private readonly lateRoutes: Array<() => void> = [];
+
+  /** `tls`: the public listener serves HTTPS only, TLS 1.2 at least (docs/operations/tls.md). */
+  constructor(private readonly tls?: TlsFiles) {
+    super();
+    markListener(this.getInstance<Express>(), 'public');
+    markListener(this.adminInstance, 'admin');
+  }
 
   /**
    * Registers routes after Nest's (when the application initialises, just before its not-found
@@ -80,12 +100,67 @@ export class ExpressServerAdapter extends ExpressAdapter {
     super.setNotFoundHandler(...args);
   }
 
+  override use(...args: unknown[]): unknown {
+    return this.register('use', args);
+  }
+  override get(...args: unknown[]): unknown {
+    return this.register('get', args);
+  }
+  override post(...args: unknown[]): unknown {
+    return this.register('post', args);
+  }
+  override put(...args: unknown[]): unknown {
+    return this.register('put', args);
+  }
+  override patch(...args: unknown[]): unknown {
+    return this.register('patch', args);
+  }
+  override delete(...args: unknown[]): unknown {
+    return this.register('delete', args);
+  }
+  override head(...args: unknown[]): unknown {
+    return this.register('head', args);
+  }
+  override options(...args: unknown[]): unknown {
+    return this.register('options', args);
+  }
+  override all(...args: unknown[]): unknown {
+    return this.register('all', args);
+  }
+  override search(...args: unknown[]): unknown {
+    return this.register('search', args);
+  }
+
+  // Settings (trust proxy, etag, x-powered-by) hold for both listeners.
+  override set(...args: unknown[]): unknown {
+    (this.adminInstance.set as Register)(...args);
+    return (this.getInstance<Express>().set as Register)(...args);
+  }
+  override enable(...args: unknown[]): unknown {
+    (this.adminInstance.enable as Register)(...args);
+    return (this.getInstance<Express>().enable as Register)(...args);
+  }
+  override disable(...args: unknown[]): unknown {
+    (this.adminInstance.disable as Register)(...args);
+    return (this.getInstance<Express>().disable as Register)(...args);
+  }
+
+  private register(method: Registration, args: unknown[]): unknown {
+    const listeners = listenersOfRoute(args[0]);
+    const publicApp = this.getInstance<Express>();
+    if (listeners !== 'public') (this.adminInstance[method] as Register).apply(this.adminInstance, args);
+    return listeners === 'admin' ? publicApp : (publicApp[method] as Register).apply(publicApp, args);
+  }
+
   override initHttpServer(options: NestApplicationOptions): void {
     // Options the server does not use keep Nest's own server (correct, without the gain).
     if (options.httpsOptions || options.return503OnClosing || options.forceCloseConnections) {
       super.initHttpServer(options);
       return;
     }
-    this.httpServer = createHttpServer(this.getInstance<Express>());
+    const app = this.getInstance<Express>();
+    this.httpServer = this.tls
+      ? (createHttpsServer({ cert: this.tls.cert, key: this.tls.key, minVersion: 'TLSv1.2', ...httpClassesOf(app) }, app) as unknown as Server)
+      : createHttpServer(app);
   }
 }

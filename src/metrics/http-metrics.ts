@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { isAdminRequest } from '../admin/admin-listener.js';
+import { listenerOf } from '../http/listener-routes.js';
 import { MetricsService } from './metrics.service.js';
 
 /** A fixed, small set of route names: a raw URL as a label would let clients grow the registry. */
@@ -18,7 +18,7 @@ export function routeOf(path: string): string {
 export function requestMetrics(metrics: MetricsService) {
   return {
     onFinish(request: Request, response: Response, startedAt: number): void {
-      const listener = isAdminRequest(request) ? 'admin' : 'public';
+      const listener = listenerOf(request);
       metrics.observeRequest(listener, routeOf(request.path), response.statusCode, (performance.now() - startedAt) / 1000);
     },
   };

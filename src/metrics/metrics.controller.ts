@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagg
 import type { Response } from 'express';
 import { MetricsService } from './metrics.service.js';
 
-/** Prometheus text format, on the admin listener only (admin-listener.ts). */
+/** Prometheus text format, on the admin listener only (src/http/listener-routes.ts). */
 @ApiTags('operations')
 @Controller('metrics')
 export class MetricsController {

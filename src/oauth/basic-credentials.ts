@@ -6,7 +6,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Strictly parses a Basic authorization header: scheme `Basic` (any case), one token68 of
- * canonical base64, UTF-8 inside, split at the first colon, each half form-urldecoded.
+ * canonical base64, UTF-8 inside, split at the first colon, each half form-urldecoded, no NUL.
  * Returns undefined for anything else, never throws.
  */
 export function parseBasicAuthorization(header: string): BasicCredentials | undefined {
@@ -23,6 +23,8 @@ export function parseBasicAuthorization(header: string): BasicCredentials | unde
   const clientId = formDecode(decoded.slice(0, colon));
   const clientSecret = formDecode(decoded.slice(colon + 1));
   if (!clientId || !clientSecret) return undefined;
+  // PostgreSQL cannot store NUL, and scrypt would hash "secret\0" like "secret": never credentials.
+  if (clientId.includes('\0') || clientSecret.includes('\0')) return undefined;
   return { clientId, clientSecret };
 }
 

@@ -38,6 +38,7 @@ export function checkAssertionClaims(
   const jti = payload.jti;
   if (jti === undefined) throw refused('the assertion has no "jti" claim');
   if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH) throw refused(`the assertion's "jti" must be a string of 1 to ${MAX_JTI_LENGTH} characters`);
+  if (jti.includes('\0')) throw refused('the assertion\'s "jti" contains a NUL character');
   return { jti, exp };
 }
 

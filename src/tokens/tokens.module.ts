@@ -1,15 +1,5 @@
 import { Module } from '@nestjs/common';
-import { PassportModule } from '@nestjs/passport';
-import { AuthThrottle } from '../auth/auth-throttle.js';
-import { ClientAuthenticator } from '../auth/client-authenticator.js';
-import { ClientAssertionAuthenticator } from '../auth/client-assertion-authenticator.js';
-import { ClientKeys } from '../auth/client-keys.js';
-import { DpopNonces } from '../auth/dpop-nonces.js';
-import { DpopProofs } from '../auth/dpop-proofs.js';
-import { JwksUriFetcher } from '../auth/jwks-uri-fetcher.js';
-import { ReplayStore } from '../auth/replay-store.js';
-import { ClientAuthGuard } from '../auth/guards/client-auth.guard.js';
-import { ClientBasicStrategy } from '../auth/strategies/client-basic.strategy.js';
+import { AuthModule } from '../auth/auth.module.js';
 import { ClientsModule } from '../clients/clients.module.js';
 import { TicketsModule } from '../tickets/tickets.module.js';
 import { DiscoveryController } from './discovery.controller.js';
@@ -24,7 +14,7 @@ import { PatAuthenticator } from '../uma/pat-authenticator.js';
 import { IntrospectionCallerGuard } from '../uma/introspection-caller.guard.js';
 
 @Module({
-  imports: [PassportModule, ClientsModule, TicketsModule, UmaGrantModule],
+  imports: [AuthModule, ClientsModule, TicketsModule, UmaGrantModule],
   controllers: [TokensController, DiscoveryController],
   providers: [
     TokensService,
@@ -32,16 +22,6 @@ import { IntrospectionCallerGuard } from '../uma/introspection-caller.guard.js';
     AccessTokenVerifier,
     RefreshTokensService,
     TokenLifecycleService,
-    ClientAuthenticator,
-    AuthThrottle,
-    ClientBasicStrategy,
-    ClientAuthGuard,
-    ClientAssertionAuthenticator,
-    ClientKeys,
-    JwksUriFetcher,
-    ReplayStore,
-    DpopNonces,
-    DpopProofs,
     // UMA (docs/guides/uma.md): PATs at the protection API and at introspection.
     PatAuthenticator,
     IntrospectionCallerGuard,

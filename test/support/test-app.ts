@@ -3,7 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DestinationStream } from 'pino';
 import type { DataSource } from 'typeorm';
-import { closeAdmin, listenAdmin } from '../../src/admin/admin-listener.js';
+import { closeAdmin, listenAdmin } from '../../src/http/listeners.js';
 import { hardenServer } from '../../src/common/http-hardening.js';
 import { createApp } from '../../src/app-factory.js';
 import type { AppConfig } from '../../src/config/app-config.js';

@@ -7,7 +7,7 @@ import { conflict, malformed, notFound, ruleBroken } from '../json-api/admin-err
 import { escape, type ResourceInput, type ResourceObject } from '../json-api/resource-object.js';
 import { readAttributes, type AttributeSpec } from './attribute-rules.js';
 import { attributeFields, idField, selectPage, type Collection, type ListQuery } from './collection.js';
-import { allocateId, keepIdsAhead } from './record-ids.js';
+import { allocateId } from './record-ids.js';
 import type { RecordHandler, Snapshot, Written } from './record-handler.js';
 
 // API.md §3: the client registration, its metadata row and its redirect URIs, as one type.
@@ -85,7 +85,6 @@ export class ClientRecordHandler implements RecordHandler {
         const onId = (error as { constraint?: string }).constraint?.startsWith('PK_');
         throw onId ? conflict(`uma-client ${id} already exists`, '/value/id') : conflict(`another uma-client already has clientId "${registration.clientId}"`, '/value/attributes/clientId');
       });
-    if (input.id !== undefined) await keepIdsAhead(manager, 'client', id);
     await this.writeRedirectUris(manager, id, registration.redirectUris);
     return { id, meta: generated ? { clientSecret: secret } : undefined };
   }

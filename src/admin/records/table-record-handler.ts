@@ -4,7 +4,7 @@ import { conflict, malformed, notFound } from '../json-api/admin-error.js';
 import { escape, type ResourceInput, type ResourceObject } from '../json-api/resource-object.js';
 import { readAttributes, type AttributeSpec } from './attribute-rules.js';
 import { attributeFields, idField, selectPage, type Collection, type ListQuery } from './collection.js';
-import { allocateId, keepIdsAhead } from './record-ids.js';
+import { allocateId } from './record-ids.js';
 import type { RecordHandler, Snapshot, Written } from './record-handler.js';
 
 /** A to-one relationship; an `optional` one may be absent on create and set to `{"data": null}`. */
@@ -56,7 +56,6 @@ export class TableRecordHandler implements RecordHandler {
     const names = [...columns.keys()];
     await this.write(manager, `INSERT INTO "${this.spec.table}" (${names.map((name) => `"${name}"`).join(', ')})
       VALUES (${names.map((_, index) => `$${index + 1}`).join(', ')})`, [...columns.values()]);
-    if (input.id !== undefined) await keepIdsAhead(manager, this.spec.table, input.id);
     await this.checkRules(manager, id);
     return { id };
   }

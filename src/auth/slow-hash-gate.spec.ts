@@ -1,0 +1,63 @@
+import { OAuthError } from '../oauth/oauth-error.js';
+import { WorkGate } from './slow-hash-gate.js';
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
+describe('WorkGate', () => {
+  it('runs at most the given number at once and queues the next ones in order', async () => {
+    const gate = new WorkGate(2, 2);
+    const started: number[] = [];
+    const blockers = [deferred(), deferred(), deferred(), deferred()];
+    const runs = blockers.map((blocker, index) => gate.run(async () => {
+      started.push(index);
+      await blocker.promise;
+      return index;
+    }));
+    await Promise.resolve();
+    expect(started).toEqual([0, 1]);
+    blockers[0]!.resolve();
+    await runs[0];
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(started).toEqual([0, 1, 2]);
+    for (const blocker of blockers) blocker.resolve();
+    expect(await Promise.all(runs)).toEqual([0, 1, 2, 3]);
+  });
+
+  it('refuses work past the queue with 503 temporarily_unavailable and Retry-After', async () => {
+    const gate = new WorkGate(1, 1);
+    const blocker = deferred();
+    const first = gate.run(() => blocker.promise);
+    const second = gate.run(() => Promise.resolve());
+    const third = gate.run(() => Promise.resolve()).catch((error: unknown) => error);
+    const refused = (await third) as OAuthError;
+    expect(refused).toBeInstanceOf(OAuthError);
+    expect(refused.status).toBe(503);
+    expect(refused.code).toBe('temporarily_unavailable');
+    expect(refused.headers['Retry-After']).toBe('1');
+    blocker.resolve();
+    await Promise.all([first, second]);
+  });
+
+  it('says in advance when work would be refused', async () => {
+    const gate = new WorkGate(1, 1);
+    const blocker = deferred();
+    expect(() => gate.refuseIfFull()).not.toThrow();
+    const first = gate.run(() => blocker.promise);
+    expect(() => gate.refuseIfFull()).not.toThrow();
+    const second = gate.run(() => Promise.resolve());
+    expect(() => gate.refuseIfFull()).toThrow(OAuthError);
+    blocker.resolve();
+    await Promise.all([first, second]);
+    expect(() => gate.refuseIfFull()).not.toThrow();
+  });
+
+  it('frees its place when the work fails', async () => {
+    const gate = new WorkGate(1, 0);
+    await expect(gate.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(gate.run(() => Promise.resolve('next'))).resolves.toBe('next');
+  });
+});

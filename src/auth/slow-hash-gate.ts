@@ -1,0 +1,72 @@
+import { availableParallelism } from 'node:os';
+import { Injectable } from '@nestjs/common';
+import { OAuthError } from '../oauth/oauth-error.js';
+
+// scrypt is pure CPU: slow hashes may use at most half the cores (the other half serves requests,
+// PostgreSQL and the signing of tokens), and all but two threads of libuv's pool (4 unless
+// UV_THREADPOOL_SIZE says otherwise), which also signs every token. One at least.
+const THREAD_POOL_SIZE = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+export const SLOW_HASHES_AT_ONCE = Math.max(1, Math.min(Math.floor(availableParallelism() / 2), THREAD_POOL_SIZE - 2));
+// A short queue absorbs a burst of legitimate first requests; a flood finds it full.
+export const SLOW_HASHES_WAITING = Math.max(4, 4 * SLOW_HASHES_AT_ONCE);
+const RETRY_AFTER_SECONDS = 1;
+
+/** At most `atOnce` pieces of work at a time, at most `queueLength` waiting; the rest refused with 503. */
+export class WorkGate {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(
+    private readonly atOnce: number,
+    private readonly queueLength: number,
+  ) {}
+
+  /** 503 now when a piece of work would be refused: lets a caller skip the work before it (database lookups). */
+  refuseIfFull(): void {
+    if (this.running >= this.atOnce && this.waiting.length >= this.queueLength) throw busy();
+  }
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    await this.enter();
+    try {
+      return await work();
+    } finally {
+      this.leave();
+    }
+  }
+
+  private async enter(): Promise<void> {
+    if (this.running < this.atOnce) {
+      this.running += 1;
+      return;
+    }
+    if (this.waiting.length >= this.queueLength) throw busy();
+    // The slot is handed over by leave(): `running` stays as it is.
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  private leave(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.running -= 1;
+  }
+}
+
+function busy(): OAuthError {
+  const error = new OAuthError('temporarily_unavailable', 'too many client secrets are being verified right now; retry shortly');
+  error.headers['Retry-After'] = String(RETRY_AFTER_SECONDS);
+  return error;
+}
+
+/**
+ * Bounds the slow hashes (scrypt) this process runs at a time, with a bounded queue behind
+ * them; past that a request that needs one is answered 503 temporarily_unavailable with
+ * Retry-After, so a flood of wrong secrets cannot starve other clients' token requests or the
+ * signing of tokens (docs/operations/security.md, "Slow hashes").
+ */
+@Injectable()
+export class SlowHashGate extends WorkGate {
+  constructor() {
+    super(SLOW_HASHES_AT_ONCE, SLOW_HASHES_WAITING);
+  }
+}

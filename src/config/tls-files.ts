@@ -1,0 +1,41 @@
+import { readFileSync } from 'node:fs';
+import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
+import { ConfigurationError } from './env.validation.js';
+
+/** The public listener's certificate (chain) and private key, PEM, as read at start. */
+export type TlsFiles = { cert: Buffer; key: Buffer };
+
+/**
+ * TLS_CERT_FILE and TLS_KEY_FILE: both or neither. Each must be readable and hold PEM, and the key
+ * must be the certificate's: anything else stops the start with one line naming the variable.
+ */
+export function loadTlsFiles(certFile: string | undefined, keyFile: string | undefined): TlsFiles | undefined {
+  if (certFile === undefined && keyFile === undefined) return undefined;
+  if (keyFile === undefined) throw new ConfigurationError('TLS_KEY_FILE must be set too: TLS_CERT_FILE and TLS_KEY_FILE go together');
+  if (certFile === undefined) throw new ConfigurationError('TLS_CERT_FILE must be set too: TLS_CERT_FILE and TLS_KEY_FILE go together');
+  const cert = readPem('TLS_CERT_FILE', certFile);
+  const key = readPem('TLS_KEY_FILE', keyFile);
+  const certificate = parse('TLS_CERT_FILE', certFile, 'a PEM certificate', () => new X509Certificate(cert));
+  const privateKey: KeyObject = parse('TLS_KEY_FILE', keyFile, 'a PEM private key', () => createPrivateKey(key));
+  if (!certificate.checkPrivateKey(privateKey)) {
+    throw new ConfigurationError(`TLS_KEY_FILE (${keyFile}) is not the private key of the certificate in TLS_CERT_FILE (${certFile})`);
+  }
+  return { cert, key };
+}
+
+function readPem(variable: string, file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? 'an error';
+    throw new ConfigurationError(`${variable} cannot be read (${file}: ${code})`);
+  }
+}
+
+function parse<T>(variable: string, file: string, what: string, read: () => T): T {
+  try {
+    return read();
+  } catch {
+    throw new ConfigurationError(`${variable} (${file}) does not hold ${what}`);
+  }
+}
