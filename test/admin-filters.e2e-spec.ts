@@ -4,6 +4,7 @@ import { AdminRecordsService } from '../src/admin/admin-records.service.js';
 import { listStatements, type Field } from '../src/admin/records/collection.js';
 import { add, getAdmin, patchAdmin } from './support/admin.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type JsonApiErrors } from './support/bodies.js';
 
 let server: TestApp;
 // A prefix no other test's records start with, so searches and totals are exact.
@@ -132,8 +133,8 @@ describe('refused collection queries', () => {
     const response = await getAdmin(server, path);
     expect(response.status).toBe(400);
     expect(response.headers['content-type']).toBe('application/vnd.api+json');
-    expect(response.body.errors[0]).toMatchObject({ status: '400', code: 'malformed', source: { parameter } });
-    expect(response.body.errors[0].detail).toContain(named);
+    expect(bodyOf<JsonApiErrors>(response).errors[0]).toMatchObject({ status: '400', code: 'malformed', source: { parameter } });
+    expect(bodyOf<JsonApiErrors>(response).errors[0].detail).toContain(named);
   });
 });
 

@@ -1,6 +1,8 @@
 import request from 'supertest';
 import { add, freshIds, getAdmin, patchAdmin, rowCounts } from './support/admin.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf } from './support/bodies.js';
+import type { PatchResult } from './support/bodies-lint3.js';
 
 /**
  * What the console relies on beyond API.md §6: local ids (`lid`, JSON:API 1.1) that let later
@@ -46,8 +48,8 @@ describe('local ids in a JSON Patch request', () => {
       add('purpose', { lid: 'purpose', attributes: { name: 'Unused' } }),
       add('capability-ticket', { attributes: { ticketId: `lid-missing-${freshIds(1)[0]}`, ticketName: 'x' }, relationships: { purpose: byLid('purpose', 'purpose'), umaClient: byLid('uma-client', 'nobody') } }),
     ]).expect(404);
-    expect(response.body[1].errors[0].source.pointer).toBe('/1/value/relationships/umaClient');
-    expect(response.body[0].errors[0].code).toBe('not_applied');
+    expect(bodyOf<PatchResult[]>(response)[1].errors?.[0].source?.pointer).toBe('/1/value/relationships/umaClient');
+    expect(bodyOf<PatchResult[]>(response)[0].errors?.[0].code).toBe('not_applied');
     expect(await rowCounts(server)).toEqual(counts);
   });
 
@@ -56,14 +58,14 @@ describe('local ids in a JSON Patch request', () => {
       add('purpose', { lid: 'same', attributes: { name: 'a' } }),
       add('purpose', { lid: 'same', attributes: { name: 'b' } }),
     ]).expect(400);
-    expect(twice.body[1].errors[0].source.pointer).toBe('/1/value/lid');
+    expect(bodyOf<PatchResult[]>(twice)[1].errors?.[0].source?.pointer).toBe('/1/value/lid');
     const notString = await patchAdmin(server, [add('purpose', { lid: 7, attributes: { name: 'a' } })]).expect(400);
-    expect(notString.body[0].errors[0].source.pointer).toBe('/0/value/lid');
+    expect(bodyOf<PatchResult[]>(notString)[0].errors?.[0].source?.pointer).toBe('/0/value/lid');
     const both = await patchAdmin(server, [
       add('purpose', { lid: 'p', attributes: { name: 'a' } }),
       add('capability-ticket', { attributes: { ticketId: `both-${freshIds(1)[0]}`, ticketName: 'x' }, relationships: { purpose: { data: { type: 'purpose', id: 1, lid: 'p' } }, umaClient: { data: { type: 'uma-client', id: 1 } } } }),
     ]).expect(400);
-    expect(both.body[1].errors[0].source.pointer).toBe('/1/value/relationships/purpose/data');
+    expect(bodyOf<PatchResult[]>(both)[1].errors?.[0].source?.pointer).toBe('/1/value/relationships/purpose/data');
   });
 });
 

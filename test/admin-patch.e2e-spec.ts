@@ -2,6 +2,8 @@ import request from 'supertest';
 import { add, freshIds, getAdmin, JSON_PATCH, patchAdmin, ref, rowCounts } from './support/admin.js';
 import { basic } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type OAuthErrorBody, type JsonApiErrors } from './support/bodies.js';
+import type { PatchResult } from './support/bodies-lint3.js';
 
 let server: TestApp;
 
@@ -139,11 +141,11 @@ describe('PATCH /admin: atomicity and errors', () => {
     ]), 404);
     expect(response.headers['content-type']).toBe(JSON_PATCH);
     expect(response.body).toHaveLength(3);
-    expect(response.body[2].errors[0]).toMatchObject({ status: '404', source: { pointer: '/2/value/relationships/umaClient' } });
-    expect(response.body[2].errors[0].title).toBeTruthy();
-    expect(response.body[2].errors[0].detail).toBeTruthy();
-    expect(response.body[0].errors[0]).toMatchObject({ code: 'not_applied' });
-    expect(response.body[1].errors[0]).toMatchObject({ code: 'not_applied' });
+    expect(bodyOf<PatchResult[]>(response)[2].errors?.[0]).toMatchObject({ status: '404', source: { pointer: '/2/value/relationships/umaClient' } });
+    expect(bodyOf<PatchResult[]>(response)[2].errors?.[0].title).toBeTruthy();
+    expect(bodyOf<PatchResult[]>(response)[2].errors?.[0].detail).toBeTruthy();
+    expect(bodyOf<PatchResult[]>(response)[0].errors?.[0]).toMatchObject({ code: 'not_applied' });
+    expect(bodyOf<PatchResult[]>(response)[1].errors?.[0]).toMatchObject({ code: 'not_applied' });
   });
 
   it.each([
@@ -159,17 +161,17 @@ describe('PATCH /admin: atomicity and errors', () => {
     ['a __proto__ member', [add('purpose', { attributes: JSON.parse('{"__proto__": {"x": 1}, "name": "x"}') })], '/0/value/attributes/__proto__'],
   ])('answers 400 for %s, naming it, and changes nothing', async (_case, operations, pointer) => {
     const response = await expectUnchanged(() => patchAdmin(server, operations), 400);
-    expect(response.body[0].errors[0]).toMatchObject({ status: '400', source: { pointer } });
+    expect(bodyOf<PatchResult[]>(response)[0].errors?.[0]).toMatchObject({ status: '400', source: { pointer } });
   });
 
   it('answers 400 for a body that is not JSON, as a plain errors document', async () => {
     const response = await expectUnchanged(() => patchAdmin(server, '[{"op":'), 400);
-    expect(response.body.errors[0].status).toBe('400');
+    expect(bodyOf<JsonApiErrors>(response).errors[0].status).toBe('400');
   });
 
   it('answers 401 without the admin token, and changes nothing', async () => {
     const response = await expectUnchanged(() => request(server.adminUrl).patch('/admin').set('Content-Type', JSON_PATCH).send(JSON.stringify([add('purpose', { attributes: { name: 'x' } })])), 401);
-    expect(response.body.errors[0]).toMatchObject({ status: '401' });
+    expect(bodyOf<JsonApiErrors>(response).errors[0]).toMatchObject({ status: '401' });
   });
 
   it('answers 401 for a wrong admin token', async () => {
@@ -183,19 +185,19 @@ describe('PATCH /admin: atomicity and errors', () => {
 
   it('answers 400 for an ApiVersion other than v1.0', async () => {
     const response = await expectUnchanged(() => patchAdmin(server, [add('purpose', { attributes: { name: 'x' } })]).set('ApiVersion', 'v2.0'), 400);
-    expect(response.body.errors[0].detail).toContain('ApiVersion');
+    expect(bodyOf<JsonApiErrors>(response).errors[0].detail).toContain('ApiVersion');
   });
 
   it('answers 404 for a replace of a missing record', async () => {
     const response = await expectUnchanged(() => patchAdmin(server, [{ op: 'replace', path: '/purpose/2000000001', value: { type: 'purpose', attributes: { name: 'x' } } }]), 404);
-    expect(response.body[0].errors[0].source.pointer).toBe('/0/path');
+    expect(bodyOf<PatchResult[]>(response)[0].errors?.[0].source?.pointer).toBe('/0/path');
   });
 
   it('answers 409 for an id already taken', async () => {
     const [purpose] = freshIds(1);
     await patchAdmin(server, [add('purpose', { id: purpose, attributes: { name: 'first' } })]);
     const response = await expectUnchanged(() => patchAdmin(server, [add('purpose', { id: purpose, attributes: { name: 'second' } })]), 409);
-    expect(response.body[0].errors[0].source.pointer).toBe('/0/value/id');
+    expect(bodyOf<PatchResult[]>(response)[0].errors?.[0].source?.pointer).toBe('/0/value/id');
   });
 
   it('answers 409 when the value type does not match the path', async () => {
@@ -205,7 +207,7 @@ describe('PATCH /admin: atomicity and errors', () => {
   it('answers 409 for removing a record still referenced', async () => {
     const { definition } = await world();
     const response = await expectUnchanged(() => patchAdmin(server, [{ op: 'remove', path: `/resource-definition/${definition}` }]), 409);
-    expect(response.body[0].errors[0].status).toBe('409');
+    expect(bodyOf<PatchResult[]>(response)[0].errors?.[0].status).toBe('409');
   });
 
   it('answers 413 for more than 1,000 operations', async () => {
@@ -219,7 +221,7 @@ describe('PATCH /admin: atomicity and errors', () => {
 
   it('answers 415 for another content type', async () => {
     const response = await expectUnchanged(() => patchAdmin(server, [add('purpose', { attributes: { name: 'x' } })]).set('Content-Type', 'application/json'), 415);
-    expect(response.body.errors[0].status).toBe('415');
+    expect(bodyOf<JsonApiErrors>(response).errors[0].status).toBe('415');
   });
 
   it('answers 422 for a combination whose ticket and requested resource belong to different clients', async () => {
@@ -232,7 +234,7 @@ describe('PATCH /admin: atomicity and errors', () => {
       add('requested-resource', { id: resource, attributes: { maxPermissionDuration: 60, requestedResourceId: 'r' }, relationships: { resourceDefinition: ref('resource-definition', two.definition), umaClient: ref('uma-client', two.client) } }),
       add('requested-resources-capability-tickets', { relationships: { capabilityTicket: ref('capability-ticket', ticket), requestedResource: ref('requested-resource', resource) } }),
     ]), 422);
-    expect(response.body[3].errors[0]).toMatchObject({ status: '422', source: { pointer: expect.stringMatching(/^\/3\/value\/relationships\//) } });
+    expect(bodyOf<PatchResult[]>(response)[3].errors?.[0]).toMatchObject({ status: '422', source: { pointer: expect.stringMatching(/^\/3\/value\/relationships\//) } });
   });
 
   it("answers 422 for a scope that is not of the requested resource's definition", async () => {
@@ -298,7 +300,7 @@ describe('uma-client through the admin interface', () => {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const ask = (scope: string) => request(server.url).post('/oauth2/token').set('Authorization', basic(clientId, secret)).type('form').send({ grant_type: 'client_credentials', scope });
     expect((await ask('read')).status).toBe(200);
-    expect((await ask('uma_protection')).body.error).toBe('invalid_scope');
+    expect(bodyOf<OAuthErrorBody>(await ask('uma_protection')).error).toBe('invalid_scope');
   });
 
   it('never stores or echoes a given secret in clear, not even in the audit trail', async () => {
@@ -321,7 +323,7 @@ describe('audit trail', () => {
     await patchAdmin(server, [{ op: 'remove', path: `/purpose/${purpose}` }]);
     const rows: { id: number; operation: string }[] = await server.dataSource.query(`SELECT id, operation FROM audit_event WHERE record_type = 'purpose' AND record_id = $1 ORDER BY id`, [purpose]);
     expect(rows.map((row) => row.operation)).toEqual(['add', 'replace', 'remove']);
-    const replace = await getAdmin(server, `/admin/audit-event/${rows[1]!.id}`);
+    const replace = await getAdmin(server, `/admin/audit-event/${rows[1].id}`);
     expect(replace.body.data.attributes).toMatchObject({ operation: 'replace', recordType: 'purpose', recordId: String(purpose), before: { name: 'before' }, after: { name: 'after' }, actor: expect.stringContaining('admin-token') });
     expect(replace.body.data.attributes.occurredAt).toBeTruthy();
   });

@@ -4,6 +4,7 @@ import { basic } from './support/factories.js';
 import { consentWorld, enrolDataSource } from './support/consent.js';
 import { eventually, runCli } from './support/processes.js';
 import { startTestApp, testDatabaseUrl, type TestApp } from './support/test-app.js';
+import { bodyOf, type TokenBody } from './support/bodies.js';
 
 let server: TestApp;
 const environment = () => ({ DATABASE_URL: testDatabaseUrl() });
@@ -124,7 +125,7 @@ describe('cli keys rotate', () => {
   it('puts a new key in the JWKS and on new tokens within a second, while old tokens still verify', async () => {
     const clientId = uniqueId('keys');
     const secret = await createWithCli(clientId);
-    const before = (await askToken(clientId, secret)).body.access_token;
+    const before = bodyOf<TokenBody>(await askToken(clientId, secret)).access_token;
     const oldKid = decodeProtectedHeader(before).kid;
 
     const result = await runCli(['keys', 'rotate', '--json'], environment());
@@ -133,7 +134,7 @@ describe('cli keys rotate', () => {
     expect(kid).not.toBe(oldKid);
 
     const after = await eventually(async () => {
-      const token = (await askToken(clientId, secret)).body.access_token;
+      const token = bodyOf<TokenBody>(await askToken(clientId, secret)).access_token;
       return decodeProtectedHeader(token).kid === kid ? token : undefined;
     }, 1_000);
     const kids = (await request(server.url).get('/oauth2/jwks')).body.keys.map((key: { kid: string }) => key.kid);

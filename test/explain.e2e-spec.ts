@@ -3,6 +3,7 @@ import { add, freshIds, patchAdmin, ref } from './support/admin.js';
 import { consentWorld, enrolDataSource, type ConsentGrant } from './support/consent.js';
 import { basic } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type TokenBody, type OAuthErrorBody, type JsonApiErrors } from './support/bodies.js';
 
 let server: TestApp;
 
@@ -21,20 +22,20 @@ function ask(grant: Pick<ConsentGrant, 'clientId' | 'secret'>, scope: string, re
   return request(server.url).post('/oauth2/token').set('Authorization', basic(grant.clientId, grant.secret)).type('form').send(body.toString());
 }
 
-const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());
+const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
 
 /** The token endpoint's refusal and explain's first missing link say the same. */
 async function expectRefusedAlike(grant: ConsentGrant, scope: string, error: string, missing: RegExp, resources: string[] = []) {
   const token = await ask(grant, scope, resources);
   expect(token.status).toBe(400);
-  expect(token.body.error).toBe(error);
+  expect(bodyOf<OAuthErrorBody>(token).error).toBe(error);
   const verdict = await explain({ client: grant.clientId, scope, ...(resources.length ? { resource: resources } : {}) });
   expect(verdict.status).toBe(200);
   expect(verdict.body).toMatchObject({ client: grant.clientId, granted: false, scope, lifetime: null, aud: null });
   const refused = verdict.body.scopes.find((entry: { granted: boolean }) => !entry.granted);
   expect(refused.missing).toMatch(missing);
   // The token endpoint names the refused scope before its missing link; explain's entry is already that scope's.
-  expect(token.body.error_description).toBe(error === 'invalid_scope' ? `${refused.scope}: ${refused.missing}` : refused.missing);
+  expect(bodyOf<OAuthErrorBody>(token).error_description).toBe(error === 'invalid_scope' ? `${refused.scope}: ${refused.missing}` : refused.missing);
   return verdict.body;
 }
 
@@ -47,8 +48,8 @@ describe('GET /admin/explain: every missing link, in the order the token endpoin
       { scope: 'admin', granted: false, allowed: false, missing: `scope "admin" is not in the allowed scopes of client ${grant.clientId}` },
     ]);
     const token = await ask(grant, 'uma_protection admin');
-    expect(token.body.error).toBe('invalid_scope');
-    expect(token.body.error_description).toContain('admin');
+    expect(bodyOf<OAuthErrorBody>(token).error).toBe('invalid_scope');
+    expect(bodyOf<OAuthErrorBody>(token).error_description).toContain('admin');
   });
 
   it('2. no resource definition of that name', async () => {
@@ -120,7 +121,7 @@ describe('GET /admin/explain: a granted request', () => {
         },
       ],
     });
-    const claims = claimsOf((await ask(grant, scope)).body.access_token);
+    const claims = claimsOf(bodyOf<TokenBody>(await ask(grant, scope)).access_token);
     expect(claims.exp - claims.iat).toBe(verdict.lifetime);
     expect(claims.aud).toEqual(verdict.aud);
   });
@@ -143,7 +144,7 @@ describe('GET /admin/explain: a granted request', () => {
     const verdict = (await explain({ client: grant.clientId, scope: `${grant.definitionName}:read` })).body;
     expect(verdict.aud).toBe(server.url);
     expect(verdict.lifetime).toBe(3600);
-    expect(claimsOf((await ask(grant, `${grant.definitionName}:read`)).body.access_token).aud).toBe(server.url);
+    expect(claimsOf(bodyOf<TokenBody>(await ask(grant, `${grant.definitionName}:read`)).access_token).aud).toBe(server.url);
   });
 
   it('answers application/json, never cached', async () => {
@@ -192,7 +193,7 @@ describe('GET /admin/explain: refused requests', () => {
   it('answers 404 with a JSON:API error document for an unknown client', async () => {
     const response = await explain({ client: 'no-such-client', scope: 'read' });
     expect(response.status).toBe(404);
-    expect(response.body.errors[0]).toMatchObject({ status: '404' });
+    expect(bodyOf<JsonApiErrors>(response).errors[0]).toMatchObject({ status: '404' });
   });
 
   it.each([
@@ -205,9 +206,9 @@ describe('GET /admin/explain: refused requests', () => {
     ['a NUL character in a resource', { client: 'x', scope: 'read', resource: 'https://a.example/\u0000' }],
     ['eleven resources', { client: 'x', scope: 'read', resource: Array.from({ length: 11 }, (_, index) => `https://r${index}.example`) }],
   ])('answers 400 for %s', async (_, query) => {
-    const response = await explain(query as Record<string, string>);
+    const response = await explain(query);
     expect(response.status).toBe(400);
-    expect(response.body.errors[0].status).toBe('400');
+    expect(bodyOf<JsonApiErrors>(response).errors[0].status).toBe('400');
   });
 
   it('answers 401 without the admin token, and 400 for another ApiVersion', async () => {

@@ -6,6 +6,7 @@ import { clientKey, dpopProof } from './support/keys.js';
 import { finished } from './support/processes.js';
 import { freePort, startTestApp, type TestApp } from './support/test-app.js';
 import { UMA_GRANT, redeem, resourceProof } from './support/uma.js';
+import { bodyOf, type TokenBody } from './support/bodies.js';
 
 const EXAMPLES = resolve(import.meta.dirname, '../examples');
 let server: TestApp;
@@ -54,9 +55,9 @@ describe('examples/glucose-data-source/server.mjs', () => {
   async function challenged(headers: Record<string, string> = {}): Promise<string> {
     const response = await request(dataSourceUrl).get('/Observation').set(headers);
     expect(response.status).toBe(401);
-    const challenge = response.headers['www-authenticate'] as string;
+    const challenge = response.headers['www-authenticate'];
     expect(challenge).toMatch(new RegExp(`^UMA realm="[^"]+", as_uri="${server.url}", ticket="[A-Za-z0-9_-]+"$`));
-    return /ticket="([^"]+)"/.exec(challenge)![1]!;
+    return /ticket="([^"]+)"/.exec(challenge)![1];
   }
 
   it('answers 401 with a UMA challenge and a fresh ticket without an RPT, then serves the Bundle for the RPT', async () => {
@@ -64,7 +65,7 @@ describe('examples/glucose-data-source/server.mjs', () => {
     expect(await challenged()).not.toBe(ticket);
     const rpt = await redeem(server, app, { ticket });
     expect(rpt.status).toBe(200);
-    const response = await request(dataSourceUrl).get('/Observation').set('Authorization', `Bearer ${rpt.body.access_token}`);
+    const response = await request(dataSourceUrl).get('/Observation').set('Authorization', `Bearer ${bodyOf<TokenBody>(rpt).access_token}`);
     expect(response.status).toBe(200);
     expect(response.body.resourceType).toBe('Bundle');
     expect(response.body.entry.length).toBeGreaterThan(0);
@@ -72,19 +73,19 @@ describe('examples/glucose-data-source/server.mjs', () => {
   });
 
   it('refuses a client credentials token without the RPT permission, and a tampered RPT', async () => {
-    const rpt = (await redeem(server, app, { ticket: await challenged() })).body.access_token as string;
+    const rpt = bodyOf<TokenBody>(await redeem(server, app, { ticket: await challenged() })).access_token;
     const [header, payload, signature] = rpt.split('.');
-    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString());
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
     const tampered = [header, Buffer.from(JSON.stringify({ ...claims, exp: claims.exp + 3600 })).toString('base64url'), signature].join('.');
     await challenged({ Authorization: `Bearer ${tampered}` });
     const plain = await request(server.url).post('/oauth2/token').auth(app.clientId, app.secret).type('form').send({ grant_type: 'client_credentials', scope: 'blood-glucose-level:read' });
     expect(plain.status).toBe(200);
-    await challenged({ Authorization: `Bearer ${plain.body.access_token}` });
+    await challenged({ Authorization: `Bearer ${bodyOf<TokenBody>(plain).access_token}` });
   });
 
   it('serves a DPoP-bound RPT only with a proof of its key', async () => {
     const key = await clientKey('ES256');
-    const rpt = (await redeem(server, app, { ticket: await challenged() }, { DPoP: await dpopProof(key, `${server.url}/oauth2/token`) })).body.access_token as string;
+    const rpt = bodyOf<TokenBody>(await redeem(server, app, { ticket: await challenged() }, { DPoP: await dpopProof(key, `${server.url}/oauth2/token`) })).access_token;
     await challenged({ Authorization: `Bearer ${rpt}` });
     await challenged({ Authorization: `DPoP ${rpt}` });
     const url = `${dataSourceUrl}/Observation`;
