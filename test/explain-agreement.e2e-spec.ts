@@ -4,6 +4,7 @@ import { add, freshIds, patchAdmin, ref } from './support/admin.js';
 import { basic } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { bodyOf, type TokenBody, type OAuthErrorBody } from './support/bodies.js';
+import { type CreatedClientResult, jwtPayload, type ExplainVerdict } from './support/bodies-lint3.js';
 
 let server: TestApp;
 
@@ -64,7 +65,7 @@ async function build(g: Graph) {
   const response = await patchAdmin(server, operations);
   if (response.status !== 200) throw new Error(JSON.stringify(response.body));
   const resources = g.asked.map((index) => uris[index] ?? `https://unknown-${client}-${index}.example`);
-  return { clientId: `agree-${client}`, secret: response.body[0].meta.clientSecret as string, scope: g.scope.map(full).join(' '), resources };
+  return { clientId: `agree-${client}`, secret: bodyOf<CreatedClientResult[]>(response)[0].meta.clientSecret, scope: g.scope.map(full).join(' '), resources };
 }
 
 describe('the token endpoint and explain, on random consent graphs', () => {
@@ -74,16 +75,16 @@ describe('the token endpoint and explain, on random consent graphs', () => {
       const { clientId, secret, scope, resources } = await build(g);
       const form = new URLSearchParams([['grant_type', 'client_credentials'], ['scope', scope], ...resources.map((uri): [string, string] => ['resource', uri])]);
       const token = await request(server.url).post('/oauth2/token').set('Authorization', basic(clientId, secret)).type('form').send(form.toString());
-      const verdict = (await request(server.adminUrl).get('/admin/explain').query({ client: clientId, scope, resource: resources }).set('Authorization', server.adminToken)).body;
+      const verdict = bodyOf<ExplainVerdict>(await request(server.adminUrl).get('/admin/explain').query({ client: clientId, scope, resource: resources }).set('Authorization', server.adminToken));
       expect(token.status === 200).toBe(verdict.granted);
       seen[verdict.granted ? 'granted' : 'refused'] += 1;
       if (verdict.granted) {
-        const claims = JSON.parse(Buffer.from(bodyOf<TokenBody>(token).access_token.split('.')[1], 'base64url').toString());
+        const claims = jwtPayload(bodyOf<TokenBody>(token).access_token);
         expect(claims.exp - claims.iat).toBe(verdict.lifetime);
         expect(claims.aud).toEqual(verdict.aud);
-      } else if (verdict.scopes.every((entry: { allowed: boolean }) => entry.allowed)) {
+      } else if (verdict.scopes.every((entry) => entry.allowed)) {
         // invalid_scope names the refused scope before its missing link; invalid_target says the link alone.
-        const first = verdict.scopes.find((entry: { missing?: string }) => entry.missing !== undefined);
+        const first = verdict.scopes.find((entry) => entry.missing !== undefined);
         const expected = first === undefined ? verdict.missing : bodyOf<OAuthErrorBody>(token).error === 'invalid_scope' ? `${first.scope}: ${first.missing}` : first.missing;
         expect(bodyOf<OAuthErrorBody>(token).error_description).toBe(expected);
       } else {

@@ -7,6 +7,7 @@ import { finished } from './support/processes.js';
 import { freePort, startTestApp, type TestApp } from './support/test-app.js';
 import { UMA_GRANT, redeem, resourceProof } from './support/uma.js';
 import { bodyOf, type TokenBody } from './support/bodies.js';
+import { type CreatedClientResult, type AccessTokenClaims, parsedAs, type FhirBundle } from './support/bodies-lint3.js';
 
 const EXAMPLES = resolve(import.meta.dirname, '../examples');
 let server: TestApp;
@@ -67,15 +68,16 @@ describe('examples/glucose-data-source/server.mjs', () => {
     expect(rpt.status).toBe(200);
     const response = await request(dataSourceUrl).get('/Observation').set('Authorization', `Bearer ${bodyOf<TokenBody>(rpt).access_token}`);
     expect(response.status).toBe(200);
-    expect(response.body.resourceType).toBe('Bundle');
-    expect(response.body.entry.length).toBeGreaterThan(0);
-    expect(response.body.entry[0].resource).toMatchObject({ resourceType: 'Observation', valueQuantity: { unit: 'mg/dL' } });
+    const bundle = bodyOf<FhirBundle>(response);
+    expect(bundle.resourceType).toBe('Bundle');
+    expect(bundle.entry.length).toBeGreaterThan(0);
+    expect(bundle.entry[0].resource).toMatchObject({ resourceType: 'Observation', valueQuantity: { unit: 'mg/dL' } });
   });
 
   it('refuses a client credentials token without the RPT permission, and a tampered RPT', async () => {
     const rpt = bodyOf<TokenBody>(await redeem(server, app, { ticket: await challenged() })).access_token;
     const [header, payload, signature] = rpt.split('.');
-    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    const claims = parsedAs<AccessTokenClaims>(Buffer.from(payload, 'base64url').toString());
     const tampered = [header, Buffer.from(JSON.stringify({ ...claims, exp: claims.exp + 3600 })).toString('base64url'), signature].join('.');
     await challenged({ Authorization: `Bearer ${tampered}` });
     const plain = await request(server.url).post('/oauth2/token').auth(app.clientId, app.secret).type('form').send({ grant_type: 'client_credentials', scope: 'blood-glucose-level:read' });
@@ -96,8 +98,8 @@ describe('examples/glucose-data-source/server.mjs', () => {
 
 /** A client with a consent ticket for blood-glucose-level:read, and the data source (its umaClient) at `resourceUri`. */
 async function enrol(resourceUri: string) {
-  const [definition] = await server.dataSource.query(`SELECT id FROM resource_definition WHERE name = 'blood-glucose-level'`);
-  const [scope] = definition ? await server.dataSource.query(`SELECT id FROM scope WHERE name = 'read' AND resource_definition_id = $1`, [definition.id]) : [];
+  const [definition]: ({ id: number } | undefined)[] = await server.dataSource.query(`SELECT id FROM resource_definition WHERE name = 'blood-glucose-level'`);
+  const [scope]: ({ id: number } | undefined)[] = definition ? await server.dataSource.query(`SELECT id FROM scope WHERE name = 'read' AND resource_definition_id = $1`, [definition.id]) : [];
   const byLid = (type: string, lid: string) => ({ data: { type, lid } });
   const definitionRef = definition ? ref('resource-definition', definition.id) : byLid('resource-definition', 'def');
   const scopeRef = scope ? ref('scope', scope.id) : byLid('scope', 'read');
@@ -116,9 +118,10 @@ async function enrol(resourceUri: string) {
     add('data-source-resource-definitions', { relationships: { dataSource: byLid('data-source', 'ds'), resourceDefinition: definitionRef } }),
   ]);
   if (response.status !== 200) throw new Error(`not enrolled: ${JSON.stringify(response.body)}`);
+  const [app, rs] = bodyOf<CreatedClientResult[]>(response);
   return {
-    app: { clientId: response.body[0].data.attributes.clientId, secret: response.body[0].meta.clientSecret },
-    rs: { clientId: response.body[1].data.attributes.clientId, secret: response.body[1].meta.clientSecret },
+    app: { clientId: app.data.attributes.clientId as string, secret: app.meta.clientSecret },
+    rs: { clientId: rs.data.attributes.clientId as string, secret: rs.meta.clientSecret },
   };
 }
 
