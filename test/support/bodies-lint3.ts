@@ -41,3 +41,5 @@ export type FhirBundle = { resourceType: string; entry: { resource: unknown }[] 
 export type CliClientOutput = { client_id: string; client_secret: string };
 /** A JSON Patch result for an added uma-client: its record, and the secret shown this once. */
 export type CreatedClientResult = { data: JsonApiResource; meta: { clientSecret: string } };
+/** GET /admin/authorization-server's attributes. */
+export type AuthorizationServerAttributes = { issuer: string; metadata: Record<string, unknown>; keys: ({ kid: string; signing: boolean } & Record<string, unknown>)[] };
