@@ -2,8 +2,8 @@ import request from 'supertest';
 import { add, freshIds, getAdmin, JSON_PATCH, patchAdmin, ref, rowCounts } from './support/admin.js';
 import { basic } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { bodyOf, type OAuthErrorBody, type JsonApiErrors } from './support/bodies.js';
-import type { PatchResult } from './support/bodies-lint3.js';
+import { bodyOf, type OAuthErrorBody, type JsonApiResource, type JsonApiDocument, type JsonApiErrors } from './support/bodies.js';
+import type { PatchResult, ToOneRecord, CreatedClientResult } from './support/bodies-lint3.js';
 
 let server: TestApp;
 
@@ -25,7 +25,7 @@ async function world(): Promise<{ client: number; definition: number; scope: num
     add('scope', { id: scope, attributes: { name: 'read' }, relationships: { resourceDefinition: ref('resource-definition', definition) } }),
   ]);
   expect(response.status).toBe(200);
-  return { client, definition, scope, clientId, secret: response.body[0].meta.clientSecret };
+  return { client, definition, scope, clientId, secret: bodyOf<CreatedClientResult[]>(response)[0].meta.clientSecret };
 }
 
 describe('PATCH /admin: the seed example', () => {
@@ -37,7 +37,7 @@ describe('PATCH /admin: the seed example', () => {
     expect(step1.status).toBe(200);
     expect(step1.headers['content-type']).toBe(JSON_PATCH);
     expect(step1.headers['content-language']).toBe('en');
-    expect(step1.body).toEqual([{ data: expect.objectContaining({ type: 'purpose', id: String(purpose), attributes: { name: 'Your doctor wants to follow your blood glucose level' } }) }]);
+    expect(step1.body).toEqual([{ data: expect.objectContaining({ type: 'purpose', id: String(purpose), attributes: { name: 'Your doctor wants to follow your blood glucose level' } }) as unknown }]);
 
     const step2 = await patchAdmin(server, [{
       op: 'add', path: '/capability-ticket',
@@ -50,7 +50,7 @@ describe('PATCH /admin: the seed example', () => {
       { op: 'add', path: '/requested-resource-scopes', value: { type: 'requested-resource-scopes', id: resourceScopes, attributes: {}, relationships: { scope: { data: { type: 'scope', id: scope } }, purpose: { data: { type: 'purpose', id: purpose } }, requestedResource: { data: { type: 'requested-resource', id: resource } } } } },
     ]);
     expect(step3.status).toBe(200);
-    expect(step3.body.map((result: { data: { type: string } }) => result.data.type)).toEqual(['requested-resource', 'requested-resource-scopes']);
+    expect(bodyOf<{ data: JsonApiResource }[]>(step3).map((result) => result.data.type)).toEqual(['requested-resource', 'requested-resource-scopes']);
 
     const step4 = await patchAdmin(server, [{
       op: 'add', path: '/requested-resources-capability-tickets',
@@ -60,22 +60,24 @@ describe('PATCH /admin: the seed example', () => {
 
     const read = await getAdmin(server, `/admin/requested-resources-capability-tickets/${combination}?include=capabilityTicket.purpose,requestedResource.resourceDefinition`);
     expect(read.status).toBe(200);
-    expect(read.body.data.relationships).toEqual({
+    const combined = bodyOf<JsonApiDocument<ToOneRecord>>(read);
+    expect(combined.data.relationships).toEqual({
       capabilityTicket: { data: { type: 'capability-ticket', id: String(ticket) } },
       requestedResource: { data: { type: 'requested-resource', id: String(resource) } },
     });
-    const included = read.body.included.map((record: { type: string; id: string }) => `${record.type}:${record.id}`).sort();
+    const included = combined.included?.map((record) => `${record.type}:${record.id}`).sort();
     expect(included).toEqual([`capability-ticket:${ticket}`, `purpose:${purpose}`, `requested-resource:${resource}`, `resource-definition:${definition}`].sort());
     const scopes = await getAdmin(server, `/admin/requested-resource-scopes/${resourceScopes}`);
-    expect(scopes.body.data.relationships.scope).toEqual({ data: { type: 'scope', id: String(scope) } });
-    expect(scopes.body.data.relationships.purpose).toEqual({ data: { type: 'purpose', id: String(purpose) } });
+    const { relationships } = bodyOf<JsonApiDocument<ToOneRecord>>(scopes).data;
+    expect(relationships.scope).toEqual({ data: { type: 'scope', id: String(scope) } });
+    expect(relationships.purpose).toEqual({ data: { type: 'purpose', id: String(purpose) } });
   });
 
   it('accepts ids written as digit strings', async () => {
     const [purpose] = freshIds(1);
     const response = await patchAdmin(server, [add('purpose', { id: String(purpose), attributes: { name: 'x' } })]);
     expect(response.status).toBe(200);
-    expect(response.body[0].data.id).toBe(String(purpose));
+    expect(bodyOf<{ data: JsonApiResource }[]>(response)[0].data.id).toBe(String(purpose));
   });
 
   it('lets later operations of one request refer to ids given by earlier ones', async () => {
@@ -89,12 +91,12 @@ describe('PATCH /admin: the seed example', () => {
   });
 
   it('assigns ids that never collide with caller-chosen ones', async () => {
-    const [{ last }] = await server.dataSource.query('SELECT last_value::int AS last FROM purpose_id_seq');
+    const [{ last }]: { last: number }[] = await server.dataSource.query('SELECT last_value::int AS last FROM purpose_id_seq');
     const chosen = last + 3;
     expect((await patchAdmin(server, [add('purpose', { id: chosen, attributes: { name: 'chosen' } })])).status).toBe(200);
     const response = await patchAdmin(server, Array.from({ length: 6 }, () => add('purpose', { attributes: { name: 'assigned' } })));
     expect(response.status).toBe(200);
-    const ids = response.body.map((result: { data: { id: string } }) => Number(result.data.id));
+    const ids = bodyOf<{ data: JsonApiResource }[]>(response).map((result) => Number(result.data.id));
     expect(ids).not.toContain(chosen);
     expect(new Set(ids).size).toBe(6);
   });
@@ -109,8 +111,9 @@ describe('PATCH /admin: the seed example', () => {
     ]);
     const response = await patchAdmin(server, [{ op: 'replace', path: `/capability-ticket/${ticket}`, value: { type: 'capability-ticket', id: ticket, relationships: { purpose: ref('purpose', other) } } }]);
     expect(response.status).toBe(200);
-    expect(response.body[0].data.attributes).toEqual({ ticketId: `t-${ticket}`, ticketName: 'before' });
-    expect(response.body[0].data.relationships.purpose.data.id).toBe(String(other));
+    const [{ data: replaced }] = bodyOf<{ data: ToOneRecord }[]>(response);
+    expect(replaced.attributes).toEqual({ ticketId: `t-${ticket}`, ticketName: 'before' });
+    expect(replaced.relationships.purpose.data.id).toBe(String(other));
   });
 
   it('removes a record and answers null data', async () => {
@@ -234,7 +237,7 @@ describe('PATCH /admin: atomicity and errors', () => {
       add('requested-resource', { id: resource, attributes: { maxPermissionDuration: 60, requestedResourceId: 'r' }, relationships: { resourceDefinition: ref('resource-definition', two.definition), umaClient: ref('uma-client', two.client) } }),
       add('requested-resources-capability-tickets', { relationships: { capabilityTicket: ref('capability-ticket', ticket), requestedResource: ref('requested-resource', resource) } }),
     ]), 422);
-    expect(bodyOf<PatchResult[]>(response)[3].errors?.[0]).toMatchObject({ status: '422', source: { pointer: expect.stringMatching(/^\/3\/value\/relationships\//) } });
+    expect(bodyOf<PatchResult[]>(response)[3].errors?.[0]).toMatchObject({ status: '422', source: { pointer: expect.stringMatching(/^\/3\/value\/relationships\//) as unknown } });
   });
 
   it("answers 422 for a scope that is not of the requested resource's definition", async () => {
@@ -257,7 +260,7 @@ describe('PATCH /admin: atomicity and errors', () => {
     const [purpose] = freshIds(1);
     const responses = await Promise.all(Array.from({ length: 20 }, () => patchAdmin(server, [add('purpose', { id: purpose, attributes: { name: 'race' } })])));
     const statuses = responses.map((response) => response.status).sort();
-    expect(statuses).toEqual([200, ...Array(19).fill(409)]);
+    expect(statuses).toEqual([200, ...Array<number>(19).fill(409)]);
   });
 });
 
@@ -289,14 +292,14 @@ describe('uma-client through the admin interface', () => {
     const read = await getAdmin(server, `/admin/uma-client/${client}`);
     expect(JSON.stringify(read.body)).not.toContain(secret);
     expect(JSON.stringify(read.body)).not.toMatch(/scrypt|clientSecret|secret_hash/);
-    expect(read.body.data.attributes).toMatchObject({ clientId, clientType: 'CONFIDENTIAL', clientAuthenticationType: 'client_secret_basic', grantTypes: 'client_credentials', redirectUris: [] });
+    expect(bodyOf<JsonApiDocument<JsonApiResource>>(read).data.attributes).toMatchObject({ clientId, clientType: 'CONFIDENTIAL', clientAuthenticationType: 'client_secret_basic', grantTypes: 'client_credentials', redirectUris: [] });
   });
 
   it('replace changes allowed scopes, grant types and redirect URIs, and the token endpoint follows within a second', async () => {
     const { client, clientId, secret } = await world();
     const response = await patchAdmin(server, [{ op: 'replace', path: `/uma-client/${client}`, value: { type: 'uma-client', attributes: { allowedScopes: 'read', grantTypes: 'client_credentials refresh_token', redirectUris: ['https://app.example/cb'] } } }]);
     expect(response.status).toBe(200);
-    expect(response.body[0].data.attributes).toMatchObject({ allowedScopes: 'read', grantTypes: 'client_credentials refresh_token', redirectUris: ['https://app.example/cb'] });
+    expect(bodyOf<{ data: JsonApiResource }[]>(response)[0].data.attributes).toMatchObject({ allowedScopes: 'read', grantTypes: 'client_credentials refresh_token', redirectUris: ['https://app.example/cb'] });
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const ask = (scope: string) => request(server.url).post('/oauth2/token').set('Authorization', basic(clientId, secret)).type('form').send({ grant_type: 'client_credentials', scope });
     expect((await ask('read')).status).toBe(200);
@@ -309,7 +312,7 @@ describe('uma-client through the admin interface', () => {
     const response = await patchAdmin(server, [add('uma-client', { id: client, attributes: { clientId: `given-${client}`, clientName: 'n', allowedScopes: 'read', clientSecret: secret } })]);
     expect(response.status).toBe(200);
     expect(JSON.stringify(response.body)).not.toContain(secret);
-    const rows = await server.dataSource.query(`SELECT before::text, after::text FROM audit_event WHERE record_type = 'uma-client' AND record_id = $1`, [client]);
+    const rows: { before: string | null; after: string | null }[] = await server.dataSource.query(`SELECT before::text, after::text FROM audit_event WHERE record_type = 'uma-client' AND record_id = $1`, [client]);
     expect(rows.length).toBe(1);
     expect(JSON.stringify(rows)).not.toContain(secret);
   });
@@ -324,8 +327,9 @@ describe('audit trail', () => {
     const rows: { id: number; operation: string }[] = await server.dataSource.query(`SELECT id, operation FROM audit_event WHERE record_type = 'purpose' AND record_id = $1 ORDER BY id`, [purpose]);
     expect(rows.map((row) => row.operation)).toEqual(['add', 'replace', 'remove']);
     const replace = await getAdmin(server, `/admin/audit-event/${rows[1].id}`);
-    expect(replace.body.data.attributes).toMatchObject({ operation: 'replace', recordType: 'purpose', recordId: String(purpose), before: { name: 'before' }, after: { name: 'after' }, actor: expect.stringContaining('admin-token') });
-    expect(replace.body.data.attributes.occurredAt).toBeTruthy();
+    const { attributes } = bodyOf<JsonApiDocument<JsonApiResource>>(replace).data;
+    expect(attributes).toMatchObject({ operation: 'replace', recordType: 'purpose', recordId: String(purpose), before: { name: 'before' }, after: { name: 'after' }, actor: expect.stringContaining('admin-token') as unknown });
+    expect(attributes.occurredAt).toBeTruthy();
   });
 
   it('cannot be written through the admin interface', async () => {

@@ -1,6 +1,6 @@
 // More response shapes for tests (beside ./bodies.ts): the explain verdict, UMA bodies, JWT payloads,
 // the CLI's printed JSON. Each names only what the tests read.
-import type { JsonApiError, JsonApiResource } from './bodies.js';
+import type { JsonApiError, JsonApiResource, ResourceIdentifier } from './bodies.js';
 
 /** One operation's result in a JSON Patch response, with the meta a created client carries. */
 export type PatchResult = { data: JsonApiResource | null; errors?: JsonApiError[]; meta?: { clientSecret?: string } };
@@ -43,3 +43,5 @@ export type CliClientOutput = { client_id: string; client_secret: string };
 export type CreatedClientResult = { data: JsonApiResource; meta: { clientSecret: string } };
 /** GET /admin/authorization-server's attributes. */
 export type AuthorizationServerAttributes = { issuer: string; metadata: Record<string, unknown>; keys: ({ kid: string; signing: boolean } & Record<string, unknown>)[] };
+/** An admin record whose relationships are all to-one (each names one record). */
+export type ToOneRecord = Omit<JsonApiResource, 'relationships'> & { relationships: Record<string, { data: ResourceIdentifier }> };
