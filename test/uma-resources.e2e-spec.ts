@@ -30,9 +30,10 @@ describe('resource registration', () => {
   it('reads a resource back with its _id, drops unknown members', async () => {
     const world = await umaWorld(server);
     const created = await registerResource(server, world.pat, { type: world.definitionName, resource_scopes: ['write', 'read'], name: 'Glucose', user_access_policy_uri: 'https://x.example' });
-    const read = await withPat(request(server.url).get(item(world, bodyOf<UmaResourceBody>(created)._id)), world);
+    const { _id: id } = bodyOf<UmaResourceBody>(created);
+    const read = await withPat(request(server.url).get(item(world, id)), world);
     expect(read.status).toBe(200);
-    expect(read.body).toEqual({ _id: bodyOf<UmaResourceBody>(created)._id, type: world.definitionName, resource_scopes: ['write', 'read'], name: 'Glucose' });
+    expect(read.body).toEqual({ _id: id, type: world.definitionName, resource_scopes: ['write', 'read'], name: 'Glucose' });
   });
 
   it('lists the _ids of the caller\'s own resources only', async () => {
@@ -49,11 +50,12 @@ describe('resource registration', () => {
   it('replaces a resource whole with PUT', async () => {
     const world = await umaWorld(server);
     const created = await registerResource(server, world.pat, { type: world.definitionName, resource_scopes: ['read'], name: 'Old', description: 'gone after PUT' });
-    const replaced = await json(withPat(request(server.url).put(item(world, bodyOf<UmaResourceBody>(created)._id)), world), { type: world.definitionName, resource_scopes: ['write'] });
+    const { _id: id } = bodyOf<UmaResourceBody>(created);
+    const replaced = await json(withPat(request(server.url).put(item(world, id)), world), { type: world.definitionName, resource_scopes: ['write'] });
     expect(replaced.status).toBe(200);
-    expect(replaced.body).toEqual({ _id: bodyOf<UmaResourceBody>(created)._id });
-    const read = await withPat(request(server.url).get(item(world, bodyOf<UmaResourceBody>(created)._id)), world);
-    expect(read.body).toEqual({ _id: bodyOf<UmaResourceBody>(created)._id, type: world.definitionName, resource_scopes: ['write'] });
+    expect(replaced.body).toEqual({ _id: id });
+    const read = await withPat(request(server.url).get(item(world, id)), world);
+    expect(read.body).toEqual({ _id: id, type: world.definitionName, resource_scopes: ['write'] });
   });
 
   it('deletes a resource: 204, then 404', async () => {
