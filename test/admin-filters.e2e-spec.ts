@@ -4,6 +4,7 @@ import { AdminRecordsService } from '../src/admin/admin-records.service.js';
 import { listStatements, type Field } from '../src/admin/records/collection.js';
 import { add, getAdmin, patchAdmin } from './support/admin.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type JsonApiResource, type JsonApiDocument, type JsonApiErrors } from './support/bodies.js';
 
 let server: TestApp;
 // A prefix no other test's records start with, so searches and totals are exact.
@@ -31,72 +32,73 @@ beforeAll(async () => {
 
 afterAll(() => server.close());
 
-const idsOf = (body: { data: { id: string }[] }) => body.data.map((record) => record.id);
+const listOf = (response: { body: unknown }) => bodyOf<JsonApiDocument<JsonApiResource[]>>(response);
+const idsOf = (response: { body: unknown }) => listOf(response).data.map((record) => record.id);
 
 describe('filters on GET /admin/<type>', () => {
   it('matches an attribute exactly', async () => {
     const response = await getAdmin(server, `/admin/uma-client?filter[clientId]=${tag}-glucose-app`);
     expect(response.status).toBe(200);
-    expect(idsOf(response.body)).toEqual([ids[`${tag}-glucose-app`]]);
-    expect(response.body.meta.total).toBe(1);
-    expect((await getAdmin(server, `/admin/uma-client?filter[clientId]=${tag}-glucose`)).body.data).toEqual([]);
+    expect(idsOf(response)).toEqual([ids[`${tag}-glucose-app`]]);
+    expect(listOf(response).meta?.total).toBe(1);
+    expect(listOf(await getAdmin(server, `/admin/uma-client?filter[clientId]=${tag}-glucose`)).data).toEqual([]);
   });
 
   it("matches a relationship by the related record's id", async () => {
     const response = await getAdmin(server, `/admin/capability-ticket?filter[umaClient]=${ids[`${tag}-glucose-app`]}&sort=ticketId`);
-    expect(idsOf(response.body)).toEqual([ids[`${tag}-T-1`], ids[`${tag}-T-2`]]);
+    expect(idsOf(response)).toEqual([ids[`${tag}-T-1`], ids[`${tag}-T-2`]]);
   });
 
   it('combines several filters with AND', async () => {
     const response = await getAdmin(server, `/admin/capability-ticket?filter[umaClient]=${ids[`${tag}-glucose-app`]}&filter[ticketName]=first`);
-    expect(idsOf(response.body)).toEqual([ids[`${tag}-T-1`]]);
+    expect(idsOf(response)).toEqual([ids[`${tag}-T-1`]]);
   });
 
   it('accepts a comma-separated list of ids for a relationship', async () => {
     const response = await getAdmin(server, `/admin/capability-ticket?filter[umaClient]=${ids[`${tag}-glucose-app`]},${ids[`${tag}-heart-app`]}`);
-    expect(response.body.meta.total).toBe(3);
+    expect(listOf(response).meta?.total).toBe(3);
   });
 
   it('searches the human names by prefix, whatever the case', async () => {
     const byId = await getAdmin(server, `/admin/uma-client?filter[search]=${tag.toUpperCase()}-G`);
-    expect(idsOf(byId.body)).toEqual([ids[`${tag}-glucose-app`]]);
+    expect(idsOf(byId)).toEqual([ids[`${tag}-glucose-app`]]);
     // The heart app's name starts with the tag too: it matches once.
     const byEither = await getAdmin(server, `/admin/uma-client?filter[search]=${tag}&sort=clientId`);
-    expect(idsOf(byEither.body)).toEqual([ids[`${tag}-glucose-app`], ids[`${tag}-heart-app`], ids[`${tag}-zeta`]]);
+    expect(idsOf(byEither)).toEqual([ids[`${tag}-glucose-app`], ids[`${tag}-heart-app`], ids[`${tag}-zeta`]]);
     const tickets = await getAdmin(server, `/admin/capability-ticket?filter[search]=${tag}-t-`);
-    expect(tickets.body.meta.total).toBe(3);
+    expect(listOf(tickets).meta?.total).toBe(3);
   });
 
   it('does not match in the middle of a name', async () => {
-    expect(idsOf((await getAdmin(server, '/admin/uma-client?filter[search]=glucose-app&page[size]=100')).body)).not.toContain(ids[`${tag}-glucose-app`]);
-    expect((await getAdmin(server, `/admin/purpose?filter[search]=doctor`)).body.data.some((record: { id: string }) => record.id === ids.purpose)).toBe(false);
+    expect(idsOf(await getAdmin(server, '/admin/uma-client?filter[search]=glucose-app&page[size]=100'))).not.toContain(ids[`${tag}-glucose-app`]);
+    expect(listOf(await getAdmin(server, `/admin/purpose?filter[search]=doctor`)).data.some((record) => record.id === ids.purpose)).toBe(false);
   });
 
   it('takes % and _ in a search literally', async () => {
     await patchAdmin(server, [client('d', `${tag}-zetb`, 'Zeta 100xxdone')]);
     const response = await getAdmin(server, `/admin/uma-client?filter[search]=${encodeURIComponent('zeta 100%_')}`);
-    expect(response.body.data.map((record: { attributes: { clientName: string } }) => record.attributes.clientName)).toEqual(['Zeta 100%_done']);
+    expect(listOf(response).data.map((record) => record.attributes.clientName)).toEqual(['Zeta 100%_done']);
   });
 
   it('sorts ascending and descending, and keeps filters and sort in the page links', async () => {
     const ascending = await getAdmin(server, `/admin/uma-client?filter[search]=${tag}&sort=clientName&page[size]=2`);
-    expect(ascending.body.data.map((record: { attributes: { clientName: string } }) => record.attributes.clientName)).toEqual([`${tag.toUpperCase()} Cardio`, 'Glucose App']);
-    expect(ascending.body.links.next).toBe(`/admin/uma-client?filter[search]=${tag}&sort=clientName&page[number]=2&page[size]=2`);
+    expect(listOf(ascending).data.map((record) => record.attributes.clientName)).toEqual([`${tag.toUpperCase()} Cardio`, 'Glucose App']);
+    expect(listOf(ascending).links?.next).toBe(`/admin/uma-client?filter[search]=${tag}&sort=clientName&page[number]=2&page[size]=2`);
     const descending = await getAdmin(server, `/admin/uma-client?filter[search]=${tag}&sort=-clientId&page[size]=1`);
-    expect(descending.body.data[0].attributes.clientId).toBe(`${tag}-zetb`);
-    const next = await getAdmin(server, ascending.body.links.next);
-    expect(next.body.data[0].attributes.clientName.startsWith('Zeta')).toBe(true);
+    expect(listOf(descending).data[0].attributes.clientId).toBe(`${tag}-zetb`);
+    const next = await getAdmin(server, listOf(ascending).links?.next as string);
+    expect((listOf(next).data[0].attributes.clientName as string).startsWith('Zeta')).toBe(true);
   });
 
   it('combines with include', async () => {
     const response = await getAdmin(server, `/admin/capability-ticket?filter[ticketId]=${tag}-T-3&include=umaClient,purpose`);
-    expect(idsOf(response.body)).toEqual([ids[`${tag}-T-3`]]);
-    expect(response.body.included.map((record: { type: string }) => record.type).sort()).toEqual(['purpose', 'uma-client']);
+    expect(idsOf(response)).toEqual([ids[`${tag}-T-3`]]);
+    expect(listOf(response).included?.map((record) => record.type).sort()).toEqual(['purpose', 'uma-client']);
   });
 
   it('lists the audit trail newest first', async () => {
     const response = await getAdmin(server, '/admin/audit-event?sort=-id&page[size]=5');
-    const eventIds = idsOf(response.body).map(Number);
+    const eventIds = idsOf(response).map(Number);
     expect(eventIds).toHaveLength(5);
     expect(eventIds).toEqual([...eventIds].sort((a, b) => b - a));
   });
@@ -132,8 +134,8 @@ describe('refused collection queries', () => {
     const response = await getAdmin(server, path);
     expect(response.status).toBe(400);
     expect(response.headers['content-type']).toBe('application/vnd.api+json');
-    expect(response.body.errors[0]).toMatchObject({ status: '400', code: 'malformed', source: { parameter } });
-    expect(response.body.errors[0].detail).toContain(named);
+    expect(bodyOf<JsonApiErrors>(response).errors[0]).toMatchObject({ status: '400', code: 'malformed', source: { parameter } });
+    expect(bodyOf<JsonApiErrors>(response).errors[0].detail).toContain(named);
   });
 });
 
@@ -211,12 +213,12 @@ async function servedByIndex(type: string, name: string, value: string, expressi
   if (!given) await runner.startTransaction();
   try {
     await runner.query('SET LOCAL enable_seqscan = off');
-    const [{ 'QUERY PLAN': [{ Plan: plan }] }] = await runner.query(`EXPLAIN (FORMAT JSON) ${count.sql}`, count.parameters);
-    const nodes = flatten(plan as PlanNode);
+    const [{ 'QUERY PLAN': [{ Plan: plan }] }] = (await runner.query(`EXPLAIN (FORMAT JSON) ${count.sql}`, count.parameters)) as { 'QUERY PLAN': { Plan: PlanNode }[] }[];
+    const nodes = flatten(plan);
     if (nodes.some((node) => node['Node Type'] === 'Seq Scan')) return false;
     const names = nodes.map((node) => node['Index Name']).filter((index): index is string => Boolean(index));
-    const keys: { key: string }[] = await runner.query(
-      'SELECT pg_get_indexdef(c.oid, 1, true) AS key FROM pg_class c WHERE c.relname = ANY($1) AND c.relkind = \'i\'', [names]);
+    const keys = (await runner.query(
+      'SELECT pg_get_indexdef(c.oid, 1, true) AS key FROM pg_class c WHERE c.relname = ANY($1) AND c.relkind = \'i\'', [names])) as { key: string }[];
     const leading = keys.map(({ key }) => key.replace(/"/g, ''));
     return expressions.every((expression) => {
       const column = expression.replace(/^\w+\./, '').replace(/"/g, '');

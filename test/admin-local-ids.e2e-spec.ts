@@ -1,6 +1,8 @@
 import request from 'supertest';
 import { add, freshIds, getAdmin, patchAdmin, rowCounts } from './support/admin.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type JsonApiResource, type JsonApiDocument } from './support/bodies.js';
+import type { PatchResult, AuthorizationServerAttributes, JwksBody } from './support/bodies-lint3.js';
 
 /**
  * What the console relies on beyond API.md §6: local ids (`lid`, JSON:API 1.1) that let later
@@ -33,10 +35,11 @@ describe('local ids in a JSON Patch request', () => {
       add('requested-resource-scopes', { relationships: { scope: byLid('scope', 'scope'), purpose: byLid('purpose', 'purpose'), requestedResource: byLid('requested-resource', 'resource') } }),
       add('requested-resources-capability-tickets', { relationships: { capabilityTicket: byLid('capability-ticket', 'ticket'), requestedResource: byLid('requested-resource', 'resource') } }),
     ]).expect(200);
-    const [client, definition, scope, purpose, ticket, resource] = response.body.map((result: { data: { id: string } }) => result.data);
-    expect(scope.relationships.resourceDefinition.data).toEqual({ type: 'resource-definition', id: definition.id });
+    const results = bodyOf<{ data: JsonApiResource & { lid?: string } }[]>(response);
+    const [client, definition, scope, purpose, ticket, resource] = results.map((result) => result.data);
+    expect(scope.relationships?.resourceDefinition.data).toEqual({ type: 'resource-definition', id: definition.id });
     expect(ticket.relationships).toEqual({ purpose: { data: { type: 'purpose', id: purpose.id } }, umaClient: { data: { type: 'uma-client', id: client.id } } });
-    expect(response.body[7].data.relationships.requestedResource.data).toEqual({ type: 'requested-resource', id: resource.id });
+    expect(results[7].data.relationships?.requestedResource.data).toEqual({ type: 'requested-resource', id: resource.id });
     expect(client.lid).toBeUndefined();
   });
 
@@ -46,8 +49,8 @@ describe('local ids in a JSON Patch request', () => {
       add('purpose', { lid: 'purpose', attributes: { name: 'Unused' } }),
       add('capability-ticket', { attributes: { ticketId: `lid-missing-${freshIds(1)[0]}`, ticketName: 'x' }, relationships: { purpose: byLid('purpose', 'purpose'), umaClient: byLid('uma-client', 'nobody') } }),
     ]).expect(404);
-    expect(response.body[1].errors[0].source.pointer).toBe('/1/value/relationships/umaClient');
-    expect(response.body[0].errors[0].code).toBe('not_applied');
+    expect(bodyOf<PatchResult[]>(response)[1].errors?.[0].source?.pointer).toBe('/1/value/relationships/umaClient');
+    expect(bodyOf<PatchResult[]>(response)[0].errors?.[0].code).toBe('not_applied');
     expect(await rowCounts(server)).toEqual(counts);
   });
 
@@ -56,28 +59,29 @@ describe('local ids in a JSON Patch request', () => {
       add('purpose', { lid: 'same', attributes: { name: 'a' } }),
       add('purpose', { lid: 'same', attributes: { name: 'b' } }),
     ]).expect(400);
-    expect(twice.body[1].errors[0].source.pointer).toBe('/1/value/lid');
+    expect(bodyOf<PatchResult[]>(twice)[1].errors?.[0].source?.pointer).toBe('/1/value/lid');
     const notString = await patchAdmin(server, [add('purpose', { lid: 7, attributes: { name: 'a' } })]).expect(400);
-    expect(notString.body[0].errors[0].source.pointer).toBe('/0/value/lid');
+    expect(bodyOf<PatchResult[]>(notString)[0].errors?.[0].source?.pointer).toBe('/0/value/lid');
     const both = await patchAdmin(server, [
       add('purpose', { lid: 'p', attributes: { name: 'a' } }),
       add('capability-ticket', { attributes: { ticketId: `both-${freshIds(1)[0]}`, ticketName: 'x' }, relationships: { purpose: { data: { type: 'purpose', id: 1, lid: 'p' } }, umaClient: { data: { type: 'uma-client', id: 1 } } } }),
     ]).expect(400);
-    expect(both.body[1].errors[0].source.pointer).toBe('/1/value/relationships/purpose/data');
+    expect(bodyOf<PatchResult[]>(both)[1].errors?.[0].source?.pointer).toBe('/1/value/relationships/purpose/data');
   });
 });
 
 describe('GET /admin/authorization-server', () => {
   it('answers the issuer, the RFC 8414 metadata and the signing keys, on the admin listener only', async () => {
     const response = await getAdmin(server, '/admin/authorization-server').expect(200);
-    const { attributes } = response.body.data;
-    expect(response.body.data.type).toBe('authorization-server');
+    const { data } = bodyOf<JsonApiDocument<JsonApiResource & { attributes: AuthorizationServerAttributes }>>(response);
+    const { attributes } = data;
+    expect(data.type).toBe('authorization-server');
     expect(attributes.issuer).toBe(server.url);
     const metadata = await request(server.url).get('/.well-known/oauth-authorization-server').expect(200);
     expect(attributes.metadata).toEqual(metadata.body);
     const jwks = await request(server.url).get('/oauth2/jwks').expect(200);
-    expect(attributes.keys.map((key: { kid: string }) => key.kid).sort()).toEqual(jwks.body.keys.map((key: { kid: string }) => key.kid).sort());
-    expect(attributes.keys.filter((key: { signing: boolean }) => key.signing).length).toBeGreaterThanOrEqual(1);
+    expect(attributes.keys.map((key) => key.kid).sort()).toEqual(bodyOf<JwksBody>(jwks).keys.map((key) => key.kid).sort());
+    expect(attributes.keys.filter((key) => key.signing).length).toBeGreaterThanOrEqual(1);
     // No private key material (the metadata itself names private_key_jwt, an auth method).
     expect(JSON.stringify(attributes.keys)).not.toMatch(/private|"d":/);
     expect(JSON.stringify(attributes)).not.toMatch(/PRIVATE KEY|"d":/);

@@ -2,6 +2,8 @@ import request from 'supertest';
 import { add, freshIds, getAdmin, JSON_PATCH, patchAdmin, ref, rowCounts } from './support/admin.js';
 import { basic } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type OAuthErrorBody, type JsonApiResource, type JsonApiDocument, type JsonApiErrors } from './support/bodies.js';
+import type { PatchResult, ToOneRecord, CreatedClientResult } from './support/bodies-lint3.js';
 
 let server: TestApp;
 
@@ -23,7 +25,7 @@ async function world(): Promise<{ client: number; definition: number; scope: num
     add('scope', { id: scope, attributes: { name: 'read' }, relationships: { resourceDefinition: ref('resource-definition', definition) } }),
   ]);
   expect(response.status).toBe(200);
-  return { client, definition, scope, clientId, secret: response.body[0].meta.clientSecret };
+  return { client, definition, scope, clientId, secret: bodyOf<CreatedClientResult[]>(response)[0].meta.clientSecret };
 }
 
 describe('PATCH /admin: the seed example', () => {
@@ -35,7 +37,7 @@ describe('PATCH /admin: the seed example', () => {
     expect(step1.status).toBe(200);
     expect(step1.headers['content-type']).toBe(JSON_PATCH);
     expect(step1.headers['content-language']).toBe('en');
-    expect(step1.body).toEqual([{ data: expect.objectContaining({ type: 'purpose', id: String(purpose), attributes: { name: 'Your doctor wants to follow your blood glucose level' } }) }]);
+    expect(step1.body).toEqual([{ data: expect.objectContaining({ type: 'purpose', id: String(purpose), attributes: { name: 'Your doctor wants to follow your blood glucose level' } }) as unknown }]);
 
     const step2 = await patchAdmin(server, [{
       op: 'add', path: '/capability-ticket',
@@ -48,7 +50,7 @@ describe('PATCH /admin: the seed example', () => {
       { op: 'add', path: '/requested-resource-scopes', value: { type: 'requested-resource-scopes', id: resourceScopes, attributes: {}, relationships: { scope: { data: { type: 'scope', id: scope } }, purpose: { data: { type: 'purpose', id: purpose } }, requestedResource: { data: { type: 'requested-resource', id: resource } } } } },
     ]);
     expect(step3.status).toBe(200);
-    expect(step3.body.map((result: { data: { type: string } }) => result.data.type)).toEqual(['requested-resource', 'requested-resource-scopes']);
+    expect(bodyOf<{ data: JsonApiResource }[]>(step3).map((result) => result.data.type)).toEqual(['requested-resource', 'requested-resource-scopes']);
 
     const step4 = await patchAdmin(server, [{
       op: 'add', path: '/requested-resources-capability-tickets',
@@ -58,22 +60,24 @@ describe('PATCH /admin: the seed example', () => {
 
     const read = await getAdmin(server, `/admin/requested-resources-capability-tickets/${combination}?include=capabilityTicket.purpose,requestedResource.resourceDefinition`);
     expect(read.status).toBe(200);
-    expect(read.body.data.relationships).toEqual({
+    const combined = bodyOf<JsonApiDocument<ToOneRecord>>(read);
+    expect(combined.data.relationships).toEqual({
       capabilityTicket: { data: { type: 'capability-ticket', id: String(ticket) } },
       requestedResource: { data: { type: 'requested-resource', id: String(resource) } },
     });
-    const included = read.body.included.map((record: { type: string; id: string }) => `${record.type}:${record.id}`).sort();
+    const included = combined.included?.map((record) => `${record.type}:${record.id}`).sort();
     expect(included).toEqual([`capability-ticket:${ticket}`, `purpose:${purpose}`, `requested-resource:${resource}`, `resource-definition:${definition}`].sort());
     const scopes = await getAdmin(server, `/admin/requested-resource-scopes/${resourceScopes}`);
-    expect(scopes.body.data.relationships.scope).toEqual({ data: { type: 'scope', id: String(scope) } });
-    expect(scopes.body.data.relationships.purpose).toEqual({ data: { type: 'purpose', id: String(purpose) } });
+    const { relationships } = bodyOf<JsonApiDocument<ToOneRecord>>(scopes).data;
+    expect(relationships.scope).toEqual({ data: { type: 'scope', id: String(scope) } });
+    expect(relationships.purpose).toEqual({ data: { type: 'purpose', id: String(purpose) } });
   });
 
   it('accepts ids written as digit strings', async () => {
     const [purpose] = freshIds(1);
     const response = await patchAdmin(server, [add('purpose', { id: String(purpose), attributes: { name: 'x' } })]);
     expect(response.status).toBe(200);
-    expect(response.body[0].data.id).toBe(String(purpose));
+    expect(bodyOf<{ data: JsonApiResource }[]>(response)[0].data.id).toBe(String(purpose));
   });
 
   it('lets later operations of one request refer to ids given by earlier ones', async () => {
@@ -87,12 +91,12 @@ describe('PATCH /admin: the seed example', () => {
   });
 
   it('assigns ids that never collide with caller-chosen ones', async () => {
-    const [{ last }] = await server.dataSource.query('SELECT last_value::int AS last FROM purpose_id_seq');
+    const [{ last }]: { last: number }[] = await server.dataSource.query('SELECT last_value::int AS last FROM purpose_id_seq');
     const chosen = last + 3;
     expect((await patchAdmin(server, [add('purpose', { id: chosen, attributes: { name: 'chosen' } })])).status).toBe(200);
     const response = await patchAdmin(server, Array.from({ length: 6 }, () => add('purpose', { attributes: { name: 'assigned' } })));
     expect(response.status).toBe(200);
-    const ids = response.body.map((result: { data: { id: string } }) => Number(result.data.id));
+    const ids = bodyOf<{ data: JsonApiResource }[]>(response).map((result) => Number(result.data.id));
     expect(ids).not.toContain(chosen);
     expect(new Set(ids).size).toBe(6);
   });
@@ -107,8 +111,9 @@ describe('PATCH /admin: the seed example', () => {
     ]);
     const response = await patchAdmin(server, [{ op: 'replace', path: `/capability-ticket/${ticket}`, value: { type: 'capability-ticket', id: ticket, relationships: { purpose: ref('purpose', other) } } }]);
     expect(response.status).toBe(200);
-    expect(response.body[0].data.attributes).toEqual({ ticketId: `t-${ticket}`, ticketName: 'before' });
-    expect(response.body[0].data.relationships.purpose.data.id).toBe(String(other));
+    const [{ data: replaced }] = bodyOf<{ data: ToOneRecord }[]>(response);
+    expect(replaced.attributes).toEqual({ ticketId: `t-${ticket}`, ticketName: 'before' });
+    expect(replaced.relationships.purpose.data.id).toBe(String(other));
   });
 
   it('removes a record and answers null data', async () => {
@@ -139,11 +144,11 @@ describe('PATCH /admin: atomicity and errors', () => {
     ]), 404);
     expect(response.headers['content-type']).toBe(JSON_PATCH);
     expect(response.body).toHaveLength(3);
-    expect(response.body[2].errors[0]).toMatchObject({ status: '404', source: { pointer: '/2/value/relationships/umaClient' } });
-    expect(response.body[2].errors[0].title).toBeTruthy();
-    expect(response.body[2].errors[0].detail).toBeTruthy();
-    expect(response.body[0].errors[0]).toMatchObject({ code: 'not_applied' });
-    expect(response.body[1].errors[0]).toMatchObject({ code: 'not_applied' });
+    expect(bodyOf<PatchResult[]>(response)[2].errors?.[0]).toMatchObject({ status: '404', source: { pointer: '/2/value/relationships/umaClient' } });
+    expect(bodyOf<PatchResult[]>(response)[2].errors?.[0].title).toBeTruthy();
+    expect(bodyOf<PatchResult[]>(response)[2].errors?.[0].detail).toBeTruthy();
+    expect(bodyOf<PatchResult[]>(response)[0].errors?.[0]).toMatchObject({ code: 'not_applied' });
+    expect(bodyOf<PatchResult[]>(response)[1].errors?.[0]).toMatchObject({ code: 'not_applied' });
   });
 
   it.each([
@@ -159,17 +164,17 @@ describe('PATCH /admin: atomicity and errors', () => {
     ['a __proto__ member', [add('purpose', { attributes: JSON.parse('{"__proto__": {"x": 1}, "name": "x"}') })], '/0/value/attributes/__proto__'],
   ])('answers 400 for %s, naming it, and changes nothing', async (_case, operations, pointer) => {
     const response = await expectUnchanged(() => patchAdmin(server, operations), 400);
-    expect(response.body[0].errors[0]).toMatchObject({ status: '400', source: { pointer } });
+    expect(bodyOf<PatchResult[]>(response)[0].errors?.[0]).toMatchObject({ status: '400', source: { pointer } });
   });
 
   it('answers 400 for a body that is not JSON, as a plain errors document', async () => {
     const response = await expectUnchanged(() => patchAdmin(server, '[{"op":'), 400);
-    expect(response.body.errors[0].status).toBe('400');
+    expect(bodyOf<JsonApiErrors>(response).errors[0].status).toBe('400');
   });
 
   it('answers 401 without the admin token, and changes nothing', async () => {
     const response = await expectUnchanged(() => request(server.adminUrl).patch('/admin').set('Content-Type', JSON_PATCH).send(JSON.stringify([add('purpose', { attributes: { name: 'x' } })])), 401);
-    expect(response.body.errors[0]).toMatchObject({ status: '401' });
+    expect(bodyOf<JsonApiErrors>(response).errors[0]).toMatchObject({ status: '401' });
   });
 
   it('answers 401 for a wrong admin token', async () => {
@@ -183,19 +188,19 @@ describe('PATCH /admin: atomicity and errors', () => {
 
   it('answers 400 for an ApiVersion other than v1.0', async () => {
     const response = await expectUnchanged(() => patchAdmin(server, [add('purpose', { attributes: { name: 'x' } })]).set('ApiVersion', 'v2.0'), 400);
-    expect(response.body.errors[0].detail).toContain('ApiVersion');
+    expect(bodyOf<JsonApiErrors>(response).errors[0].detail).toContain('ApiVersion');
   });
 
   it('answers 404 for a replace of a missing record', async () => {
     const response = await expectUnchanged(() => patchAdmin(server, [{ op: 'replace', path: '/purpose/2000000001', value: { type: 'purpose', attributes: { name: 'x' } } }]), 404);
-    expect(response.body[0].errors[0].source.pointer).toBe('/0/path');
+    expect(bodyOf<PatchResult[]>(response)[0].errors?.[0].source?.pointer).toBe('/0/path');
   });
 
   it('answers 409 for an id already taken', async () => {
     const [purpose] = freshIds(1);
     await patchAdmin(server, [add('purpose', { id: purpose, attributes: { name: 'first' } })]);
     const response = await expectUnchanged(() => patchAdmin(server, [add('purpose', { id: purpose, attributes: { name: 'second' } })]), 409);
-    expect(response.body[0].errors[0].source.pointer).toBe('/0/value/id');
+    expect(bodyOf<PatchResult[]>(response)[0].errors?.[0].source?.pointer).toBe('/0/value/id');
   });
 
   it('answers 409 when the value type does not match the path', async () => {
@@ -205,7 +210,7 @@ describe('PATCH /admin: atomicity and errors', () => {
   it('answers 409 for removing a record still referenced', async () => {
     const { definition } = await world();
     const response = await expectUnchanged(() => patchAdmin(server, [{ op: 'remove', path: `/resource-definition/${definition}` }]), 409);
-    expect(response.body[0].errors[0].status).toBe('409');
+    expect(bodyOf<PatchResult[]>(response)[0].errors?.[0].status).toBe('409');
   });
 
   it('answers 413 for more than 1,000 operations', async () => {
@@ -219,7 +224,7 @@ describe('PATCH /admin: atomicity and errors', () => {
 
   it('answers 415 for another content type', async () => {
     const response = await expectUnchanged(() => patchAdmin(server, [add('purpose', { attributes: { name: 'x' } })]).set('Content-Type', 'application/json'), 415);
-    expect(response.body.errors[0].status).toBe('415');
+    expect(bodyOf<JsonApiErrors>(response).errors[0].status).toBe('415');
   });
 
   it('answers 422 for a combination whose ticket and requested resource belong to different clients', async () => {
@@ -232,7 +237,7 @@ describe('PATCH /admin: atomicity and errors', () => {
       add('requested-resource', { id: resource, attributes: { maxPermissionDuration: 60, requestedResourceId: 'r' }, relationships: { resourceDefinition: ref('resource-definition', two.definition), umaClient: ref('uma-client', two.client) } }),
       add('requested-resources-capability-tickets', { relationships: { capabilityTicket: ref('capability-ticket', ticket), requestedResource: ref('requested-resource', resource) } }),
     ]), 422);
-    expect(response.body[3].errors[0]).toMatchObject({ status: '422', source: { pointer: expect.stringMatching(/^\/3\/value\/relationships\//) } });
+    expect(bodyOf<PatchResult[]>(response)[3].errors?.[0]).toMatchObject({ status: '422', source: { pointer: expect.stringMatching(/^\/3\/value\/relationships\//) as unknown } });
   });
 
   it("answers 422 for a scope that is not of the requested resource's definition", async () => {
@@ -255,7 +260,7 @@ describe('PATCH /admin: atomicity and errors', () => {
     const [purpose] = freshIds(1);
     const responses = await Promise.all(Array.from({ length: 20 }, () => patchAdmin(server, [add('purpose', { id: purpose, attributes: { name: 'race' } })])));
     const statuses = responses.map((response) => response.status).sort();
-    expect(statuses).toEqual([200, ...Array(19).fill(409)]);
+    expect(statuses).toEqual([200, ...Array<number>(19).fill(409)]);
   });
 });
 
@@ -287,18 +292,18 @@ describe('uma-client through the admin interface', () => {
     const read = await getAdmin(server, `/admin/uma-client/${client}`);
     expect(JSON.stringify(read.body)).not.toContain(secret);
     expect(JSON.stringify(read.body)).not.toMatch(/scrypt|clientSecret|secret_hash/);
-    expect(read.body.data.attributes).toMatchObject({ clientId, clientType: 'CONFIDENTIAL', clientAuthenticationType: 'client_secret_basic', grantTypes: 'client_credentials', redirectUris: [] });
+    expect(bodyOf<JsonApiDocument<JsonApiResource>>(read).data.attributes).toMatchObject({ clientId, clientType: 'CONFIDENTIAL', clientAuthenticationType: 'client_secret_basic', grantTypes: 'client_credentials', redirectUris: [] });
   });
 
   it('replace changes allowed scopes, grant types and redirect URIs, and the token endpoint follows within a second', async () => {
     const { client, clientId, secret } = await world();
     const response = await patchAdmin(server, [{ op: 'replace', path: `/uma-client/${client}`, value: { type: 'uma-client', attributes: { allowedScopes: 'read', grantTypes: 'client_credentials refresh_token', redirectUris: ['https://app.example/cb'] } } }]);
     expect(response.status).toBe(200);
-    expect(response.body[0].data.attributes).toMatchObject({ allowedScopes: 'read', grantTypes: 'client_credentials refresh_token', redirectUris: ['https://app.example/cb'] });
+    expect(bodyOf<{ data: JsonApiResource }[]>(response)[0].data.attributes).toMatchObject({ allowedScopes: 'read', grantTypes: 'client_credentials refresh_token', redirectUris: ['https://app.example/cb'] });
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const ask = (scope: string) => request(server.url).post('/oauth2/token').set('Authorization', basic(clientId, secret)).type('form').send({ grant_type: 'client_credentials', scope });
     expect((await ask('read')).status).toBe(200);
-    expect((await ask('uma_protection')).body.error).toBe('invalid_scope');
+    expect(bodyOf<OAuthErrorBody>(await ask('uma_protection')).error).toBe('invalid_scope');
   });
 
   it('never stores or echoes a given secret in clear, not even in the audit trail', async () => {
@@ -307,7 +312,7 @@ describe('uma-client through the admin interface', () => {
     const response = await patchAdmin(server, [add('uma-client', { id: client, attributes: { clientId: `given-${client}`, clientName: 'n', allowedScopes: 'read', clientSecret: secret } })]);
     expect(response.status).toBe(200);
     expect(JSON.stringify(response.body)).not.toContain(secret);
-    const rows = await server.dataSource.query(`SELECT before::text, after::text FROM audit_event WHERE record_type = 'uma-client' AND record_id = $1`, [client]);
+    const rows: { before: string | null; after: string | null }[] = await server.dataSource.query(`SELECT before::text, after::text FROM audit_event WHERE record_type = 'uma-client' AND record_id = $1`, [client]);
     expect(rows.length).toBe(1);
     expect(JSON.stringify(rows)).not.toContain(secret);
   });
@@ -321,9 +326,10 @@ describe('audit trail', () => {
     await patchAdmin(server, [{ op: 'remove', path: `/purpose/${purpose}` }]);
     const rows: { id: number; operation: string }[] = await server.dataSource.query(`SELECT id, operation FROM audit_event WHERE record_type = 'purpose' AND record_id = $1 ORDER BY id`, [purpose]);
     expect(rows.map((row) => row.operation)).toEqual(['add', 'replace', 'remove']);
-    const replace = await getAdmin(server, `/admin/audit-event/${rows[1]!.id}`);
-    expect(replace.body.data.attributes).toMatchObject({ operation: 'replace', recordType: 'purpose', recordId: String(purpose), before: { name: 'before' }, after: { name: 'after' }, actor: expect.stringContaining('admin-token') });
-    expect(replace.body.data.attributes.occurredAt).toBeTruthy();
+    const replace = await getAdmin(server, `/admin/audit-event/${rows[1].id}`);
+    const { attributes } = bodyOf<JsonApiDocument<JsonApiResource>>(replace).data;
+    expect(attributes).toMatchObject({ operation: 'replace', recordType: 'purpose', recordId: String(purpose), before: { name: 'before' }, after: { name: 'after' }, actor: expect.stringContaining('admin-token') as unknown });
+    expect(attributes.occurredAt).toBeTruthy();
   });
 
   it('cannot be written through the admin interface', async () => {

@@ -4,6 +4,8 @@ import { consentWorld, enrolDataSource, type ConsentGrant } from './support/cons
 import { basic } from './support/factories.js';
 import { eventually } from './support/processes.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type TokenBody, type OAuthErrorBody, type IntrospectionBody } from './support/bodies.js';
+import { type CreatedClientResult, jwtPayload } from './support/bodies-lint3.js';
 
 let server: TestApp;
 
@@ -23,7 +25,7 @@ function askJson(grant: Pick<ConsentGrant, 'clientId' | 'secret'>, body: Record<
     .send(JSON.stringify({ grant_type: 'client_credentials', ...body }));
 }
 
-const audOf = (response: request.Response) => JSON.parse(Buffer.from(response.body.access_token.split('.')[1], 'base64url').toString()).aud;
+const audOf = (response: request.Response) => jwtPayload(bodyOf<TokenBody>(response).access_token).aud;
 
 describe('the aud of a token (API.md §11)', () => {
   it('is the issuer when no data source serves the requested definition', async () => {
@@ -76,7 +78,7 @@ describe('the resource parameter (RFC 8707)', () => {
     expect(audOf(await askJson(grant, { scope: `${grant.definitionName}:read`, resource: [first.resourceUri, second.resourceUri] }))).toEqual([first.resourceUri, second.resourceUri]);
     const wrongType = await askJson(grant, { scope: `${grant.definitionName}:read`, resource: [1] });
     expect(wrongType.status).toBe(400);
-    expect(wrongType.body.error).toBe('invalid_request');
+    expect(bodyOf<OAuthErrorBody>(wrongType).error).toBe('invalid_request');
   });
 
   it('answers invalid_target naming a resource that is no enrolled data source', async () => {
@@ -84,7 +86,7 @@ describe('the resource parameter (RFC 8707)', () => {
     const response = await ask(grant, `${grant.definitionName}:read`, ['https://unknown.example/api']);
     expect(response.status).toBe(400);
     expect(response.headers['cache-control']).toBe('no-store');
-    expect(response.body).toEqual({ error: 'invalid_target', error_description: expect.stringContaining('"https://unknown.example/api" is no enrolled data source') });
+    expect(response.body).toEqual({ error: 'invalid_target', error_description: expect.stringContaining('"https://unknown.example/api" is no enrolled data source') as unknown });
   });
 
   it('answers invalid_target naming the resource and the definition it does not serve', async () => {
@@ -95,16 +97,16 @@ describe('the resource parameter (RFC 8707)', () => {
     const elsewhere = await enrolDataSource(server, [other]);
     const response = await ask(grant, `${grant.definitionName}:read`, [serving.resourceUri, elsewhere.resourceUri]);
     expect(response.status).toBe(400);
-    expect(response.body.error).toBe('invalid_target');
-    expect(response.body.error_description).toContain(elsewhere.resourceUri);
-    expect(response.body.error_description).toContain(`does not serve resource definition "${grant.definitionName}"`);
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_target');
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toContain(elsewhere.resourceUri);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toContain(`does not serve resource definition "${grant.definitionName}"`);
   });
 
   it('answers invalid_target for an unknown resource with plain scopes only', async () => {
     const grant = await consentWorld(server);
     const response = await ask(grant, 'uma_protection', ['https://unknown.example/plain']);
-    expect(response.body.error).toBe('invalid_target');
-    expect(response.body.error_description).toContain('https://unknown.example/plain');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_target');
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toContain('https://unknown.example/plain');
   });
 });
 
@@ -116,7 +118,7 @@ describe('introspection by a data source (API.md §11)', () => {
   async function resourceServerClient(): Promise<{ id: number; clientId: string; secret: string }> {
     const [id] = freshIds(1);
     const response = await patchAdmin(server, [add('uma-client', { id, attributes: { clientId: `rs-${id}`, clientName: 'RS', allowedScopes: 'uma_protection' } })]);
-    return { id, clientId: `rs-${id}`, secret: response.body[0].meta.clientSecret };
+    return { id, clientId: `rs-${id}`, secret: bodyOf<CreatedClientResult[]>(response)[0].meta.clientSecret };
   }
 
   it("finds active a token whose aud names the data source, and inactive one meant for another", async () => {
@@ -125,28 +127,28 @@ describe('introspection by a data source (API.md §11)', () => {
     const theirs = await resourceServerClient();
     const source = await enrolDataSource(server, [grant.ids.definition], { umaClient: mine.id });
     const other = await enrolDataSource(server, [grant.ids.definition], { umaClient: theirs.id });
-    const forMe = (await ask(grant, `${grant.definitionName}:read`, [source.resourceUri])).body.access_token;
-    const forOther = (await ask(grant, `${grant.definitionName}:read`, [other.resourceUri])).body.access_token;
-    const forBoth = (await ask(grant, `${grant.definitionName}:read`)).body.access_token;
+    const forMe = bodyOf<TokenBody>(await ask(grant, `${grant.definitionName}:read`, [source.resourceUri])).access_token;
+    const forOther = bodyOf<TokenBody>(await ask(grant, `${grant.definitionName}:read`, [other.resourceUri])).access_token;
+    const forBoth = bodyOf<TokenBody>(await ask(grant, `${grant.definitionName}:read`)).access_token;
     expect((await introspect(mine, forMe)).body).toMatchObject({ active: true, aud: source.resourceUri });
     expect((await introspect(mine, forOther)).body).toEqual({ active: false });
-    expect((await introspect(mine, forBoth)).body.active).toBe(true);
+    expect(bodyOf<IntrospectionBody>(await introspect(mine, forBoth)).active).toBe(true);
   });
 
   it("finds inactive a token with the issuer as aud", async () => {
     const grant = await consentWorld(server);
     const mine = await resourceServerClient();
     await enrolDataSource(server, [grant.ids.definition], { umaClient: mine.id });
-    const plain = (await ask(grant, 'uma_protection')).body.access_token;
+    const plain = bodyOf<TokenBody>(await ask(grant, 'uma_protection')).access_token;
     expect((await introspect(mine, plain)).body).toEqual({ active: false });
   });
 
   it('leaves a client that is no data source seeing every valid token', async () => {
     const grant = await consentWorld(server);
     const source = await enrolDataSource(server, [grant.ids.definition]);
-    const token = (await ask(grant, `${grant.definitionName}:read`, [source.resourceUri])).body.access_token;
+    const token = bodyOf<TokenBody>(await ask(grant, `${grant.definitionName}:read`, [source.resourceUri])).access_token;
     const plainIntrospector = await resourceServerClient();
-    expect((await introspect(plainIntrospector, token)).body.active).toBe(true);
+    expect(bodyOf<IntrospectionBody>(await introspect(plainIntrospector, token)).active).toBe(true);
   });
 });
 
@@ -164,7 +166,7 @@ describe('changes to data sources, on every instance', () => {
       const removedAt = Date.now();
       for (const instance of [server, second]) {
         await eventually(async () => (audOf(await ask(grant, `${grant.definitionName}:read`, [], instance)) === instance.url ? true : undefined), 1_000, 20);
-        await eventually(async () => ((await ask(grant, `${grant.definitionName}:read`, [source.resourceUri], instance)).body.error === 'invalid_target' ? true : undefined), 1_000, 20);
+        await eventually(async () => (bodyOf<OAuthErrorBody>(await ask(grant, `${grant.definitionName}:read`, [source.resourceUri], instance)).error === 'invalid_target' ? true : undefined), 1_000, 20);
       }
       expect(Date.now() - removedAt).toBeLessThan(1_000);
     } finally {
@@ -187,7 +189,7 @@ describe('changes to data sources, on every instance', () => {
       for (const instance of [server, second]) {
         await eventually(async () => {
           const response = await ask(grant, `${grant.definitionName}:read`, [source.resourceUri], instance);
-          return response.body.error_description?.includes('is no enrolled data source') ? true : undefined;
+          return bodyOf<OAuthErrorBody>(response).error_description?.includes('is no enrolled data source') ? true : undefined;
         }, 1_000, 20);
       }
       expect(Date.now() - removedAt).toBeLessThan(1_000);

@@ -4,6 +4,8 @@ import { basic } from './support/factories.js';
 import { consentWorld, enrolDataSource } from './support/consent.js';
 import { eventually, runCli } from './support/processes.js';
 import { startTestApp, testDatabaseUrl, type TestApp } from './support/test-app.js';
+import { bodyOf, type TokenBody } from './support/bodies.js';
+import { parsedAs, type ExplainVerdict, type JwksBody, type CliClientOutput } from './support/bodies-lint3.js';
 
 let server: TestApp;
 const environment = () => ({ DATABASE_URL: testDatabaseUrl() });
@@ -27,7 +29,7 @@ async function createWithCli(clientId: string, extra: string[] = []): Promise<st
   const result = await runCli(['client', 'create', '--client-id', clientId, '--name', 'CLI client', '--scopes', 'read uma_protection', '--json', ...extra], environment());
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
-  return JSON.parse(result.stdout).client_secret;
+  return parsedAs<CliClientOutput>(result.stdout).client_secret;
 }
 
 describe('cli client create', () => {
@@ -36,7 +38,7 @@ describe('cli client create', () => {
     const result = await runCli(['client', 'create', '--client-id', clientId, '--name', 'CLI', '--scopes', 'read', '--json'], environment());
     expect(result.code).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(1);
-    const printed = JSON.parse(result.stdout);
+    const printed = parsedAs<CliClientOutput>(result.stdout);
     expect(Object.keys(printed)).toEqual(['client_id', 'client_secret']);
     expect(printed.client_id).toBe(clientId);
     expect(printed.client_secret).toMatch(/^[A-Za-z0-9_-]{43,}$/);
@@ -61,7 +63,7 @@ describe('cli client create', () => {
       '--redirect-uri', 'https://app.example/other',
       '--secret', secret,
     ]);
-    const [row] = await server.dataSource.query(
+    const [row]: ({ client_secret_hash: string } & Record<string, unknown>)[] = await server.dataSource.query(
       `SELECT m.*, c.client_name FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.client_id = $1`,
       [clientId],
     );
@@ -73,11 +75,11 @@ describe('cli client create', () => {
     });
     expect(JSON.stringify(row)).not.toContain(secret);
     expect(row.client_secret_hash).toMatch(/^scrypt\$/);
-    const uris = await server.dataSource.query(
+    const uris: { uri: string }[] = await server.dataSource.query(
       'SELECT r.uri FROM redirect_uri r JOIN client c ON c.id = r.client_id WHERE c.client_id = $1 ORDER BY r.uri',
       [clientId],
     );
-    expect(uris.map((uri: { uri: string }) => uri.uri)).toEqual(['https://app.example/callback', 'https://app.example/other']);
+    expect(uris.map((uri) => uri.uri)).toEqual(['https://app.example/callback', 'https://app.example/other']);
   });
 
   it.each([
@@ -105,7 +107,7 @@ describe('cli client rotate-secret', () => {
     expect((await askToken(clientId, oldSecret)).status).toBe(200); // now cached as verified
     const result = await runCli(['client', 'rotate-secret', clientId, '--json'], environment());
     expect(result.code).toBe(0);
-    const newSecret = JSON.parse(result.stdout).client_secret;
+    const newSecret = parsedAs<CliClientOutput>(result.stdout).client_secret;
     expect(newSecret).not.toBe(oldSecret);
     const rotatedAt = Date.now();
     await eventually(async () => ((await askToken(clientId, oldSecret)).status === 401 ? true : undefined), 1_000);
@@ -124,19 +126,19 @@ describe('cli keys rotate', () => {
   it('puts a new key in the JWKS and on new tokens within a second, while old tokens still verify', async () => {
     const clientId = uniqueId('keys');
     const secret = await createWithCli(clientId);
-    const before = (await askToken(clientId, secret)).body.access_token;
+    const before = bodyOf<TokenBody>(await askToken(clientId, secret)).access_token;
     const oldKid = decodeProtectedHeader(before).kid;
 
     const result = await runCli(['keys', 'rotate', '--json'], environment());
     expect(result.code).toBe(0);
-    const { kid } = JSON.parse(result.stdout);
+    const { kid } = parsedAs<{ kid: string }>(result.stdout);
     expect(kid).not.toBe(oldKid);
 
     const after = await eventually(async () => {
-      const token = (await askToken(clientId, secret)).body.access_token;
+      const token = bodyOf<TokenBody>(await askToken(clientId, secret)).access_token;
       return decodeProtectedHeader(token).kid === kid ? token : undefined;
     }, 1_000);
-    const kids = (await request(server.url).get('/oauth2/jwks')).body.keys.map((key: { kid: string }) => key.kid);
+    const kids = bodyOf<JwksBody>(await request(server.url).get('/oauth2/jwks')).keys.map((key) => key.kid);
     expect(kids).toEqual(expect.arrayContaining([kid, oldKid]));
     const jwks = createRemoteJWKSet(new URL(`${server.url}/oauth2/jwks`));
     await expect(jwtVerify(before, jwks)).resolves.toBeDefined();
@@ -152,7 +154,7 @@ describe('cli explain', () => {
     const result = await runCli(['explain', '--client-id', grant.clientId, '--scope', scope, '--resource', source.resourceUri, '--json'], environment());
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    const printed = JSON.parse(result.stdout);
+    const printed = parsedAs<ExplainVerdict>(result.stdout);
     const served = await request(server.adminUrl).get('/admin/explain').query({ client: grant.clientId, scope, resource: source.resourceUri }).set('Authorization', server.adminToken);
     expect(printed).toEqual(served.body);
     expect(printed).toMatchObject({ granted: true, aud: source.resourceUri });

@@ -5,6 +5,7 @@ import { calculateJwkThumbprint, exportJWK, SignJWT } from 'jose';
 import { basic, createClient, type TestClient } from './support/factories.js';
 import { ASSERTION_TYPE, assertion, claimsOf, clientKey, createKeyClient, dpopProof, type ClientKey } from './support/keys.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type TokenBody, type OAuthErrorBody } from './support/bodies.js';
 
 let server: TestApp;
 let client: TestClient;
@@ -43,14 +44,14 @@ describe('DPoP-bound tokens', () => {
     const holder = await clientKey(alg);
     const response = await tokenRequest(server, await dpopProof(holder, tokenEndpoint));
     expect(response.status).toBe(200);
-    expect(response.body.token_type).toBe('DPoP');
-    expect(claimsOf(response.body.access_token).cnf).toEqual({ jkt: await calculateJwkThumbprint(holder.jwk) });
+    expect(bodyOf<TokenBody>(response).token_type).toBe('DPoP');
+    expect(claimsOf(bodyOf<TokenBody>(response).access_token).cnf).toEqual({ jkt: await calculateJwkThumbprint(holder.jwk) });
   });
 
   it('issues a Bearer token without cnf when no proof is sent', async () => {
     const response = await tokenRequest(server, undefined);
-    expect(response.body.token_type).toBe('Bearer');
-    expect(claimsOf(response.body.access_token).cnf).toBeUndefined();
+    expect(bodyOf<TokenBody>(response).token_type).toBe('Bearer');
+    expect(claimsOf(bodyOf<TokenBody>(response).access_token).cnf).toBeUndefined();
   });
 
   it('ignores the query and fragment of htu', async () => {
@@ -60,7 +61,7 @@ describe('DPoP-bound tokens', () => {
 
   it('introspection answers token_type DPoP and cnf for a bound token', async () => {
     const issued = await tokenRequest(server, await dpopProof(proofKey, tokenEndpoint));
-    const response = await request(server.url).post('/oauth2/introspect').set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send({ token: issued.body.access_token });
+    const response = await request(server.url).post('/oauth2/introspect').set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send({ token: bodyOf<TokenBody>(issued).access_token });
     expect(response.body).toMatchObject({ active: true, token_type: 'DPoP', cnf: { jkt } });
   });
 
@@ -68,16 +69,16 @@ describe('DPoP-bound tokens', () => {
     const refresher = await createClient(server.app, { grantTypes: 'client_credentials refresh_token' });
     const first = await tokenRequest(server, await dpopProof(proofKey, tokenEndpoint), refresher);
     const otherKey = await clientKey('ES256');
-    const refreshed = await tokenRequest(server, await dpopProof(otherKey, tokenEndpoint), refresher, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token });
+    const refreshed = await tokenRequest(server, await dpopProof(otherKey, tokenEndpoint), refresher, { grant_type: 'refresh_token', refresh_token: bodyOf<TokenBody>(first).refresh_token! });
     expect(refreshed.status).toBe(200);
-    expect(claimsOf(refreshed.body.access_token).cnf).toEqual({ jkt: await calculateJwkThumbprint(otherKey.jwk) });
-    const unbound = await tokenRequest(server, undefined, refresher, { grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token });
+    expect(claimsOf(bodyOf<TokenBody>(refreshed).access_token).cnf).toEqual({ jkt: await calculateJwkThumbprint(otherKey.jwk) });
+    const unbound = await tokenRequest(server, undefined, refresher, { grant_type: 'refresh_token', refresh_token: bodyOf<TokenBody>(refreshed).refresh_token! });
     expect(unbound.status).toBe(200);
-    expect(unbound.body.token_type).toBe('Bearer');
+    expect(bodyOf<TokenBody>(unbound).token_type).toBe('Bearer');
   });
 
   it('publishes dpop_signing_alg_values_supported', async () => {
-    const metadata = (await request(server.url).get('/.well-known/oauth-authorization-server')).body;
+    const metadata = bodyOf<Record<string, unknown>>(await request(server.url).get('/.well-known/oauth-authorization-server'));
     expect(metadata.dpop_signing_alg_values_supported).toEqual(expect.arrayContaining(['ES256', 'PS256', 'EdDSA', 'RS256']));
   });
 });
@@ -98,23 +99,26 @@ describe('DPoP proofs refused: 400 invalid_dpop_proof', () => {
   it.each(claimCases)('refuses %s', async (_name, claims, header, description) => {
     const response = await tokenRequest(server, await dpopProof(proofKey, tokenEndpoint, claims(), header));
     expect(response.status).toBe(400);
-    expect(response.body.error).toBe('invalid_dpop_proof');
-    expect(response.body.error_description).toMatch(description);
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_dpop_proof');
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(description);
   });
 
   it('refuses a proof whose jwk is a private key', async () => {
     const privateJwk = await exportJWK(proofKey.privateKey);
     const response = await tokenRequest(server, await dpopProof(proofKey, tokenEndpoint, {}, { jwk: privateJwk }));
     expect(response.status).toBe(400);
-    expect(response.body.error_description).toMatch(/private member/);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/private member/);
   });
 
   it('refuses a proof signed by another key than its jwk', async () => {
     const other = await clientKey('ES256');
-    const { kid: _kid, alg: _alg, use: _use, ...foreignJwk } = proofKey.jwk;
+    const foreignJwk = { ...proofKey.jwk };
+    delete foreignJwk.kid;
+    delete foreignJwk.alg;
+    delete foreignJwk.use;
     const response = await tokenRequest(server, await dpopProof(other, tokenEndpoint, {}, { jwk: foreignJwk }));
     expect(response.status).toBe(400);
-    expect(response.body.error_description).toMatch(/signature/);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/signature/);
   });
 
   it('refuses alg none and HS256', async () => {
@@ -124,17 +128,17 @@ describe('DPoP proofs refused: 400 invalid_dpop_proof', () => {
     const hmac = await new SignJWT(payload).setProtectedHeader({ alg: 'HS256', typ: 'dpop+jwt', jwk: { kty: 'oct', k: 'c2VjcmV0' } as never }).sign(new TextEncoder().encode('secret'));
     for (const response of [none, await tokenRequest(server, hmac)]) {
       expect(response.status).toBe(400);
-      expect(response.body.error).toBe('invalid_dpop_proof');
+      expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_dpop_proof');
     }
   });
 
   it('refuses text that is not a JWT, and two DPoP headers', async () => {
-    expect((await tokenRequest(server, 'not-a-jwt')).body.error).toBe('invalid_dpop_proof');
+    expect(bodyOf<OAuthErrorBody>(await tokenRequest(server, 'not-a-jwt')).error).toBe('invalid_dpop_proof');
     const proof = await dpopProof(proofKey, tokenEndpoint);
     const twice = await request(server.url).post('/oauth2/token').set('Authorization', basic(client.clientId, client.clientSecret))
       .set('DPoP', [proof, await dpopProof(proofKey, tokenEndpoint)] as unknown as string).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
     expect(twice.status).toBe(400);
-    expect(twice.body.error_description).toMatch(/exactly one DPoP header/);
+    expect(bodyOf<OAuthErrorBody>(twice).error_description).toMatch(/exactly one DPoP header/);
   });
 
   it('refuses a replayed proof', async () => {
@@ -142,14 +146,14 @@ describe('DPoP proofs refused: 400 invalid_dpop_proof', () => {
     expect((await tokenRequest(server, proof)).status).toBe(200);
     const replay = await tokenRequest(server, proof);
     expect(replay.status).toBe(400);
-    expect(replay.body.error_description).toMatch(/already been used/);
+    expect(bodyOf<OAuthErrorBody>(replay).error_description).toMatch(/already been used/);
   });
 
   it('compares htu with the ISSUER, not with Host or X-Forwarded-Host', async () => {
     const spoofed = 'http://attacker.example/oauth2/token';
     const response = await tokenRequest(server, await dpopProof(proofKey, spoofed)).set('Host', 'attacker.example').set('X-Forwarded-Host', 'attacker.example');
     expect(response.status).toBe(400);
-    expect(response.body.error_description).toMatch(/"htu"/);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/"htu"/);
   });
 
   it('refuses a dpopBoundAccessTokens client that sends no proof, without using up its assertion', async () => {
@@ -159,17 +163,17 @@ describe('DPoP proofs refused: 400 invalid_dpop_proof', () => {
     const form = { grant_type: 'client_credentials', scope: 'read', client_assertion_type: ASSERTION_TYPE, client_assertion: jwt };
     const refused = await request(server.url).post('/oauth2/token').type('form').send(form);
     expect(refused.status).toBe(400);
-    expect(refused.body.error).toBe('invalid_dpop_proof');
+    expect(bodyOf<OAuthErrorBody>(refused).error).toBe('invalid_dpop_proof');
     const accepted = await request(server.url).post('/oauth2/token').set('DPoP', await dpopProof(proofKey, tokenEndpoint)).type('form').send(form);
     expect(accepted.status).toBe(200);
-    expect(accepted.body.token_type).toBe('DPoP');
+    expect(bodyOf<TokenBody>(accepted).token_type).toBe('DPoP');
   });
 
   it('refuses a dpopBoundAccessTokens secret client that sends no proof', async () => {
     const bound = await createClient(server.app, { dpopBound: true });
     const response = await tokenRequest(server, undefined, bound);
     expect(response.status).toBe(400);
-    expect(response.body.error).toBe('invalid_dpop_proof');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_dpop_proof');
   });
 
   it('refuses a dpopBoundAccessTokens client_secret_post client that sends no proof, for every grant', async () => {
@@ -199,7 +203,7 @@ describe('an assertion and a proof are used up together, all or none', () => {
     const jwt = await assertion(key, id, server.url);
     const replay = await send(jwt, proof);
     expect(replay.status).toBe(400);
-    expect(replay.body.error).toBe('invalid_dpop_proof');
+    expect(bodyOf<OAuthErrorBody>(replay).error).toBe('invalid_dpop_proof');
     expect((await send(jwt, await dpopProof(proofKey, tokenEndpoint))).status).toBe(200);
   });
 
@@ -209,7 +213,7 @@ describe('an assertion and a proof are used up together, all or none', () => {
     const proof = await dpopProof(proofKey, tokenEndpoint);
     const replay = await send(jwt, proof);
     expect(replay.status).toBe(401);
-    expect(replay.body.error).toBe('invalid_client');
+    expect(bodyOf<OAuthErrorBody>(replay).error).toBe('invalid_client');
     expect((await send(await assertion(key, id, server.url), proof)).status).toBe(200);
   });
 });
@@ -228,7 +232,7 @@ describe('DPoP on two instances of one database', () => {
     expect((await tokenRequest(server, proof)).status).toBe(200);
     const replay = await tokenRequest(second, proof);
     expect(replay.status).toBe(400);
-    expect(replay.body.error).toBe('invalid_dpop_proof');
+    expect(bodyOf<OAuthErrorBody>(replay).error).toBe('invalid_dpop_proof');
   });
 });
 
@@ -251,7 +255,7 @@ describe('DPOP_NONCE=true', () => {
   it('asks for a nonce with use_dpop_nonce and a DPoP-Nonce header, then accepts it', async () => {
     const refused = await tokenRequest(first, await dpopProof(proofKey, endpoint));
     expect(refused.status).toBe(400);
-    expect(refused.body.error).toBe('use_dpop_nonce');
+    expect(bodyOf<OAuthErrorBody>(refused).error).toBe('use_dpop_nonce');
     const nonce = refused.headers['dpop-nonce'];
     expect(nonce).toMatch(/^[A-Za-z0-9_-]{20,}$/);
     const accepted = await tokenRequest(first, await dpopProof(proofKey, endpoint, { nonce }));
@@ -268,7 +272,7 @@ describe('DPOP_NONCE=true', () => {
   it('refuses an unknown nonce with use_dpop_nonce', async () => {
     const refused = await tokenRequest(first, await dpopProof(proofKey, endpoint, { nonce: 'made-up-nonce-value-000000000' }));
     expect(refused.status).toBe(400);
-    expect(refused.body.error).toBe('use_dpop_nonce');
+    expect(bodyOf<OAuthErrorBody>(refused).error).toBe('use_dpop_nonce');
     expect(refused.headers['dpop-nonce']).toBeDefined();
   });
 
@@ -277,7 +281,7 @@ describe('DPOP_NONCE=true', () => {
     const id = await createKeyClient(first.app, key);
     const form = { grant_type: 'client_credentials', scope: 'read', client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(key, id, first.url) };
     const refused = await request(first.url).post('/oauth2/token').set('DPoP', await dpopProof(proofKey, endpoint)).type('form').send(form);
-    expect(refused.body.error).toBe('use_dpop_nonce');
+    expect(bodyOf<OAuthErrorBody>(refused).error).toBe('use_dpop_nonce');
     const nonce = refused.headers['dpop-nonce'];
     const accepted = await request(first.url).post('/oauth2/token').set('DPoP', await dpopProof(proofKey, endpoint, { nonce })).type('form').send(form);
     expect(accepted.status).toBe(200);

@@ -3,6 +3,8 @@ import request from 'supertest';
 import { add, freshIds, patchAdmin, ref } from './support/admin.js';
 import { basic } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type TokenBody, type OAuthErrorBody } from './support/bodies.js';
+import { type CreatedClientResult, jwtPayload, type ExplainVerdict } from './support/bodies-lint3.js';
 
 let server: TestApp;
 
@@ -35,8 +37,8 @@ type Graph = typeof graph extends fc.Arbitrary<infer T> ? T : never;
 async function build(g: Graph) {
   const [client, d, e, purpose, ticket] = freshIds(5);
   const names = { d: `d-${d}`, e: `e-${e}`, x: `x-${d}` } as Record<string, string>;
-  const full = (name: string) => (name.includes(':') ? `${names[name.split(':')[0]!]}:${name.split(':')[1]}` : name);
-  const scopeIds = { 'd:r': freshIds(1)[0]!, 'd:w': freshIds(1)[0]!, 'e:r': freshIds(1)[0]! } as Record<string, number>;
+  const full = (name: string) => (name.includes(':') ? `${names[name.split(':')[0]]}:${name.split(':')[1]}` : name);
+  const scopeIds = { 'd:r': freshIds(1)[0], 'd:w': freshIds(1)[0], 'e:r': freshIds(1)[0] } as Record<string, number>;
   const operations: unknown[] = [
     add('uma-client', { id: client, attributes: { clientId: `agree-${client}`, clientName: 'c', allowedScopes: g.allowed.map(full).join(' ') || 'plain' } }),
     add('resource-definition', { id: d, attributes: { name: names.d } }),
@@ -63,7 +65,7 @@ async function build(g: Graph) {
   const response = await patchAdmin(server, operations);
   if (response.status !== 200) throw new Error(JSON.stringify(response.body));
   const resources = g.asked.map((index) => uris[index] ?? `https://unknown-${client}-${index}.example`);
-  return { clientId: `agree-${client}`, secret: response.body[0].meta.clientSecret as string, scope: g.scope.map(full).join(' '), resources };
+  return { clientId: `agree-${client}`, secret: bodyOf<CreatedClientResult[]>(response)[0].meta.clientSecret, scope: g.scope.map(full).join(' '), resources };
 }
 
 describe('the token endpoint and explain, on random consent graphs', () => {
@@ -73,20 +75,20 @@ describe('the token endpoint and explain, on random consent graphs', () => {
       const { clientId, secret, scope, resources } = await build(g);
       const form = new URLSearchParams([['grant_type', 'client_credentials'], ['scope', scope], ...resources.map((uri): [string, string] => ['resource', uri])]);
       const token = await request(server.url).post('/oauth2/token').set('Authorization', basic(clientId, secret)).type('form').send(form.toString());
-      const verdict = (await request(server.adminUrl).get('/admin/explain').query({ client: clientId, scope, resource: resources }).set('Authorization', server.adminToken)).body;
+      const verdict = bodyOf<ExplainVerdict>(await request(server.adminUrl).get('/admin/explain').query({ client: clientId, scope, resource: resources }).set('Authorization', server.adminToken));
       expect(token.status === 200).toBe(verdict.granted);
       seen[verdict.granted ? 'granted' : 'refused'] += 1;
       if (verdict.granted) {
-        const claims = JSON.parse(Buffer.from(token.body.access_token.split('.')[1], 'base64url').toString());
+        const claims = jwtPayload(bodyOf<TokenBody>(token).access_token);
         expect(claims.exp - claims.iat).toBe(verdict.lifetime);
         expect(claims.aud).toEqual(verdict.aud);
-      } else if (verdict.scopes.every((entry: { allowed: boolean }) => entry.allowed)) {
+      } else if (verdict.scopes.every((entry) => entry.allowed)) {
         // invalid_scope names the refused scope before its missing link; invalid_target says the link alone.
-        const first = verdict.scopes.find((entry: { missing?: string }) => entry.missing !== undefined);
-        const expected = first === undefined ? verdict.missing : token.body.error === 'invalid_scope' ? `${first.scope}: ${first.missing}` : first.missing;
-        expect(token.body.error_description).toBe(expected);
+        const first = verdict.scopes.find((entry) => entry.missing !== undefined);
+        const expected = first === undefined ? verdict.missing : bodyOf<OAuthErrorBody>(token).error === 'invalid_scope' ? `${first.scope}: ${first.missing}` : first.missing;
+        expect(bodyOf<OAuthErrorBody>(token).error_description).toBe(expected);
       } else {
-        expect(token.body.error).toBe('invalid_scope');
+        expect(bodyOf<OAuthErrorBody>(token).error).toBe('invalid_scope');
       }
     }), { numRuns: 40 });
     // Both outcomes came up, so the comparison above was not vacuous.

@@ -3,6 +3,8 @@ import { add, freshIds, patchAdmin, ref } from './support/admin.js';
 import { consentWorld, enrolDataSource, type ConsentGrant } from './support/consent.js';
 import { basic } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type TokenBody, type OAuthErrorBody, type JsonApiErrors } from './support/bodies.js';
+import { type AccessTokenClaims, jwtPayload, type ExplainVerdict } from './support/bodies-lint3.js';
 
 let server: TestApp;
 
@@ -21,34 +23,35 @@ function ask(grant: Pick<ConsentGrant, 'clientId' | 'secret'>, scope: string, re
   return request(server.url).post('/oauth2/token').set('Authorization', basic(grant.clientId, grant.secret)).type('form').send(body.toString());
 }
 
-const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());
+const claimsOf = (token: string) => jwtPayload<AccessTokenClaims>(token);
 
 /** The token endpoint's refusal and explain's first missing link say the same. */
 async function expectRefusedAlike(grant: ConsentGrant, scope: string, error: string, missing: RegExp, resources: string[] = []) {
   const token = await ask(grant, scope, resources);
   expect(token.status).toBe(400);
-  expect(token.body.error).toBe(error);
+  expect(bodyOf<OAuthErrorBody>(token).error).toBe(error);
   const verdict = await explain({ client: grant.clientId, scope, ...(resources.length ? { resource: resources } : {}) });
   expect(verdict.status).toBe(200);
-  expect(verdict.body).toMatchObject({ client: grant.clientId, granted: false, scope, lifetime: null, aud: null });
-  const refused = verdict.body.scopes.find((entry: { granted: boolean }) => !entry.granted);
-  expect(refused.missing).toMatch(missing);
+  const body = bodyOf<ExplainVerdict>(verdict);
+  expect(body).toMatchObject({ client: grant.clientId, granted: false, scope, lifetime: null, aud: null });
+  const refused = body.scopes.find((entry) => !entry.granted);
+  expect(refused?.missing).toMatch(missing);
   // The token endpoint names the refused scope before its missing link; explain's entry is already that scope's.
-  expect(token.body.error_description).toBe(error === 'invalid_scope' ? `${refused.scope}: ${refused.missing}` : refused.missing);
-  return verdict.body;
+  expect(bodyOf<OAuthErrorBody>(token).error_description).toBe(error === 'invalid_scope' ? `${refused?.scope}: ${refused?.missing}` : refused?.missing);
+  return body;
 }
 
 describe('GET /admin/explain: every missing link, in the order the token endpoint checks them', () => {
   it('1. the scope is not in the allowed scopes', async () => {
     const grant = await consentWorld(server);
-    const body = (await explain({ client: grant.clientId, scope: `uma_protection admin` })).body;
+    const body = bodyOf<ExplainVerdict>(await explain({ client: grant.clientId, scope: `uma_protection admin` }));
     expect(body.scopes).toEqual([
       { scope: 'uma_protection', granted: true, allowed: true },
       { scope: 'admin', granted: false, allowed: false, missing: `scope "admin" is not in the allowed scopes of client ${grant.clientId}` },
     ]);
     const token = await ask(grant, 'uma_protection admin');
-    expect(token.body.error).toBe('invalid_scope');
-    expect(token.body.error_description).toContain('admin');
+    expect(bodyOf<OAuthErrorBody>(token).error).toBe('invalid_scope');
+    expect(bodyOf<OAuthErrorBody>(token).error_description).toContain('admin');
   });
 
   it('2. no resource definition of that name', async () => {
@@ -103,7 +106,7 @@ describe('GET /admin/explain: a granted request', () => {
     const grant = await consentWorld(server, { maxPermissionDuration: 1200 });
     const source = await enrolDataSource(server, [grant.ids.definition]);
     const scope = `uma_protection ${grant.definitionName}:read`;
-    const verdict = (await explain({ client: grant.clientId, scope })).body;
+    const verdict = bodyOf<ExplainVerdict>(await explain({ client: grant.clientId, scope }));
     expect(verdict).toEqual({
       client: grant.clientId, granted: true, scope, lifetime: 1200, aud: source.resourceUri,
       scopes: [
@@ -120,7 +123,7 @@ describe('GET /admin/explain: a granted request', () => {
         },
       ],
     });
-    const claims = claimsOf((await ask(grant, scope)).body.access_token);
+    const claims = claimsOf(bodyOf<TokenBody>(await ask(grant, scope)).access_token);
     expect(claims.exp - claims.iat).toBe(verdict.lifetime);
     expect(claims.aud).toEqual(verdict.aud);
   });
@@ -133,17 +136,17 @@ describe('GET /admin/explain: a granted request', () => {
       add('requested-resources-capability-tickets', { id: combination, relationships: { capabilityTicket: ref('capability-ticket', ticket), requestedResource: ref('requested-resource', grant.ids.resource) } }),
     ]);
     expect(added.status).toBe(200);
-    const [covering] = (await explain({ client: grant.clientId, scope: `${grant.definitionName}:read` })).body.scopes[0].covering;
+    const [covering] = bodyOf<ExplainVerdict>(await explain({ client: grant.clientId, scope: `${grant.definitionName}:read` })).scopes[0].covering!;
     expect(covering.requestedResourcesCapabilityTickets).toEqual([String(grant.combination), String(combination)]);
     expect(covering.capabilityTicket.ticketId).toBe(grant.ticketId);
   });
 
   it('gives the issuer as aud when no data source serves the definition, as the token does', async () => {
     const grant = await consentWorld(server);
-    const verdict = (await explain({ client: grant.clientId, scope: `${grant.definitionName}:read` })).body;
+    const verdict = bodyOf<ExplainVerdict>(await explain({ client: grant.clientId, scope: `${grant.definitionName}:read` }));
     expect(verdict.aud).toBe(server.url);
     expect(verdict.lifetime).toBe(3600);
-    expect(claimsOf((await ask(grant, `${grant.definitionName}:read`)).body.access_token).aud).toBe(server.url);
+    expect(claimsOf(bodyOf<TokenBody>(await ask(grant, `${grant.definitionName}:read`)).access_token).aud).toBe(server.url);
   });
 
   it('answers application/json, never cached', async () => {
@@ -160,7 +163,7 @@ describe('GET /admin/explain: nothing stored, nothing counted', () => {
       "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name");
     const counts: Record<string, number> = {};
     for (const { table_name: table } of tables) {
-      const [{ count }] = await server.dataSource.query(`SELECT count(*)::int AS count FROM "${table}"`);
+      const [{ count }]: { count: number }[] = await server.dataSource.query(`SELECT count(*)::int AS count FROM "${table}"`);
       counts[table] = count;
     }
     return counts;
@@ -169,8 +172,8 @@ describe('GET /admin/explain: nothing stored, nothing counted', () => {
   it('leaves the row count of every table as it was, granted or refused', async () => {
     const grant = await consentWorld(server);
     const before = await everyTableCount();
-    expect((await explain({ client: grant.clientId, scope: `${grant.definitionName}:read` })).body.granted).toBe(true);
-    expect((await explain({ client: grant.clientId, scope: `${grant.definitionName}:write` })).body.granted).toBe(false);
+    expect(bodyOf<ExplainVerdict>(await explain({ client: grant.clientId, scope: `${grant.definitionName}:read` })).granted).toBe(true);
+    expect(bodyOf<ExplainVerdict>(await explain({ client: grant.clientId, scope: `${grant.definitionName}:write` })).granted).toBe(false);
     expect((await explain({ client: 'nobody-at-all', scope: 'read' })).status).toBe(404);
     expect(await everyTableCount()).toEqual(before);
   });
@@ -192,7 +195,7 @@ describe('GET /admin/explain: refused requests', () => {
   it('answers 404 with a JSON:API error document for an unknown client', async () => {
     const response = await explain({ client: 'no-such-client', scope: 'read' });
     expect(response.status).toBe(404);
-    expect(response.body.errors[0]).toMatchObject({ status: '404' });
+    expect(bodyOf<JsonApiErrors>(response).errors[0]).toMatchObject({ status: '404' });
   });
 
   it.each([
@@ -205,9 +208,9 @@ describe('GET /admin/explain: refused requests', () => {
     ['a NUL character in a resource', { client: 'x', scope: 'read', resource: 'https://a.example/\u0000' }],
     ['eleven resources', { client: 'x', scope: 'read', resource: Array.from({ length: 11 }, (_, index) => `https://r${index}.example`) }],
   ])('answers 400 for %s', async (_, query) => {
-    const response = await explain(query as Record<string, string>);
+    const response = await explain(query);
     expect(response.status).toBe(400);
-    expect(response.body.errors[0].status).toBe('400');
+    expect(bodyOf<JsonApiErrors>(response).errors[0].status).toBe('400');
   });
 
   it('answers 401 without the admin token, and 400 for another ApiVersion', async () => {

@@ -6,6 +6,8 @@ import { clientKey, dpopProof } from './support/keys.js';
 import { finished } from './support/processes.js';
 import { freePort, startTestApp, type TestApp } from './support/test-app.js';
 import { UMA_GRANT, redeem, resourceProof } from './support/uma.js';
+import { bodyOf, type TokenBody } from './support/bodies.js';
+import { type CreatedClientResult, type AccessTokenClaims, parsedAs, type FhirBundle } from './support/bodies-lint3.js';
 
 const EXAMPLES = resolve(import.meta.dirname, '../examples');
 let server: TestApp;
@@ -54,9 +56,9 @@ describe('examples/glucose-data-source/server.mjs', () => {
   async function challenged(headers: Record<string, string> = {}): Promise<string> {
     const response = await request(dataSourceUrl).get('/Observation').set(headers);
     expect(response.status).toBe(401);
-    const challenge = response.headers['www-authenticate'] as string;
+    const challenge = response.headers['www-authenticate'];
     expect(challenge).toMatch(new RegExp(`^UMA realm="[^"]+", as_uri="${server.url}", ticket="[A-Za-z0-9_-]+"$`));
-    return /ticket="([^"]+)"/.exec(challenge)![1]!;
+    return /ticket="([^"]+)"/.exec(challenge)![1];
   }
 
   it('answers 401 with a UMA challenge and a fresh ticket without an RPT, then serves the Bundle for the RPT', async () => {
@@ -64,27 +66,28 @@ describe('examples/glucose-data-source/server.mjs', () => {
     expect(await challenged()).not.toBe(ticket);
     const rpt = await redeem(server, app, { ticket });
     expect(rpt.status).toBe(200);
-    const response = await request(dataSourceUrl).get('/Observation').set('Authorization', `Bearer ${rpt.body.access_token}`);
+    const response = await request(dataSourceUrl).get('/Observation').set('Authorization', `Bearer ${bodyOf<TokenBody>(rpt).access_token}`);
     expect(response.status).toBe(200);
-    expect(response.body.resourceType).toBe('Bundle');
-    expect(response.body.entry.length).toBeGreaterThan(0);
-    expect(response.body.entry[0].resource).toMatchObject({ resourceType: 'Observation', valueQuantity: { unit: 'mg/dL' } });
+    const bundle = bodyOf<FhirBundle>(response);
+    expect(bundle.resourceType).toBe('Bundle');
+    expect(bundle.entry.length).toBeGreaterThan(0);
+    expect(bundle.entry[0].resource).toMatchObject({ resourceType: 'Observation', valueQuantity: { unit: 'mg/dL' } });
   });
 
   it('refuses a client credentials token without the RPT permission, and a tampered RPT', async () => {
-    const rpt = (await redeem(server, app, { ticket: await challenged() })).body.access_token as string;
+    const rpt = bodyOf<TokenBody>(await redeem(server, app, { ticket: await challenged() })).access_token;
     const [header, payload, signature] = rpt.split('.');
-    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString());
+    const claims = parsedAs<AccessTokenClaims>(Buffer.from(payload, 'base64url').toString());
     const tampered = [header, Buffer.from(JSON.stringify({ ...claims, exp: claims.exp + 3600 })).toString('base64url'), signature].join('.');
     await challenged({ Authorization: `Bearer ${tampered}` });
     const plain = await request(server.url).post('/oauth2/token').auth(app.clientId, app.secret).type('form').send({ grant_type: 'client_credentials', scope: 'blood-glucose-level:read' });
     expect(plain.status).toBe(200);
-    await challenged({ Authorization: `Bearer ${plain.body.access_token}` });
+    await challenged({ Authorization: `Bearer ${bodyOf<TokenBody>(plain).access_token}` });
   });
 
   it('serves a DPoP-bound RPT only with a proof of its key', async () => {
     const key = await clientKey('ES256');
-    const rpt = (await redeem(server, app, { ticket: await challenged() }, { DPoP: await dpopProof(key, `${server.url}/oauth2/token`) })).body.access_token as string;
+    const rpt = bodyOf<TokenBody>(await redeem(server, app, { ticket: await challenged() }, { DPoP: await dpopProof(key, `${server.url}/oauth2/token`) })).access_token;
     await challenged({ Authorization: `Bearer ${rpt}` });
     await challenged({ Authorization: `DPoP ${rpt}` });
     const url = `${dataSourceUrl}/Observation`;
@@ -95,8 +98,8 @@ describe('examples/glucose-data-source/server.mjs', () => {
 
 /** A client with a consent ticket for blood-glucose-level:read, and the data source (its umaClient) at `resourceUri`. */
 async function enrol(resourceUri: string) {
-  const [definition] = await server.dataSource.query(`SELECT id FROM resource_definition WHERE name = 'blood-glucose-level'`);
-  const [scope] = definition ? await server.dataSource.query(`SELECT id FROM scope WHERE name = 'read' AND resource_definition_id = $1`, [definition.id]) : [];
+  const [definition]: ({ id: number } | undefined)[] = await server.dataSource.query(`SELECT id FROM resource_definition WHERE name = 'blood-glucose-level'`);
+  const [scope]: ({ id: number } | undefined)[] = definition ? await server.dataSource.query(`SELECT id FROM scope WHERE name = 'read' AND resource_definition_id = $1`, [definition.id]) : [];
   const byLid = (type: string, lid: string) => ({ data: { type, lid } });
   const definitionRef = definition ? ref('resource-definition', definition.id) : byLid('resource-definition', 'def');
   const scopeRef = scope ? ref('scope', scope.id) : byLid('scope', 'read');
@@ -115,9 +118,10 @@ async function enrol(resourceUri: string) {
     add('data-source-resource-definitions', { relationships: { dataSource: byLid('data-source', 'ds'), resourceDefinition: definitionRef } }),
   ]);
   if (response.status !== 200) throw new Error(`not enrolled: ${JSON.stringify(response.body)}`);
+  const [app, rs] = bodyOf<CreatedClientResult[]>(response);
   return {
-    app: { clientId: response.body[0].data.attributes.clientId, secret: response.body[0].meta.clientSecret },
-    rs: { clientId: response.body[1].data.attributes.clientId, secret: response.body[1].meta.clientSecret },
+    app: { clientId: app.data.attributes.clientId as string, secret: app.meta.clientSecret },
+    rs: { clientId: rs.data.attributes.clientId as string, secret: rs.meta.clientSecret },
   };
 }
 

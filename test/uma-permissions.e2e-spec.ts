@@ -4,6 +4,8 @@ import { patchAdmin } from './support/admin.js';
 import { eventually } from './support/processes.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { askPermission, registeredResource, umaWorld } from './support/uma.js';
+import { bodyOf, type OAuthErrorBody } from './support/bodies.js';
+import type { PermissionTicketBody } from './support/bodies-lint3.js';
 
 let server: TestApp;
 
@@ -20,19 +22,20 @@ describe('the permission endpoint', () => {
     const response = await askPermission(server, world.pat, { resource_id: id, resource_scopes: ['read'] });
     expect(response.status).toBe(201);
     expect(response.headers['cache-control']).toBe('no-store');
-    expect(Object.keys(response.body)).toEqual(['ticket']);
-    const ticket: string = response.body.ticket;
+    const body = bodyOf<PermissionTicketBody>(response);
+    expect(Object.keys(body)).toEqual(['ticket']);
+    const ticket: string = body.ticket;
     expect(ticket).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(Buffer.from(ticket, 'base64url').length).toBeGreaterThanOrEqual(16);
     const rows: { ticket_hash: string; permissions: unknown; client_id: number; ttl: number }[] = await server.dataSource.query(
       `SELECT ticket_hash, permissions, client_id, extract(epoch FROM expires_at - date_created)::int AS ttl FROM permission_ticket WHERE client_id = $1`, [world.rs.id]);
     expect(rows).toHaveLength(1);
-    expect(rows[0]!.ticket_hash).toBe(createHash('sha256').update(ticket).digest('hex'));
+    expect(rows[0].ticket_hash).toBe(createHash('sha256').update(ticket).digest('hex'));
     expect(JSON.stringify(rows[0])).not.toContain(ticket);
-    expect(rows[0]!.permissions).toEqual([{ resource_id: id, resource_scopes: ['read'], resource_type: world.definitionName }]);
+    expect(rows[0].permissions).toEqual([{ resource_id: id, resource_scopes: ['read'], resource_type: world.definitionName }]);
     // PERMISSION_TICKET_TTL=120 in this suite.
-    expect(rows[0]!.ttl).toBeGreaterThanOrEqual(119);
-    expect(rows[0]!.ttl).toBeLessThanOrEqual(121);
+    expect(rows[0].ttl).toBeGreaterThanOrEqual(119);
+    expect(rows[0].ttl).toBeLessThanOrEqual(121);
   });
 
   it('accepts an array of permissions, and empty resource_scopes', async () => {
@@ -47,7 +50,7 @@ describe('the permission endpoint', () => {
     const world = await umaWorld(server);
     const id = await registeredResource(server, world);
     const [a, b] = await Promise.all([1, 2].map(() => askPermission(server, world.pat, { resource_id: id, resource_scopes: ['read'] })));
-    expect(a!.body.ticket).not.toBe(b!.body.ticket);
+    expect(bodyOf<PermissionTicketBody>(a).ticket).not.toBe(bodyOf<PermissionTicketBody>(b).ticket);
   });
 
   it.each([
@@ -69,7 +72,7 @@ describe('the permission endpoint', () => {
     };
     const response = await askPermission(server, world.pat, typeof shape === 'string' && shape in bodies ? bodies[shape] : shape);
     expect(response.status).toBe(400);
-    expect(response.body.error).toBe('invalid_request');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_request');
     expect(await countTickets(world.rs.id)).toBe(0);
   });
 
@@ -80,7 +83,7 @@ describe('the permission endpoint', () => {
     for (const id of ['no-such-resource', theirs]) {
       const response = await askPermission(server, world.pat, { resource_id: id, resource_scopes: ['read'] });
       expect(response.status).toBe(400);
-      expect(response.body.error).toBe('invalid_resource_id');
+      expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_resource_id');
     }
   });
 
@@ -92,7 +95,7 @@ describe('the permission endpoint', () => {
       const answer = await askPermission(server, world.pat, { resource_id: id, resource_scopes: ['read'] });
       return answer.status === 400 ? answer : undefined;
     }, 1_000);
-    expect(response.body.error).toBe('invalid_resource_id');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_resource_id');
   });
 
   it('answers 400 invalid_scope for a scope not registered for the resource', async () => {
@@ -100,7 +103,7 @@ describe('the permission endpoint', () => {
     const id = await registeredResource(server, world, ['read']);
     const response = await askPermission(server, world.pat, [{ resource_id: id, resource_scopes: ['read', 'write'] }]);
     expect(response.status).toBe(400);
-    expect(response.body.error).toBe('invalid_scope');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_scope');
     expect(await countTickets(world.rs.id)).toBe(0);
   });
 
@@ -112,6 +115,6 @@ describe('the permission endpoint', () => {
 });
 
 async function countTickets(client: number): Promise<number> {
-  const [{ count }] = await server.dataSource.query('SELECT count(*)::int AS count FROM permission_ticket WHERE client_id = $1', [client]);
+  const [{ count }]: { count: number }[] = await server.dataSource.query('SELECT count(*)::int AS count FROM permission_ticket WHERE client_id = $1', [client]);
   return count;
 }

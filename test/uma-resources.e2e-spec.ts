@@ -2,6 +2,8 @@ import request from 'supertest';
 import { add, freshIds, patchAdmin, ref } from './support/admin.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { registerResource, registeredResource, umaWorld, type UmaWorld } from './support/uma.js';
+import { bodyOf, type OAuthErrorBody, type JsonApiResource, type JsonApiDocument } from './support/bodies.js';
+import type { UmaResourceBody } from './support/bodies-lint3.js';
 
 let server: TestApp;
 
@@ -20,17 +22,18 @@ describe('resource registration', () => {
     const world = await umaWorld(server);
     const response = await registerResource(server, world.pat, { type: world.definitionName, resource_scopes: ['read', 'write'], name: 'Glucose', description: 'Readings', icon_uri: 'https://icons.example/g.png' });
     expect(response.status).toBe(201);
-    expect(response.body).toEqual({ _id: expect.stringMatching(/^[A-Za-z0-9_-]{16,}$/) });
-    expect(response.headers.location).toBe(`${server.url}/uma/resource_set/${response.body._id}`);
+    expect(response.body).toEqual({ _id: expect.stringMatching(/^[A-Za-z0-9_-]{16,}$/) as unknown });
+    expect(response.headers.location).toBe(`${server.url}/uma/resource_set/${bodyOf<UmaResourceBody>(response)._id}`);
     expect(response.headers['cache-control']).toBe('no-store');
   });
 
   it('reads a resource back with its _id, drops unknown members', async () => {
     const world = await umaWorld(server);
     const created = await registerResource(server, world.pat, { type: world.definitionName, resource_scopes: ['write', 'read'], name: 'Glucose', user_access_policy_uri: 'https://x.example' });
-    const read = await withPat(request(server.url).get(item(world, created.body._id)), world);
+    const { _id: id } = bodyOf<UmaResourceBody>(created);
+    const read = await withPat(request(server.url).get(item(world, id)), world);
     expect(read.status).toBe(200);
-    expect(read.body).toEqual({ _id: created.body._id, type: world.definitionName, resource_scopes: ['write', 'read'], name: 'Glucose' });
+    expect(read.body).toEqual({ _id: id, type: world.definitionName, resource_scopes: ['write', 'read'], name: 'Glucose' });
   });
 
   it('lists the _ids of the caller\'s own resources only', async () => {
@@ -47,11 +50,12 @@ describe('resource registration', () => {
   it('replaces a resource whole with PUT', async () => {
     const world = await umaWorld(server);
     const created = await registerResource(server, world.pat, { type: world.definitionName, resource_scopes: ['read'], name: 'Old', description: 'gone after PUT' });
-    const replaced = await json(withPat(request(server.url).put(item(world, created.body._id)), world), { type: world.definitionName, resource_scopes: ['write'] });
+    const { _id: id } = bodyOf<UmaResourceBody>(created);
+    const replaced = await json(withPat(request(server.url).put(item(world, id)), world), { type: world.definitionName, resource_scopes: ['write'] });
     expect(replaced.status).toBe(200);
-    expect(replaced.body).toEqual({ _id: created.body._id });
-    const read = await withPat(request(server.url).get(item(world, created.body._id)), world);
-    expect(read.body).toEqual({ _id: created.body._id, type: world.definitionName, resource_scopes: ['write'] });
+    expect(replaced.body).toEqual({ _id: id });
+    const read = await withPat(request(server.url).get(item(world, id)), world);
+    expect(read.body).toEqual({ _id: id, type: world.definitionName, resource_scopes: ['write'] });
   });
 
   it('deletes a resource: 204, then 404', async () => {
@@ -62,7 +66,7 @@ describe('resource registration', () => {
     expect(deleted.text).toBe('');
     const read = await withPat(request(server.url).get(item(world, id)), world);
     expect(read.status).toBe(404);
-    expect(read.body.error).toBe('not_found');
+    expect(bodyOf<OAuthErrorBody>(read).error).toBe('not_found');
   });
 
   it('answers 404 not_found for another client\'s resource, and changes nothing', async () => {
@@ -73,7 +77,7 @@ describe('resource registration', () => {
     expect((await json(withPat(request(server.url).put(item(world, id)), world), { type: world.definitionName, resource_scopes: ['read'] })).status).toBe(404);
     const deleted = await withPat(request(server.url).delete(item(world, id)), world);
     expect(deleted.status).toBe(404);
-    expect(deleted.body).toEqual({ error: 'not_found', error_description: expect.any(String) });
+    expect(deleted.body).toEqual({ error: 'not_found', error_description: expect.any(String) as unknown });
     expect((await withPat(request(server.url).get(item(other, id)), other)).status).toBe(200);
   });
 
@@ -83,7 +87,7 @@ describe('resource registration', () => {
       for (const method of ['get', 'delete'] as const) {
         const response = await withPat(request(server.url)[method](`/uma/resource_set/${id}`), world);
         expect(response.status).toBe(404);
-        expect(response.body.error).toBe('not_found');
+        expect(bodyOf<OAuthErrorBody>(response).error).toBe('not_found');
       }
       const put = await json(withPat(request(server.url).put(`/uma/resource_set/${id}`), world), { type: world.definitionName, resource_scopes: ['read'] });
       expect(put.status).toBe(404);
@@ -95,7 +99,7 @@ describe('resource registration', () => {
     const id = await registeredResource(server, world);
     const patch = await withPat(request(server.url).patch(item(world, id)), world);
     expect(patch.status).toBe(405);
-    expect(patch.body.error).toBe('unsupported_method_type');
+    expect(bodyOf<OAuthErrorBody>(patch).error).toBe('unsupported_method_type');
     expect(patch.headers.allow).toBe('GET, PUT, DELETE');
     const post = await withPat(request(server.url).post(item(world, id)), world);
     expect(post.status).toBe(405);
@@ -130,8 +134,8 @@ describe('resource registration', () => {
     const response = await request(server.url).post('/uma/resource_set').set('Authorization', `Bearer ${world.pat}`).set('Content-Type', 'application/json')
       .send(body.replaceAll('"T"', JSON.stringify(world.definitionName)));
     expect(response.status).toBe(400);
-    expect(response.body.error).toBe('invalid_request');
-    expect(response.body.error_description).toContain(named);
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_request');
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toContain(named);
     expect((await request(server.url).get('/uma/resource_set').set('Authorization', `Bearer ${world.pat}`)).body).toEqual([]);
   });
 
@@ -139,7 +143,7 @@ describe('resource registration', () => {
     const world = await umaWorld(server);
     const response = await request(server.url).post('/uma/resource_set').set('Authorization', `Bearer ${world.pat}`).type('form').send({ type: world.definitionName });
     expect(response.status).toBe(400);
-    expect(response.body.error).toBe('invalid_request');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_request');
   });
 
   it('answers 400 naming type for a definition no data source of the client serves', async () => {
@@ -148,8 +152,8 @@ describe('resource registration', () => {
     await patchAdmin(server, [add('resource-definition', { id: definition, attributes: { name: `weight-${definition}` } })]).expect(200);
     const response = await registerResource(server, world.pat, { type: `weight-${definition}`, resource_scopes: ['read'] });
     expect(response.status).toBe(400);
-    expect(response.body.error_description).toContain('type');
-    expect(response.body.error_description).toContain('not served');
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toContain('type');
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toContain('not served');
   });
 
   it('refuses a PUT with an invalid description and keeps the resource as it was', async () => {
@@ -157,7 +161,7 @@ describe('resource registration', () => {
     const id = await registeredResource(server, world);
     const refused = await json(withPat(request(server.url).put(item(world, id)), world), { type: world.definitionName, resource_scopes: ['nope'] });
     expect(refused.status).toBe(400);
-    expect((await withPat(request(server.url).get(item(world, id)), world)).body.resource_scopes).toEqual(['read', 'write']);
+    expect(bodyOf<UmaResourceBody>(await withPat(request(server.url).get(item(world, id)), world)).resource_scopes).toEqual(['read', 'write']);
   });
 });
 
@@ -188,7 +192,7 @@ describe('records a registered resource uses', () => {
       add('data-source', { id: source, attributes: { name: 'Steps', kind: 'resource-server', resourceUri: `https://steps-${source}.example` }, relationships: { umaClient: ref('uma-client', world.rs.id) } }),
       add('data-source-resource-definitions', { id: pair, relationships: { dataSource: ref('data-source', source), resourceDefinition: ref('resource-definition', definition) } }),
     ]).expect(200);
-    const id = (await registerResource(server, world.pat, { type: `steps-${definition}`, resource_scopes: ['read'] })).body._id;
+    const id = bodyOf<UmaResourceBody>(await registerResource(server, world.pat, { type: `steps-${definition}`, resource_scopes: ['read'] }))._id;
     expect(id).toEqual(expect.any(String));
     // Its pair with the data source may go (the resource is then no longer served), the definition may not.
     await patchAdmin(server, [{ op: 'remove', path: `/data-source-resource-definitions/${pair}` }]).expect(200);
@@ -205,10 +209,11 @@ describe('a data source\'s registered resources at the admin interface', () => {
     const response = await request(server.adminUrl).get(`/admin/data-source/${world.dataSource.id}/uma-resources?page[size]=1`).set('Authorization', server.adminToken);
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/vnd\.api\+json/);
-    expect(response.body.meta.total).toBe(2);
-    expect(response.body.links.next).toContain('page[number]=2');
-    expect(response.body.data).toEqual([{
-      type: 'uma-resource', id: expect.any(String),
+    const body = bodyOf<JsonApiDocument<JsonApiResource[]>>(response);
+    expect(body.meta?.total).toBe(2);
+    expect(body.links?.next).toContain('page[number]=2');
+    expect(body.data).toEqual([{
+      type: 'uma-resource', id: expect.any(String) as unknown,
       attributes: { resourceId: first, type: world.definitionName, name: 'Glucose readings', description: null, iconUri: null, resourceScopes: ['read', 'write'] },
       relationships: { umaClient: { data: { type: 'uma-client', id: String(world.rs.id) } }, resourceDefinition: { data: { type: 'resource-definition', id: String(world.ids.definition) } } },
     }]);
