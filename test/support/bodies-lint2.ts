@@ -28,3 +28,5 @@ export type PointedJsonApiErrors = { errors: (JsonApiError & { source: { pointer
 export const anyInstanceOf = (type: unknown): unknown => expect.any(type);
 /** expect.stringContaining(sample), typed as unknown. */
 export const stringContaining = (sample: string): unknown => expect.stringContaining(sample);
+/** expect.stringMatching(pattern), typed as unknown. */
+export const stringMatching = (pattern: string | RegExp): unknown => expect.stringMatching(pattern);
