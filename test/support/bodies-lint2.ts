@@ -21,7 +21,7 @@ export type SmartConfigurationBody = { scopes_supported: string[] } & Record<str
 /** A JSON:API error list whose errors point at the member they refuse. */
 export type PointedJsonApiErrors = { errors: (JsonApiError & { source: { pointer: string } })[] };
 
-// @types/jest types the asymmetric matchers (expect.any, expect.stringContaining) as `any`, so an
+// @types/jest types the asymmetric matchers (expect.any, stringContaining, stringMatching) as `any`, so an
 // object literal that embeds one is an unsafe `any` assignment; these hand the same matchers out as
 // `unknown`.
 /** expect.any(type), typed as unknown. */
