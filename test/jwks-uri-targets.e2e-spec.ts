@@ -7,6 +7,8 @@ import { JwksServer } from './support/jwks-server.js';
 import { eventually } from './support/processes.js';
 import { ASSERTION_TYPE, assertion, clientKey, createKeyClient, type ClientKey } from './support/keys.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type JsonApiDocument, type JsonApiResource, type OAuthErrorBody } from './support/bodies.js';
+import type { PointedJsonApiErrors } from './support/bodies-lint2.js';
 
 // A body no description may ever repeat: the jwks_uri's answer is none of the caller's business.
 const DISTINCTIVE = 'ZQX-internal-admin-secret-shape-7731';
@@ -106,14 +108,14 @@ describe('a failed jwks_uri fetch tells the caller nothing of the target', () =>
     keys.routes.set(path, (response) => response.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: DISTINCTIVE })));
     const response = await askWithKey(relaxed, key, await clientAt(key, keys.url(path)));
     expect(response.status).toBe(401);
-    expect(response.body.error).toBe('invalid_client');
-    expect(response.body.error_description).toBe("private_key_jwt: the client's key set at its registered jwks_uri could not be used");
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_client');
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toBe("private_key_jwt: the client's key set at its registered jwks_uri could not be used");
     expect(response.text).not.toContain(DISTINCTIVE);
     expect(response.text).not.toContain(String(status));
     // The operator still learns why: the status and the start of the body are in the log.
     // Nest's Logger is process-wide (the last app started owns it), so either instance's lines may hold it.
     const logged = () => [...relaxedLogs, ...strictLogs].some((line) => line.includes(`HTTP ${status}`) && line.includes(DISTINCTIVE));
-    if (status !== 200) await eventually(async () => (logged() ? true : undefined));
+    if (status !== 200) await eventually(() => Promise.resolve(logged() ? true : undefined));
   });
 });
 
@@ -128,7 +130,7 @@ describe('jwks_uri targets on loopback, private, link-local or unspecified addre
   ])('refuses %s at registration with 422 naming jwksUri', async (_name, uri) => {
     const response = await register(strict, uri());
     expect(response.status).toBe(422);
-    expect(response.body[0].errors[0].source.pointer).toBe('/0/value/attributes/jwksUri');
+    expect(bodyOf<PointedJsonApiErrors[]>(response)[0].errors[0].source.pointer).toBe('/0/value/attributes/jwksUri');
   });
 
   it('accepts a name that does not resolve (it is judged when fetched)', async () => {
@@ -147,7 +149,7 @@ describe('jwks_uri targets on loopback, private, link-local or unspecified addre
     const id = await clientAt(key, keys.url(path).replace('http:', 'https:'));
     const response = await askWithKey(strict, key, id);
     expect(response.status).toBe(401);
-    expect(response.body.error_description).toMatch(/key set at its registered jwks_uri could not be used$/);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/key set at its registered jwks_uri could not be used$/);
     expect(response.text).not.toContain(DISTINCTIVE);
     expect(keys.fetches(path)).toBe(0);
   });
@@ -162,10 +164,10 @@ describe('jwks_uri targets on loopback, private, link-local or unspecified addre
     keys.serve(path, { keys: [key.jwk] });
     const registered = await register(strict, keys.url(path, name).replace('http:', 'https:'));
     expect(registered.status).toBe(200);
-    const id = registered.body[0].data.attributes.clientId as string;
+    const id = bodyOf<JsonApiDocument<JsonApiResource>[]>(registered)[0].data.attributes.clientId as string;
     const response = await askWithKey(strict, key, id);
     expect(response.status).toBe(401);
-    expect(response.body.error_description).toMatch(/could not be used$/);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/could not be used$/);
     expect(keys.fetches(path)).toBe(0);
     expect(strictLogs.join('\n')).toContain(`resolves to a loopback, private, link-local or unspecified address (${resolved.address})`);
   });

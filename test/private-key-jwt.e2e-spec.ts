@@ -8,6 +8,8 @@ import { basic, createClient } from './support/factories.js';
 import { eventually } from './support/processes.js';
 import { ASSERTION_TYPE, assertion, claimsOf, clientKey, createKeyClient, type ClientKey } from './support/keys.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type JsonApiDocument, type JsonApiResource, type OAuthErrorBody, type TokenBody } from './support/bodies.js';
+import { stringMatching, type PointedJsonApiErrors } from './support/bodies-lint2.js';
 
 let server: TestApp;
 let key: ClientKey;
@@ -36,7 +38,7 @@ function withAssertion(jwt: string, extra: Record<string, string> = {}) {
 /** Whether the replay store holds this assertion jti (ReplayStore keys are digests). */
 async function jtiUsed(owner: string, jti: string): Promise<boolean> {
   const digest = createHash('sha256').update(`client-assertion\u0000${owner}\u0000${jti}`).digest('base64url');
-  return (await server.dataSource.query('SELECT 1 FROM used_jti WHERE key = $1', [digest])).length > 0;
+  return (await server.dataSource.query<unknown[]>('SELECT 1 FROM used_jti WHERE key = $1', [digest])).length > 0;
 }
 
 const insecure = { execute: [oidc.allowInsecureRequests], algorithm: 'oauth2' as const };
@@ -55,7 +57,7 @@ describe('private_key_jwt accepted', () => {
     const id = await createKeyClient(server.app, holder);
     const response = await withAssertion(await assertion(holder, id, server.url));
     expect(response.status).toBe(200);
-    expect(claimsOf(response.body.access_token).sub).toBe(id);
+    expect(claimsOf(bodyOf<TokenBody>(response).access_token).sub).toBe(id);
   });
 
   it('accepts a JSON body with client_id equal to the assertion sub', async () => {
@@ -75,20 +77,20 @@ describe('private_key_jwt accepted', () => {
   });
 
   it('authenticates a resource server at introspection and revocation with an assertion', async () => {
-    const issued = await withAssertion(await assertion(key, clientId, server.url));
+    const issued = bodyOf<TokenBody>(await withAssertion(await assertion(key, clientId, server.url)));
     const introspected = await request(server.url).post('/oauth2/introspect').type('form').send({
-      token: issued.body.access_token, client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(key, clientId, server.url),
+      token: issued.access_token, client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(key, clientId, server.url),
     });
     expect(introspected.status).toBe(200);
     expect(introspected.body).toMatchObject({ active: true, client_id: clientId });
     const revoked = await request(server.url).post('/oauth2/revoke').type('form').send({
-      token: issued.body.access_token, client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(key, clientId, server.url),
+      token: issued.access_token, client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(key, clientId, server.url),
     });
     expect(revoked.status).toBe(200);
   });
 
   it('publishes private_key_jwt and its algorithms in the metadata', async () => {
-    const metadata = (await request(server.url).get('/.well-known/oauth-authorization-server')).body;
+    const metadata = bodyOf<Record<string, unknown>>(await request(server.url).get('/.well-known/oauth-authorization-server'));
     for (const member of ['token_endpoint_auth_methods_supported', 'introspection_endpoint_auth_methods_supported', 'revocation_endpoint_auth_methods_supported']) {
       expect(metadata[member]).toContain('private_key_jwt');
     }
@@ -116,8 +118,8 @@ describe('private_key_jwt refused: 401 invalid_client naming the check, jti not 
     const jti = randomUUID();
     const response = await withAssertion(await assertion(key, clientId, server.url, { jti, ...claims() }));
     expect(response.status).toBe(401);
-    expect(response.body.error).toBe('invalid_client');
-    expect(response.body.error_description).toMatch(description);
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_client');
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(description);
     expect(await jtiUsed(clientId, jti)).toBe(false);
   });
 
@@ -126,7 +128,7 @@ describe('private_key_jwt refused: 401 invalid_client naming the check, jti not 
     expect((await withAssertion(jwt)).status).toBe(200);
     const replay = await withAssertion(jwt);
     expect(replay.status).toBe(401);
-    expect(replay.body).toEqual({ error: 'invalid_client', error_description: expect.stringMatching(/already been used/) });
+    expect(replay.body).toEqual({ error: 'invalid_client', error_description: stringMatching(/already been used/) });
   });
 
   it('refuses alg none', async () => {
@@ -134,7 +136,7 @@ describe('private_key_jwt refused: 401 invalid_client naming the check, jti not 
     const payload = claimsOf(await assertion(key, clientId, server.url));
     const response = await withAssertion(`${encode({ alg: 'none' })}.${encode(payload)}.`);
     expect(response.status).toBe(401);
-    expect(response.body.error_description).toMatch(/"alg" is not accepted/);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/"alg" is not accepted/);
   });
 
   it('refuses an HS256 assertion keyed with a client secret', async () => {
@@ -145,70 +147,70 @@ describe('private_key_jwt refused: 401 invalid_client naming the check, jti not 
       .sign(new TextEncoder().encode(secretClient.clientSecret));
     const response = await withAssertion(jwt);
     expect(response.status).toBe(401);
-    expect(response.body.error_description).toMatch(/"alg" is not accepted/);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/"alg" is not accepted/);
   });
 
   it('refuses an assertion signed by a key the client did not register', async () => {
     const foreign = await clientKey('ES256', key.jwk.kid);
     const response = await withAssertion(await assertion(foreign, clientId, server.url));
     expect(response.status).toBe(401);
-    expect(response.body.error_description).toMatch(/signature does not verify/);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/signature does not verify/);
   });
 
   it('refuses an unknown kid', async () => {
     const response = await withAssertion(await assertion(key, clientId, server.url, {}, { kid: 'not-registered' }));
     expect(response.status).toBe(401);
-    expect(response.body.error_description).toMatch(/no key of the client's key set has the assertion's "kid"/);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/no key of the client's key set has the assertion's "kid"/);
   });
 
   it('refuses a client_id that differs from the assertion sub', async () => {
     const other = await createKeyClient(server.app, key);
     const response = await withAssertion(await assertion(key, clientId, server.url), { client_id: other });
     expect(response.status).toBe(401);
-    expect(response.body.error_description).toMatch(/client_id differs/);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/client_id differs/);
   });
 
   it('refuses an assertion for a client registered with a secret', async () => {
     const secretClient = await createClient(server.app);
     const response = await withAssertion(await assertion(key, secretClient.clientId, server.url));
     expect(response.status).toBe(401);
-    expect(response.body.error_description).toMatch(/no client registered for private_key_jwt/);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/no client registered for private_key_jwt/);
   });
 
   it('refuses an assertion for an unknown client with the same description', async () => {
     const response = await withAssertion(await assertion(key, 'no-such-client', server.url));
     expect(response.status).toBe(401);
-    expect(response.body.error_description).toMatch(/no client registered for private_key_jwt/);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/no client registered for private_key_jwt/);
   });
 
   it('refuses a wrong client_assertion_type with 400', async () => {
     const response = await tokenRequest(server, { client_assertion_type: 'urn:example:other', client_assertion: await assertion(key, clientId, server.url) });
     expect(response.status).toBe(400);
-    expect(response.body.error).toBe('invalid_client');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_client');
   });
 
   it('refuses text that is not a JWT without a 5xx', async () => {
     const response = await withAssertion('not.a.jwt');
     expect(response.status).toBe(401);
-    expect(response.body.error_description).toMatch(/not a JWT/);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/not a JWT/);
   });
 
   it('answers invalid_request for an assertion together with HTTP Basic', async () => {
     const response = await withAssertion(await assertion(key, clientId, server.url)).set('Authorization', basic(clientId, 'whatever-secret'));
     expect(response.status).toBe(400);
-    expect(response.body.error).toBe('invalid_request');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_request');
   });
 
   it('answers invalid_request for an assertion together with client_secret', async () => {
     const response = await withAssertion(await assertion(key, clientId, server.url), { client_id: clientId, client_secret: 'whatever-secret' });
     expect(response.status).toBe(400);
-    expect(response.body.error).toBe('invalid_request');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_request');
   });
 
   it('refuses a private_key_jwt client that tries HTTP Basic', async () => {
     const response = await tokenRequest(server, {}).set('Authorization', basic(clientId, 'guessed-secret-value'));
     expect(response.status).toBe(401);
-    expect(response.body.error).toBe('invalid_client');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_client');
   });
 });
 
@@ -223,7 +225,7 @@ describe('brute-force limits for assertions', () => {
     }
     const blocked = await withAssertion(await refusedAssertion(holder, id));
     expect(blocked.status).toBe(429);
-    expect(blocked.body.error).toBe('too_many_requests');
+    expect(bodyOf<OAuthErrorBody>(blocked).error).toBe('too_many_requests');
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
   });
 
@@ -250,7 +252,7 @@ describe('private_key_jwt on two instances of one database', () => {
     expect((await tokenRequest(server, { client_assertion_type: ASSERTION_TYPE, client_assertion: jwt })).status).toBe(200);
     const replay = await tokenRequest(second, { client_assertion_type: ASSERTION_TYPE, client_assertion: jwt });
     expect(replay.status).toBe(401);
-    expect(replay.body.error_description).toMatch(/already been used/);
+    expect(bodyOf<OAuthErrorBody>(replay).error_description).toMatch(/already been used/);
   });
 
   it('accepts one of two simultaneous uses of an assertion, on different instances', async () => {
@@ -268,26 +270,27 @@ describe('registering a key-holding client over JSON:API', () => {
   it('creates the client without a secret, and it gets a token with its key', async () => {
     const response = await create({ jwksRaw: JSON.stringify({ keys: [key.jwk] }), dpopBoundAccessTokens: false });
     expect(response.status).toBe(200);
-    const record = response.body[0].data;
+    const [result] = bodyOf<JsonApiDocument<JsonApiResource>[]>(response);
+    const record = result.data;
     expect(record.attributes).toMatchObject({ clientAuthenticationType: 'private_key_jwt', dpopBoundAccessTokens: false, jwksUri: null });
-    expect(response.body[0].meta?.clientSecret).toBeUndefined();
+    expect(result.meta?.clientSecret).toBeUndefined();
     expect(JSON.stringify(response.body)).not.toMatch(/clientSecret/);
-    const token = await withAssertion(await assertion(key, record.attributes.clientId, server.url));
+    const token = await withAssertion(await assertion(key, record.attributes.clientId as string, server.url));
     expect(token.status).toBe(200);
   });
 
   it('replace moves a secret client to private_key_jwt: its secret stops working, its key works', async () => {
     const secretClient = await createClient(server.app);
-    const [row] = await server.dataSource.query('SELECT id FROM client WHERE client_id = $1', [secretClient.clientId]);
+    const [row] = await server.dataSource.query<{ id: number }[]>('SELECT id FROM client WHERE client_id = $1', [secretClient.clientId]);
     const replaced = await patchAdmin(server, [{ op: 'replace', path: `/uma-client/${row.id}`, value: { type: 'uma-client', id: String(row.id),
       attributes: { clientAuthenticationType: 'private_key_jwt', jwksRaw: JSON.stringify({ keys: [key.jwk] }), dpopBoundAccessTokens: true } } }]);
     expect(replaced.status).toBe(200);
-    expect(replaced.body[0].data.attributes).toMatchObject({ clientAuthenticationType: 'private_key_jwt', dpopBoundAccessTokens: true });
-    const [metadata] = await server.dataSource.query('SELECT m.client_secret_hash FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.id = $1', [row.id]);
+    expect(bodyOf<JsonApiDocument<JsonApiResource>[]>(replaced)[0].data.attributes).toMatchObject({ clientAuthenticationType: 'private_key_jwt', dpopBoundAccessTokens: true });
+    const [metadata] = await server.dataSource.query<{ client_secret_hash: string | null }[]>('SELECT m.client_secret_hash FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.id = $1', [row.id]);
     expect(metadata.client_secret_hash).toBeNull();
     await eventually(async () => ((await tokenRequest(server, {}).set('Authorization', basic(secretClient.clientId, secretClient.clientSecret))).status === 401 ? true : undefined));
     const unbound = await withAssertion(await assertion(key, secretClient.clientId, server.url));
-    expect(unbound.body.error).toBe('invalid_dpop_proof');
+    expect(bodyOf<OAuthErrorBody>(unbound).error).toBe('invalid_dpop_proof');
   });
 
   const privateJwk = async () => {
@@ -302,20 +305,20 @@ describe('registering a key-holding client over JSON:API', () => {
   const refusals: [string, () => Promise<Record<string, unknown>>, string, RegExp][] = [
     ['a private key', async () => ({ jwksRaw: JSON.stringify({ keys: [await privateJwk()] }) }), 'jwksRaw', /private member "d"/],
     ['an RSA key under 2048 bits', async () => ({ jwksRaw: JSON.stringify({ keys: [await smallRsa()] }) }), 'jwksRaw', /2048 bits/],
-    ['two keys with one kid', async () => ({ jwksRaw: JSON.stringify({ keys: [key.jwk, key.jwk] }) }), 'jwksRaw', /used twice/],
-    ['eleven keys', async () => ({ jwksRaw: JSON.stringify({ keys: Array.from({ length: 11 }, (_, index) => ({ ...key.jwk, kid: `k${index}` })) }) }), 'jwksRaw', /1 to 10 keys/],
-    ['text that is not JSON', async () => ({ jwksRaw: '{keys' }), 'jwksRaw', /not valid JSON/],
-    ['a kty that is an object', async () => ({ jwksRaw: JSON.stringify({ keys: [{ kty: { toString: 0 } }] }) }), 'jwksRaw', /"kty" must be/],
-    ['no keys at all', async () => ({}), 'jwksRaw', /needs its public keys/],
-    ['both jwksRaw and jwksUri', async () => ({ jwksRaw: JSON.stringify({ keys: [key.jwk] }), jwksUri: 'https://client.example/jwks' }), 'jwksUri', /not both/],
-    ['a secret', async () => ({ jwksRaw: JSON.stringify({ keys: [key.jwk] }), clientSecret: 'a-secret-for-a-key-client' }), 'clientSecret', /no client secret/],
+    ['two keys with one kid', () => Promise.resolve({ jwksRaw: JSON.stringify({ keys: [key.jwk, key.jwk] }) }), 'jwksRaw', /used twice/],
+    ['eleven keys', () => Promise.resolve({ jwksRaw: JSON.stringify({ keys: Array.from({ length: 11 }, (_, index) => ({ ...key.jwk, kid: `k${index}` })) }) }), 'jwksRaw', /1 to 10 keys/],
+    ['text that is not JSON', () => Promise.resolve({ jwksRaw: '{keys' }), 'jwksRaw', /not valid JSON/],
+    ['a kty that is an object', () => Promise.resolve({ jwksRaw: JSON.stringify({ keys: [{ kty: { toString: 0 } }] }) }), 'jwksRaw', /"kty" must be/],
+    ['no keys at all', () => Promise.resolve({}), 'jwksRaw', /needs its public keys/],
+    ['both jwksRaw and jwksUri', () => Promise.resolve({ jwksRaw: JSON.stringify({ keys: [key.jwk] }), jwksUri: 'https://client.example/jwks' }), 'jwksUri', /not both/],
+    ['a secret', () => Promise.resolve({ jwksRaw: JSON.stringify({ keys: [key.jwk] }), clientSecret: 'a-secret-for-a-key-client' }), 'clientSecret', /no client secret/],
   ];
 
   it.each(refusals)('refuses %s with a 422 naming the member', async (_name, attributes, member, detail) => {
     const before = await rowCounts(server);
     const response = await create(await attributes());
     expect(response.status).toBe(422);
-    const error = response.body[0].errors[0];
+    const error = bodyOf<PointedJsonApiErrors[]>(response)[0].errors[0];
     expect(error.source.pointer).toBe(`/0/value/attributes/${member}`);
     expect(error.detail).toMatch(detail);
     expect(await rowCounts(server)).toEqual(before);

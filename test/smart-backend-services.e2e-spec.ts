@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { exportPKCS8, SignJWT, type JWTPayload } from 'jose';
+import { exportPKCS8, SignJWT } from 'jose';
 import request from 'supertest';
 import { add, freshIds, getAdmin, patchAdmin, ref } from './support/admin.js';
 import { enrolDataSource } from './support/consent.js';
@@ -12,6 +12,8 @@ import { JwksServer } from './support/jwks-server.js';
 import { ASSERTION_TYPE, claimsOf, clientKey, withOverrides, type ClientKey } from './support/keys.js';
 import { eventually } from './support/processes.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type JsonApiDocument, type JsonApiResource, type OAuthErrorBody, type TokenBody } from './support/bodies.js';
+import { anyInstanceOf, type ExplainBody, type PointedJsonApiErrors, type SmartConfigurationBody } from './support/bodies-lint2.js';
 
 /** The access token claims these tests read. */
 type TokenClaims = { exp: number; iat: number; scope: string; aud: unknown; permissions: { resource_type: string }[] };
@@ -24,7 +26,7 @@ let ec: ClientKey;
 let world: SmartWorld;
 
 /** A FHIR type no other test maps: one definition per (type, query) in the whole database. */
-const freshType = () => `Obs${randomBytes(6).toString('hex').replace(/\d/g, (digit) => 'abcdefghij'[Number(digit)]!)}`;
+const freshType = () => `Obs${randomBytes(6).toString('hex').replace(/\d/g, (digit) => 'abcdefghij'[Number(digit)])}`;
 
 type SmartWorld = {
   clientId: string; client: number; type: string; jwksUri: string;
@@ -60,9 +62,9 @@ async function smartWorld(target: TestApp, options: { lifetime?: number | null; 
     add('purpose', { id: purpose, attributes: { name: 'Quality reporting' } }),
     add('capability-ticket', { id: ticket, attributes: { ticketId: `T-${ticket}`, ticketName: 'Export' }, relationships: { purpose: ref('purpose', purpose), umaClient: ref('uma-client', client) } }),
     ...[[observationResource, observations, read, binding1, combination1], [labsResource, labs, labsRead, binding2, combination2]].flatMap(([resource, definition, scope, binding, combination]) => [
-      add('requested-resource', { id: resource, attributes: { maxPermissionDuration: options.maxPermissionDuration ?? 3600, requestedResourceId: `export-${resource}` }, relationships: { resourceDefinition: ref('resource-definition', definition!), umaClient: ref('uma-client', client) } }),
-      add('requested-resource-scopes', { id: binding, relationships: { scope: ref('scope', scope!), purpose: ref('purpose', purpose), requestedResource: ref('requested-resource', resource!) } }),
-      add('requested-resources-capability-tickets', { id: combination, relationships: { capabilityTicket: ref('capability-ticket', ticket), requestedResource: ref('requested-resource', resource!) } }),
+      add('requested-resource', { id: resource, attributes: { maxPermissionDuration: options.maxPermissionDuration ?? 3600, requestedResourceId: `export-${resource}` }, relationships: { resourceDefinition: ref('resource-definition', definition), umaClient: ref('uma-client', client) } }),
+      add('requested-resource-scopes', { id: binding, relationships: { scope: ref('scope', scope), purpose: ref('purpose', purpose), requestedResource: ref('requested-resource', resource) } }),
+      add('requested-resources-capability-tickets', { id: combination, relationships: { capabilityTicket: ref('capability-ticket', ticket), requestedResource: ref('requested-resource', resource) } }),
     ]),
   ];
   const response = await patchAdmin(target, operations);
@@ -76,13 +78,13 @@ function infernoBody(parameters: Record<string, string>): string {
     const char = String.fromCharCode(byte);
     return /[A-Za-z0-9\-._~]/.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   }).join('');
-  return Object.keys(parameters).sort().map((name) => `${encode(name)}=${encode(parameters[name]!)}`).join('&');
+  return Object.keys(parameters).sort().map((name) => `${encode(name)}=${encode(parameters[name])}`).join('&');
 }
 
 /** An assertion as Inferno signs it: header {alg, kid, typ: "JWT"}, claims {iss, sub, aud: token URL, exp: now + 300, jti}. */
 function infernoAssertion(key: ClientKey, clientId: string, claims: Record<string, unknown> = {}, header: Record<string, unknown> = {}): Promise<string> {
   const payload = withOverrides({ iss: clientId, sub: clientId, aud: `${server.url}/oauth2/token`, exp: Math.floor(Date.now() / 1000) + 300, jti: randomBytes(32).toString('hex') }, claims);
-  return new SignJWT(payload as JWTPayload)
+  return new SignJWT(payload)
     .setProtectedHeader(withOverrides({ alg: key.alg, kid: key.jwk.kid, typ: 'JWT' }, header) as { alg: string })
     .sign(key.privateKey);
 }
@@ -120,8 +122,8 @@ describe("Inferno's backend-services requests, replayed exactly", () => {
     expect(response.headers['content-type']).toMatch(/^application\/json/);
     expect(response.headers['cache-control']).toBe('no-store');
     // backend_services_authorization_response_body: access_token, token_type, expires_in and scope.
-    expect(response.body).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 300, scope: `system/${world.type}.rs` });
-    const claims = tokenClaims(response.body.access_token);
+    expect(response.body).toEqual({ access_token: anyInstanceOf(String), token_type: 'Bearer', expires_in: 300, scope: `system/${world.type}.rs` });
+    const claims = tokenClaims(bodyOf<TokenBody>(response).access_token);
     expect(claims.exp - claims.iat).toBe(300);
     expect(claims.scope).toBe(`system/${world.type}.rs`);
     expect(claims.permissions).toEqual([expect.objectContaining({ resource_id: `export-${world.ids.observationResource}`, resource_type: `observations-${world.ids.observations}`, resource_scopes: ['read'] })]);
@@ -130,19 +132,19 @@ describe("Inferno's backend-services requests, replayed exactly", () => {
   it('answers 400 unsupported_grant_type for grant_type=not_a_grant_type (backend_services_invalid_grant_type)', async () => {
     const response = await infernoRequest(server, { scope: `system/${world.type}.rs`, grant_type: 'not_a_grant_type', client_assertion: await infernoAssertion(rsa, world.clientId) });
     expect(response.status).toBe(400);
-    expect(response.body.error).toBe('unsupported_grant_type');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('unsupported_grant_type');
   });
 
   it('answers 400 invalid_client for client_assertion_type=not_an_assertion_type (backend_services_invalid_client_assertion)', async () => {
     const response = await infernoRequest(server, { scope: `system/${world.type}.rs`, client_assertion_type: 'not_an_assertion_type', client_assertion: await infernoAssertion(rsa, world.clientId) });
     expect(response.status).toBe(400);
-    expect(response.body.error).toBe('invalid_client');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_client');
   });
 
   it('answers 401 invalid_client for an assertion addressed elsewhere (backend_services_invalid_jwt)', async () => {
     const response = await ask(`system/${world.type}.rs`, rsa, world.clientId, { aud: 'https://invalid_audience.com' });
     expect(response.status).toBe(401);
-    expect(response.body.error).toBe('invalid_client');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_client');
   });
 });
 
@@ -154,7 +156,7 @@ describe('assertions as SMART sends them', () => {
   it('refuses another typ', async () => {
     const response = await ask(`system/${world.type}.rs`, ec, world.clientId, {}, { typ: 'at+jwt' });
     expect(response.status).toBe(401);
-    expect(response.body.error_description).toMatch(/"typ" must be absent, "JWT" or "client-authentication\+jwt"/);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/"typ" must be absent, "JWT" or "client-authentication\+jwt"/);
   });
 
   it('accepts a jku equal to the registered jwks_uri', async () => {
@@ -164,7 +166,7 @@ describe('assertions as SMART sends them', () => {
   it('refuses a jku that differs from the registered jwks_uri by one character', async () => {
     const response = await ask(`system/${world.type}.rs`, rsa, world.clientId, {}, { jku: `${world.jwksUri}/` });
     expect(response.status).toBe(401);
-    expect(response.body.error_description).toMatch(/"jku" differs from the client's registered jwks_uri/);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/"jku" differs from the client's registered jwks_uri/);
   });
 
   it('refuses any jku for a client registered with jwks_raw', async () => {
@@ -175,19 +177,19 @@ describe('assertions as SMART sends them', () => {
     expect(created.status).toBe(200);
     const response = await infernoRequest(server, { scope: 'read', client_assertion: await infernoAssertion(ec, `raw-${id}`, {}, { jku: world.jwksUri }) });
     expect(response.status).toBe(401);
-    expect(response.body.error_description).toMatch(/"jku" is refused: this client registered its keys as a JWKS/);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/"jku" is refused: this client registered its keys as a JWKS/);
   });
 
   it('refuses a kid no key of the set has, without trying the other keys', async () => {
     const response = await ask(`system/${world.type}.rs`, rsa, world.clientId, {}, { kid: 'unknown-kid' });
     expect(response.status).toBe(401);
-    expect(response.body.error_description).toMatch(/no key of the client's key set has the assertion's "kid"/);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/no key of the client's key set has the assertion's "kid"/);
   });
 
   it('refuses a kid whose key is of another type than alg needs', async () => {
     const response = await ask(`system/${world.type}.rs`, ec, world.clientId, {}, { kid: rsa.jwk.kid });
     expect(response.status).toBe(401);
-    expect(response.body.error_description).toMatch(/is a RSA key, which cannot verify "alg" ES384/);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/is a RSA key, which cannot verify "alg" ES384/);
   });
 
   it('chooses the key by type without a kid', async () => {
@@ -199,7 +201,7 @@ describe('assertions as SMART sends them', () => {
     try {
       const refused = await infernoRequest(fapi, { scope: `system/${world.type}.rs`, client_assertion: await infernoAssertion(rsa, world.clientId) });
       expect(refused.status).toBe(401);
-      expect(refused.body.error_description).toMatch(/"aud" must be the issuer identifier/);
+      expect(bodyOf<OAuthErrorBody>(refused).error_description).toMatch(/"aud" must be the issuer identifier/);
       const accepted = await infernoRequest(fapi, { scope: `system/${world.type}.rs`, client_assertion: await infernoAssertion(rsa, world.clientId, { aud: server.url }) });
       expect(accepted.status).toBe(200);
     } finally {
@@ -210,7 +212,7 @@ describe('assertions as SMART sends them', () => {
   it('refuses an aud that is neither the issuer nor the token endpoint URL', async () => {
     const response = await ask(`system/${world.type}.rs`, rsa, world.clientId, { aud: `${server.url}/oauth2/introspect` });
     expect(response.status).toBe(401);
-    expect(response.body.error_description).toMatch(/or the token endpoint URL/);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/or the token endpoint URL/);
   });
 
   it('refuses with 400 unsupported_grant_type only after authenticating: an unauthenticated unknown grant is 401', async () => {
@@ -223,7 +225,8 @@ describe('SMART scopes over the consent tickets', () => {
   const tokenOf = async (scope: string) => {
     const response = await ask(scope);
     expect(response.status).toBe(200);
-    return { body: response.body, claims: tokenClaims(response.body.access_token) };
+    const body = bodyOf<TokenBody>(response);
+    return { body, claims: tokenClaims(body.access_token) };
   };
 
   it('grants a v2 scope as the scope record with the fewest letters, with permissions, aud and lifetime', async () => {
@@ -255,14 +258,14 @@ describe('SMART scopes over the consent tickets', () => {
     const { resourceUri } = await enrolDataSource(server, [own.ids.observations]);
     const response = await ask(`system/${own.type}.rs`, rsa, own.clientId);
     expect(response.status).toBe(200);
-    expect(claimsOf(response.body.access_token).aud).toBe(resourceUri);
+    expect(claimsOf(bodyOf<TokenBody>(response).access_token).aud).toBe(resourceUri);
   });
 
   it('gives the shorter of the client lifetime and maxPermissionDuration, and ACCESS_TOKEN_TTL without a client lifetime', async () => {
     const short = await smartWorld(server, { lifetime: 300, maxPermissionDuration: 120 });
-    expect((await ask(`system/${short.type}.rs`, rsa, short.clientId)).body.expires_in).toBe(120);
+    expect(bodyOf<TokenBody>(await ask(`system/${short.type}.rs`, rsa, short.clientId)).expires_in).toBe(120);
     const unset = await smartWorld(server, { lifetime: null, maxPermissionDuration: 86_400 });
-    expect((await ask(`system/${unset.type}.rs`, rsa, unset.clientId)).body.expires_in).toBe(3600);
+    expect(bodyOf<TokenBody>(await ask(`system/${unset.type}.rs`, rsa, unset.clientId)).expires_in).toBe(3600);
   });
 
   it.each([
@@ -278,16 +281,17 @@ describe('SMART scopes over the consent tickets', () => {
   ])('refuses %s with invalid_scope naming it', async (_name, scope, description) => {
     const response = await ask(scope());
     expect(response.status).toBe(400);
-    expect(response.body.error).toBe('invalid_scope');
-    expect(response.body.error_description.startsWith(`${scope()}: `)).toBe(true);
-    expect(response.body.error_description).toMatch(description);
+    const body = bodyOf<OAuthErrorBody>(response);
+    expect(body.error).toBe('invalid_scope');
+    expect(body.error_description.startsWith(`${scope()}: `)).toBe(true);
+    expect(body.error_description).toMatch(description);
   });
 
   it('names the refused scope of two resource scopes when one is covered and one is not', async () => {
     const definition = `observations-${world.ids.observations}`;
     const response = await ask(`${definition}:read ${definition}:write`);
     expect(response.status).toBe(400);
-    expect(response.body.error_description).toBe(`${definition}:write: no requested-resource-scopes record binds scope "write" to requested resource ${world.ids.observationResource} of ${world.clientId}: scope "write" is not bound to resource type "${definition}" by any consent ticket of this client`);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toBe(`${definition}:write: no requested-resource-scopes record binds scope "write" to requested resource ${world.ids.observationResource} of ${world.clientId}: scope "write" is not bound to resource type "${definition}" by any consent ticket of this client`);
   });
 });
 
@@ -297,25 +301,28 @@ describe('explain with SMART scopes', () => {
   it('shows what a SMART scope denotes', async () => {
     const response = await explain(`system/${world.type}.rs system/Unmapped.rs`);
     expect(response.status).toBe(200);
-    expect(response.body.scopes[0]).toMatchObject({ scope: `system/${world.type}.rs`, granted: true, denotes: `observations-${world.ids.observations}:read` });
-    expect(response.body.scopes[1]).toMatchObject({ scope: 'system/Unmapped.rs', granted: false, denotes: null, missing: 'no resource definition has fhirResourceType "Unmapped" without a query' });
+    const { scopes } = bodyOf<ExplainBody>(response);
+    expect(scopes[0]).toMatchObject({ scope: `system/${world.type}.rs`, granted: true, denotes: `observations-${world.ids.observations}:read` });
+    expect(scopes[1]).toMatchObject({ scope: 'system/Unmapped.rs', granted: false, denotes: null, missing: 'no resource definition has fhirResourceType "Unmapped" without a query' });
   });
 
   it('shows what a wildcard expands to, each expansion following with its own entry', async () => {
     const response = await explain('system/*.rs');
-    expect(response.body).toMatchObject({ granted: true, lifetime: 300 });
-    expect(response.body.scopes.map((entry: { scope: string }) => entry.scope)).toEqual(['system/*.rs', `system/${world.type}.rs`, `system/${world.type}.rs?category=laboratory`]);
-    expect(response.body.scopes[0]).toEqual({ scope: 'system/*.rs', granted: true, allowed: true, expandsTo: [`system/${world.type}.rs`, `system/${world.type}.rs?category=laboratory`] });
+    const body = bodyOf<ExplainBody>(response);
+    expect(body).toMatchObject({ granted: true, lifetime: 300 });
+    expect(body.scopes.map((entry: { scope: string }) => entry.scope)).toEqual(['system/*.rs', `system/${world.type}.rs`, `system/${world.type}.rs?category=laboratory`]);
+    expect(body.scopes[0]).toEqual({ scope: 'system/*.rs', granted: true, allowed: true, expandsTo: [`system/${world.type}.rs`, `system/${world.type}.rs?category=laboratory`] });
   });
 
   it('shows an empty expansion of a wildcard nothing grants', async () => {
     const response = await explain('system/*.c');
-    expect(response.body.granted).toBe(false);
-    expect(response.body.scopes).toEqual([expect.objectContaining({ scope: 'system/*.c', granted: false, expandsTo: [] })]);
+    const body = bodyOf<ExplainBody>(response);
+    expect(body.granted).toBe(false);
+    expect(body.scopes).toEqual([expect.objectContaining({ scope: 'system/*.c', granted: false, expandsTo: [] })]);
   });
 
   it('uses the client lifetime', async () => {
-    expect((await explain(`system/${world.type}.rs`)).body.lifetime).toBe(300);
+    expect(bodyOf<ExplainBody>(await explain(`system/${world.type}.rs`)).lifetime).toBe(300);
   });
 });
 
@@ -324,7 +331,7 @@ describe('GET /.well-known/smart-configuration', () => {
     const response = await request(server.url).get('/.well-known/smart-configuration').set('Accept', 'text/html');
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
-    const body = response.body;
+    const body = bodyOf<SmartConfigurationBody>(response);
     expect(body).toMatchObject({
       token_endpoint: `${server.url}/oauth2/token`,
       jwks_uri: `${server.url}/oauth2/jwks`,
@@ -352,7 +359,7 @@ describe('GET /.well-known/smart-configuration', () => {
     ]);
     expect(response.status).toBe(200);
     await eventually(async () => {
-      const body = (await request(server.url).get('/.well-known/smart-configuration')).body;
+      const body = bodyOf<SmartConfigurationBody>(await request(server.url).get('/.well-known/smart-configuration'));
       return body.scopes_supported.includes(`system/${type}.rs`) ? true : undefined;
     }, 1_000);
   });
@@ -360,7 +367,7 @@ describe('GET /.well-known/smart-configuration', () => {
 
 describe('admin validation of the SMART attributes', () => {
   const definition = (attributes: Record<string, unknown>) => patchAdmin(server, [add('resource-definition', { attributes: { name: `def-${randomUUID()}`, ...attributes } })]);
-  const pointerOf = (response: request.Response) => response.body[0].errors[0].source.pointer;
+  const pointerOf = (response: request.Response) => bodyOf<PointedJsonApiErrors[]>(response)[0].errors[0].source.pointer;
 
   it.each([
     ['a lower-case FHIR type', { fhirResourceType: 'observation' }, 422, 'fhirResourceType'],
@@ -380,7 +387,7 @@ describe('admin validation of the SMART attributes', () => {
     const type = freshType();
     const statuses = (await Promise.all([definition({ fhirResourceType: type }), definition({ fhirResourceType: type })])).map((response) => response.status).sort();
     expect(statuses).toEqual([200, 422]);
-    const [{ count }] = await server.dataSource.query('SELECT count(*)::int AS count FROM resource_definition WHERE fhir_resource_type = $1', [type]);
+    const [{ count }] = await server.dataSource.query<{ count: number }[]>('SELECT count(*)::int AS count FROM resource_definition WHERE fhir_resource_type = $1', [type]);
     expect(count).toBe(1);
   });
 
@@ -398,10 +405,10 @@ describe('admin validation of the SMART attributes', () => {
     const [definitionId] = freshIds(1);
     const response = await patchAdmin(server, [
       add('resource-definition', { id: definitionId, attributes: { name: `perm-${definitionId}` } }),
-      add('scope', { attributes: { name: 'read', smartPermissions: permissions }, relationships: { resourceDefinition: ref('resource-definition', definitionId!) } }),
+      add('scope', { attributes: { name: 'read', smartPermissions: permissions }, relationships: { resourceDefinition: ref('resource-definition', definitionId) } }),
     ]);
     expect(response.status).toBe(status);
-    if (status !== 200) expect(pointerOf({ body: [response.body[1]] } as request.Response)).toBe('/1/value/attributes/smartPermissions');
+    if (status !== 200) expect(pointerOf({ body: [bodyOf<unknown[]>(response)[1]] } as request.Response)).toBe('/1/value/attributes/smartPermissions');
   });
 
   it.each([[0, 422], [86_401, 422], ['300', 400], [1.5, 400]])('answers accessTokenLifetime %p with %d', async (lifetime, status) => {
@@ -412,19 +419,19 @@ describe('admin validation of the SMART attributes', () => {
 
   it('reads back and clears a client lifetime', async () => {
     const read = await getAdmin(server, `/admin/uma-client/${world.client}`);
-    expect(read.body.data.attributes.accessTokenLifetime).toBe(300);
+    expect(bodyOf<JsonApiDocument<JsonApiResource>>(read).data.attributes.accessTokenLifetime).toBe(300);
     const [id] = freshIds(1);
     await patchAdmin(server, [add('uma-client', { id, attributes: { clientId: `clear-${id}`, clientName: 'C', allowedScopes: 'read', accessTokenLifetime: 60 } })]);
     const cleared = await patchAdmin(server, [{ op: 'replace', path: `/uma-client/${id}`, value: { type: 'uma-client', id: String(id), attributes: { accessTokenLifetime: null } } }]);
     expect(cleared.status).toBe(200);
-    expect(cleared.body[0].data.attributes.accessTokenLifetime).toBeNull();
+    expect(bodyOf<JsonApiDocument<JsonApiResource>[]>(cleared)[0].data.attributes.accessTokenLifetime).toBeNull();
   });
 
   it('reads back the FHIR mapping and the SMART permissions', async () => {
     const read = await getAdmin(server, `/admin/resource-definition/${world.ids.labs}`);
-    expect(read.body.data.attributes).toMatchObject({ fhirResourceType: world.type, fhirQuery: 'category=laboratory' });
+    expect(bodyOf<JsonApiDocument<JsonApiResource>>(read).data.attributes).toMatchObject({ fhirResourceType: world.type, fhirQuery: 'category=laboratory' });
     const scope = await getAdmin(server, `/admin/scope/${world.ids.all}`);
-    expect(scope.body.data.attributes.smartPermissions).toBe('cruds');
+    expect(bodyOf<JsonApiDocument<JsonApiResource>>(scope).data.attributes.smartPermissions).toBe('cruds');
   });
 });
 

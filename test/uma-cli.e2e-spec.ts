@@ -1,6 +1,7 @@
 import { runCli } from './support/processes.js';
 import { startTestApp, testDatabaseUrl, type TestApp } from './support/test-app.js';
 import { UMA_GRANT, redeem } from './support/uma.js';
+import { bodyOf, type OAuthErrorBody } from './support/bodies.js';
 
 let server: TestApp;
 
@@ -16,8 +17,8 @@ async function createWithCli(grantTypes?: string): Promise<{ clientId: string; s
     ...(grantTypes ? ['--grant-types', grantTypes] : [])], { DATABASE_URL: testDatabaseUrl() });
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
-  const [row] = await server.dataSource.query('SELECT m.grant_types FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.client_id = $1', [clientId]);
-  return { clientId, secret: JSON.parse(result.stdout).client_secret, stored: row.grant_types };
+  const [row] = await server.dataSource.query<{ grant_types: string }[]>('SELECT m.grant_types FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.client_id = $1', [clientId]);
+  return { clientId, secret: (JSON.parse(result.stdout) as { client_secret: string }).client_secret, stored: row.grant_types };
 }
 
 describe('cli client create --grant-types with the UMA grant', () => {
@@ -26,12 +27,12 @@ describe('cli client create --grant-types with the UMA grant', () => {
     expect(client.stored).toBe(`client_credentials ${UMA_GRANT}`);
     const response = await redeem(server, client, { ticket: 'no-such-ticket-0123456789abcdef' });
     expect(response.status).toBe(400);
-    expect(response.body.error).toBe('invalid_grant');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_grant');
   });
 
   it('leaves it out by default: unauthorized_client', async () => {
     const client = await createWithCli();
     const response = await redeem(server, client, { ticket: 'no-such-ticket-0123456789abcdef' });
-    expect(response.body.error).toBe('unauthorized_client');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('unauthorized_client');
   });
 });

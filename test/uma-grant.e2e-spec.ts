@@ -4,6 +4,8 @@ import { basic } from './support/factories.js';
 import { claimsOf, clientKey, dpopProof } from './support/keys.js';
 import { eventually } from './support/processes.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type IntrospectionBody, type OAuthErrorBody, type TokenBody } from './support/bodies.js';
+import { stringContaining, type ExplainBody, type JwtHeader, type PermissionTicketBody } from './support/bodies-lint2.js';
 import {
   UMA_GRANT, askPermission, introspectWithPat, redeem, registeredResource, resourceProof, secondDataSource, ticketCount, ticketFor, umaWorld,
 } from './support/uma.js';
@@ -24,18 +26,19 @@ describe('the UMA grant', () => {
     expect(response.status).toBe(200);
     expect(response.headers['cache-control']).toBe('no-store');
     expect(response.headers.pragma).toBe('no-cache');
-    expect(Object.keys(response.body).sort()).toEqual(['access_token', 'expires_in', 'token_type']);
-    expect(response.body.token_type).toBe('Bearer');
-    const header = JSON.parse(Buffer.from(response.body.access_token.split('.')[0], 'base64url').toString());
+    const body = bodyOf<TokenBody>(response);
+    expect(Object.keys(body).sort()).toEqual(['access_token', 'expires_in', 'token_type']);
+    expect(body.token_type).toBe('Bearer');
+    const header = JSON.parse(Buffer.from(body.access_token.split('.')[0], 'base64url').toString()) as JwtHeader;
     expect(header.typ).toBe('at+jwt');
-    const claims = claimsOf(response.body.access_token);
+    const claims = claimsOf(body.access_token);
     expect(claims).toMatchObject({
       iss: server.url, sub: world.clientId, client_id: world.clientId, aud: world.dataSource.resourceUri,
       scope: `${world.definitionName}:read`,
       permissions: [{ resource_id: resourceId, resource_scopes: ['read'], exp: claims.exp }],
     });
-    expect(Object.keys((claims.permissions as object[])[0]!).sort()).toEqual(['exp', 'resource_id', 'resource_scopes']);
-    expect((claims.exp as number) - (claims.iat as number)).toBe(response.body.expires_in);
+    expect(Object.keys((claims.permissions as object[])[0]).sort()).toEqual(['exp', 'resource_id', 'resource_scopes']);
+    expect((claims.exp as number) - (claims.iat as number)).toBe(body.expires_in);
     expect(typeof claims.jti).toBe('string');
   });
 
@@ -43,8 +46,8 @@ describe('the UMA grant', () => {
     const world = await umaWorld(server, { maxPermissionDuration: 120 });
     const resourceId = await registeredResource(server, world);
     const response = await redeem(server, world, { ticket: await ticketFor(server, world, resourceId) });
-    expect(response.body.expires_in).toBe(120);
-    const claims = claimsOf(response.body.access_token);
+    expect(bodyOf<TokenBody>(response).expires_in).toBe(120);
+    const claims = claimsOf(bodyOf<TokenBody>(response).access_token);
     expect((claims.exp as number) - (claims.iat as number)).toBe(120);
   });
 
@@ -53,12 +56,12 @@ describe('the UMA grant', () => {
     const kept = await ticketFor(server, plain, await registeredResource(server, plain));
     const refused = await redeem(server, plain, { ticket: kept });
     expect(refused.status).toBe(400);
-    expect(refused.body.error).toBe('unauthorized_client');
+    expect(bodyOf<OAuthErrorBody>(refused).error).toBe('unauthorized_client');
     // Register the grant now: the ticket was untouched.
     await patchAdmin(server, [{ op: 'replace', path: `/uma-client/${plain.client}`, value: { type: 'uma-client', attributes: { grantTypes: `client_credentials ${UMA_GRANT}` } } }]).expect(200);
     const later = await eventually(async () => {
       const response = await redeem(server, plain, { ticket: kept });
-      return response.body.error === 'unauthorized_client' ? undefined : response;
+      return bodyOf<OAuthErrorBody>(response).error === 'unauthorized_client' ? undefined : response;
     });
     expect(later.status).toBe(200);
   });
@@ -67,15 +70,15 @@ describe('the UMA grant', () => {
     const world = await umaWorld(server);
     const response = await redeem(server, world, {});
     expect(response.status).toBe(400);
-    expect(response.body.error).toBe('invalid_request');
-    expect(response.body.error_description).toContain('ticket');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_request');
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toContain('ticket');
   });
 
   it('answers invalid_grant for an unknown ticket', async () => {
     const world = await umaWorld(server);
     const response = await redeem(server, world, { ticket: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' });
     expect(response.status).toBe(400);
-    expect(response.body.error).toBe('invalid_grant');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_grant');
   });
 
   it('answers invalid_grant to a ticket redeemed twice', async () => {
@@ -84,7 +87,7 @@ describe('the UMA grant', () => {
     expect((await redeem(server, world, { ticket })).status).toBe(200);
     const second = await redeem(server, world, { ticket });
     expect(second.status).toBe(400);
-    expect(second.body.error).toBe('invalid_grant');
+    expect(bodyOf<OAuthErrorBody>(second).error).toBe('invalid_grant');
   });
 
   it('lets only one of two simultaneous redemptions of a ticket succeed', async () => {
@@ -101,7 +104,7 @@ describe('the UMA grant', () => {
       const ticket = await ticketFor(server, world, await registeredResource(server, world));
       const [here, there] = await Promise.all([redeem(server, world, { ticket }), redeem(second, world, { ticket })]);
       expect([here.status, there.status].sort()).toEqual([200, 400]);
-      expect((await redeem(second, world, { ticket })).body.error).toBe('invalid_grant');
+      expect(bodyOf<OAuthErrorBody>(await redeem(second, world, { ticket })).error).toBe('invalid_grant');
     } finally {
       await second.close();
     }
@@ -111,7 +114,7 @@ describe('the UMA grant', () => {
     const world = await umaWorld(server);
     const ticket = await ticketFor(server, world, await registeredResource(server, world));
     await server.dataSource.query(`UPDATE permission_ticket SET expires_at = now() - interval '1 second' WHERE client_id = $1`, [world.rs.id]);
-    expect((await redeem(server, world, { ticket })).body.error).toBe('invalid_grant');
+    expect(bodyOf<OAuthErrorBody>(await redeem(server, world, { ticket })).error).toBe('invalid_grant');
   });
 
   it('answers invalid_grant when a resource of the ticket was deleted', async () => {
@@ -121,7 +124,7 @@ describe('the UMA grant', () => {
     expect((await request(server.url).delete(`/uma/resource_set/${resourceId}`).set('Authorization', `Bearer ${world.pat}`)).status).toBe(204);
     const response = await redeem(server, world, { ticket });
     expect(response.status).toBe(400);
-    expect(response.body.error).toBe('invalid_grant');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_grant');
   });
 
   it('answers invalid_grant when the resource no longer registers a scope of the ticket', async () => {
@@ -130,14 +133,14 @@ describe('the UMA grant', () => {
     const ticket = await ticketFor(server, world, resourceId, ['read']);
     await request(server.url).put(`/uma/resource_set/${resourceId}`).set('Authorization', `Bearer ${world.pat}`).set('Content-Type', 'application/json')
       .send(JSON.stringify({ type: world.definitionName, resource_scopes: ['write'] })).expect(200);
-    expect((await redeem(server, world, { ticket })).body.error).toBe('invalid_grant');
+    expect(bodyOf<OAuthErrorBody>(await redeem(server, world, { ticket })).error).toBe('invalid_grant');
   });
 
   it('answers invalid_grant when the registering client no longer serves the type, and keeps the ticket', async () => {
     const world = await umaWorld(server);
     const ticket = await ticketFor(server, world, await registeredResource(server, world));
     await patchAdmin(server, [{ op: 'remove', path: `/data-source-resource-definitions/${world.dataSource.pairs[0]}` }]).expect(200);
-    expect((await redeem(server, world, { ticket })).body.error).toBe('invalid_grant');
+    expect(bodyOf<OAuthErrorBody>(await redeem(server, world, { ticket })).error).toBe('invalid_grant');
     expect(await ticketCount(server)).toBeGreaterThan(0);
   });
 
@@ -146,24 +149,24 @@ describe('the UMA grant', () => {
     const ticket = await ticketFor(server, world, await registeredResource(server, world));
     const pushed = await redeem(server, world, { ticket, claim_token: 'eyJ...', claim_token_format: 'http://openid.net/specs/openid-connect-core-1_0.html#IDToken' });
     expect(pushed.status).toBe(400);
-    expect(pushed.body).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('claims pushing is not supported') });
-    expect((await redeem(server, world, { ticket })).body.error).toBe('invalid_grant');
+    expect(pushed.body).toEqual({ error: 'invalid_request', error_description: stringContaining('claims pushing is not supported') });
+    expect(bodyOf<OAuthErrorBody>(await redeem(server, world, { ticket })).error).toBe('invalid_grant');
   });
 
   it('refuses a pct as claims pushing too', async () => {
     const world = await umaWorld(server);
     const ticket = await ticketFor(server, world, await registeredResource(server, world));
-    expect((await redeem(server, world, { ticket, pct: 'x' })).body.error_description).toContain('claims pushing is not supported');
+    expect(bodyOf<OAuthErrorBody>(await redeem(server, world, { ticket, pct: 'x' })).error_description).toContain('claims pushing is not supported');
   });
 
   it('ignores an rpt parameter: no upgrade', async () => {
     const world = await umaWorld(server);
     const resourceId = await registeredResource(server, world);
     const first = await redeem(server, world, { ticket: await ticketFor(server, world, resourceId) });
-    const second = await redeem(server, world, { ticket: await ticketFor(server, world, resourceId), rpt: first.body.access_token });
+    const second = await redeem(server, world, { ticket: await ticketFor(server, world, resourceId), rpt: bodyOf<TokenBody>(first).access_token });
     expect(second.status).toBe(200);
-    expect(second.body.upgraded).toBeUndefined();
-    expect(claimsOf(second.body.access_token).permissions).toEqual([{ resource_id: resourceId, resource_scopes: ['read'], exp: claimsOf(second.body.access_token).exp }]);
+    expect(bodyOf<TokenBody & Record<string, unknown>>(second).upgraded).toBeUndefined();
+    expect(claimsOf(bodyOf<TokenBody>(second).access_token).permissions).toEqual([{ resource_id: resourceId, resource_scopes: ['read'], exp: claimsOf(bodyOf<TokenBody>(second).access_token).exp }]);
   });
 
   it('adds a requested scope to the permission of the resource that registered it (and refuses it without a consent ticket)', async () => {
@@ -172,9 +175,9 @@ describe('the UMA grant', () => {
     const response = await redeem(server, world, { ticket: await ticketFor(server, world, resourceId, []), scope: 'write' });
     // The consent ticket covers read only: write is refused, in explain's words.
     expect(response.status).toBe(403);
-    expect(response.body.error).toBe('request_denied');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('request_denied');
     const explained = await getAdmin(server, `/admin/explain?client=${world.clientId}&scope=${encodeURIComponent(`${world.definitionName}:write`)}`);
-    expect(response.body.error_description).toBe(explained.body.scopes[0].missing);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toBe(bodyOf<ExplainBody>(explained).scopes[0].missing);
   });
 
   it('grants a scope added by the scope parameter to an empty permission', async () => {
@@ -182,7 +185,7 @@ describe('the UMA grant', () => {
     const resourceId = await registeredResource(server, world);
     const response = await redeem(server, world, { ticket: await ticketFor(server, world, resourceId, []), scope: 'read' });
     expect(response.status).toBe(200);
-    expect(claimsOf(response.body.access_token).permissions).toMatchObject([{ resource_id: resourceId, resource_scopes: ['read'] }]);
+    expect(claimsOf(bodyOf<TokenBody>(response).access_token).permissions).toMatchObject([{ resource_id: resourceId, resource_scopes: ['read'] }]);
   });
 
   it('answers invalid_scope for a requested scope no resource of the ticket registered', async () => {
@@ -190,14 +193,14 @@ describe('the UMA grant', () => {
     const resourceId = await registeredResource(server, world, ['read']);
     const response = await redeem(server, world, { ticket: await ticketFor(server, world, resourceId), scope: 'write' });
     expect(response.status).toBe(400);
-    expect(response.body.error).toBe('invalid_scope');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_scope');
   });
 
   it('refuses a permission left with no scope (default deny)', async () => {
     const world = await umaWorld(server);
     const response = await redeem(server, world, { ticket: await ticketFor(server, world, await registeredResource(server, world), []) });
     expect(response.status).toBe(403);
-    expect(response.body.error).toBe('request_denied');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('request_denied');
   });
 
   it('answers request_denied with the first missing link when the consent link was removed between ticket and redemption', async () => {
@@ -208,10 +211,10 @@ describe('the UMA grant', () => {
       const answer = await redeem(server, world, { ticket: await ticketFor(server, world, await registeredResource(server, world)) });
       return answer.status === 403 ? answer : undefined;
     }, 2_000);
-    expect(response.body.error).toBe('request_denied');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('request_denied');
     const explained = await getAdmin(server, `/admin/explain?client=${world.clientId}&scope=${encodeURIComponent(`${world.definitionName}:read`)}`);
-    expect(response.body.error_description).toBe(explained.body.scopes[0].missing);
-    expect(response.body.error_description).toContain('no requested-resources-capability-tickets record combines');
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toBe(bodyOf<ExplainBody>(explained).scopes[0].missing);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toContain('no requested-resources-capability-tickets record combines');
     expect((await redeem(server, world, { ticket })).status).toBe(403);
   });
 
@@ -223,7 +226,7 @@ describe('the UMA grant', () => {
       const answer = await redeem(server, world, { ticket: await ticketFor(server, world, resourceId, ['read', 'write']) });
       return answer.status === 403 ? answer : undefined;
     }, 2_000);
-    expect(response.body.error_description).toBe(`scope "${world.definitionName}:write" is not in the allowed scopes of client ${world.clientId}`);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toBe(`scope "${world.definitionName}:write" is not in the allowed scopes of client ${world.clientId}`);
   });
 
   it('narrows aud to the resource parameter, and refuses a resource that is not a data source of the registering client', async () => {
@@ -231,13 +234,13 @@ describe('the UMA grant', () => {
     const other = await secondDataSource(server, world.ids.definition, world.rs.id);
     const resourceId = await registeredResource(server, world);
     const both = await redeem(server, world, { ticket: await ticketFor(server, world, resourceId) });
-    expect(claimsOf(both.body.access_token).aud).toEqual([world.dataSource.resourceUri, other]);
+    expect(claimsOf(bodyOf<TokenBody>(both).access_token).aud).toEqual([world.dataSource.resourceUri, other]);
     const narrowed = await redeem(server, world, { ticket: await ticketFor(server, world, resourceId), resource: other });
     expect(narrowed.status).toBe(200);
-    expect(claimsOf(narrowed.body.access_token).aud).toBe(other);
+    expect(claimsOf(bodyOf<TokenBody>(narrowed).access_token).aud).toBe(other);
     const foreign = await redeem(server, world, { ticket: await ticketFor(server, world, resourceId), resource: 'https://nowhere.example/api' });
     expect(foreign.status).toBe(400);
-    expect(foreign.body.error).toBe('invalid_target');
+    expect(bodyOf<OAuthErrorBody>(foreign).error).toBe('invalid_target');
   });
 
   it('binds the RPT to a DPoP proof: token_type DPoP, cnf.jkt, and introspection says so', async () => {
@@ -246,10 +249,10 @@ describe('the UMA grant', () => {
     const response = await redeem(server, world, { ticket: await ticketFor(server, world, await registeredResource(server, world)) },
       { DPoP: await dpopProof(key, `${server.url}/oauth2/token`) });
     expect(response.status).toBe(200);
-    expect(response.body.token_type).toBe('DPoP');
-    const claims = claimsOf(response.body.access_token);
+    expect(bodyOf<TokenBody>(response).token_type).toBe('DPoP');
+    const claims = claimsOf(bodyOf<TokenBody>(response).access_token);
     expect((claims.cnf as { jkt: string }).jkt).toEqual(expect.any(String));
-    const introspected = await introspectWithPat(server, world.pat, response.body.access_token);
+    const introspected = await introspectWithPat(server, world.pat, bodyOf<TokenBody>(response).access_token);
     expect(introspected.body).toMatchObject({ active: true, token_type: 'DPoP', cnf: claims.cnf });
   });
 
@@ -266,9 +269,9 @@ describe('the UMA grant', () => {
     const first = await registeredResource(server, world);
     const second = await registeredResource(server, world, ['read']);
     const ticket = await askPermission(server, world.pat, [{ resource_id: first, resource_scopes: ['read'] }, { resource_id: second, resource_scopes: ['read'] }]);
-    const response = await redeem(server, world, { ticket: ticket.body.ticket });
+    const response = await redeem(server, world, { ticket: bodyOf<PermissionTicketBody>(ticket).ticket });
     expect(response.status).toBe(200);
-    const claims = claimsOf(response.body.access_token);
+    const claims = claimsOf(bodyOf<TokenBody>(response).access_token);
     expect(claims.scope).toBe(`${world.definitionName}:read`);
     expect((claims.permissions as { resource_id: string }[]).map((permission) => permission.resource_id)).toEqual([first, second]);
   });
@@ -278,7 +281,7 @@ describe('introspection of an RPT', () => {
   it('answers a data source that presents its PAT: permissions and no scope', async () => {
     const world = await umaWorld(server);
     const resourceId = await registeredResource(server, world);
-    const rpt = (await redeem(server, world, { ticket: await ticketFor(server, world, resourceId) })).body.access_token;
+    const rpt = bodyOf<TokenBody>(await redeem(server, world, { ticket: await ticketFor(server, world, resourceId) })).access_token;
     const response = await introspectWithPat(server, world.pat, rpt);
     expect(response.status).toBe(200);
     const claims = claimsOf(rpt);
@@ -291,16 +294,16 @@ describe('introspection of an RPT', () => {
 
   it('answers the same to the data source\'s client authenticating with its secret', async () => {
     const world = await umaWorld(server);
-    const rpt = (await redeem(server, world, { ticket: await ticketFor(server, world, await registeredResource(server, world)) })).body.access_token;
+    const rpt = bodyOf<TokenBody>(await redeem(server, world, { ticket: await ticketFor(server, world, await registeredResource(server, world)) })).access_token;
     const response = await request(server.url).post('/oauth2/introspect').set('Authorization', basic(world.rs.clientId, world.rs.secret)).type('form').send({ token: rpt });
-    expect(response.body.active).toBe(true);
-    expect(response.body.scope).toBeUndefined();
-    expect(response.body.permissions).toHaveLength(1);
+    expect(bodyOf<IntrospectionBody>(response).active).toBe(true);
+    expect(bodyOf<IntrospectionBody>(response).scope).toBeUndefined();
+    expect(bodyOf<IntrospectionBody>(response).permissions).toHaveLength(1);
   });
 
   it('answers {"active": false} to a data source not in the RPT\'s aud', async () => {
     const world = await umaWorld(server);
-    const rpt = (await redeem(server, world, { ticket: await ticketFor(server, world, await registeredResource(server, world)) })).body.access_token;
+    const rpt = bodyOf<TokenBody>(await redeem(server, world, { ticket: await ticketFor(server, world, await registeredResource(server, world)) })).access_token;
     const stranger = await umaWorld(server);
     const response = await introspectWithPat(server, stranger.pat, rpt);
     expect(response.status).toBe(200);
@@ -311,7 +314,7 @@ describe('introspection of an RPT', () => {
     const world = await umaWorld(server);
     const token = await request(server.url).post('/oauth2/token').set('Authorization', basic(world.clientId, world.secret)).type('form')
       .send({ grant_type: 'client_credentials', scope: `${world.definitionName}:read` });
-    const response = await introspectWithPat(server, world.pat, token.body.access_token);
+    const response = await introspectWithPat(server, world.pat, bodyOf<TokenBody>(token).access_token);
     expect(response.body).toMatchObject({ active: true, scope: `${world.definitionName}:read` });
   });
 
@@ -319,31 +322,31 @@ describe('introspection of an RPT', () => {
     const world = await umaWorld(server);
     const response = await introspectWithPat(server, 'not-a-token', world.pat);
     expect(response.status).toBe(401);
-    expect(response.body.error).toBe('invalid_token');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_token');
   });
 
   it('refuses a PAT whose client stopped being a data source\'s umaClient: 403 insufficient_scope', async () => {
     const world = await umaWorld(server);
-    const rpt = (await redeem(server, world, { ticket: await ticketFor(server, world, await registeredResource(server, world)) })).body.access_token;
+    const rpt = bodyOf<TokenBody>(await redeem(server, world, { ticket: await ticketFor(server, world, await registeredResource(server, world)) })).access_token;
     await patchAdmin(server, [{ op: 'replace', path: `/data-source/${world.dataSource.id}`, value: { type: 'data-source', relationships: { umaClient: { data: null } } } }]).expect(200);
     const response = await eventually(async () => {
       const answer = await introspectWithPat(server, world.pat, rpt);
       return answer.status === 403 ? answer : undefined;
     }, 1_000);
-    expect(response.body.error).toBe('insufficient_scope');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('insufficient_scope');
   });
 
   it('accepts a DPoP-bound PAT with a proof for the introspection endpoint', async () => {
     const world = await umaWorld(server);
     const key = await clientKey('ES256');
-    const pat = (await request(server.url).post('/oauth2/token').set('Authorization', basic(world.rs.clientId, world.rs.secret))
-      .set('DPoP', await dpopProof(key, `${server.url}/oauth2/token`)).type('form').send({ grant_type: 'client_credentials', scope: 'uma_protection' })).body.access_token as string;
-    const rpt = (await redeem(server, world, { ticket: await ticketFor(server, world, await registeredResource(server, world)) })).body.access_token;
+    const pat = bodyOf<TokenBody>(await request(server.url).post('/oauth2/token').set('Authorization', basic(world.rs.clientId, world.rs.secret))
+      .set('DPoP', await dpopProof(key, `${server.url}/oauth2/token`)).type('form').send({ grant_type: 'client_credentials', scope: 'uma_protection' })).access_token;
+    const rpt = bodyOf<TokenBody>(await redeem(server, world, { ticket: await ticketFor(server, world, await registeredResource(server, world)) })).access_token;
     const introspect = async (proof?: string) => request(server.url).post('/oauth2/introspect').set('Authorization', `DPoP ${pat}`)
       .set(proof ? { DPoP: proof } : {}).type('form').send({ token: rpt });
     expect((await introspect()).status).toBe(401);
     const answered = await introspect(await resourceProof(key, 'POST', `${server.url}/oauth2/introspect`, pat));
     expect(answered.status).toBe(200);
-    expect(answered.body.active).toBe(true);
+    expect(bodyOf<IntrospectionBody>(answered).active).toBe(true);
   });
 });

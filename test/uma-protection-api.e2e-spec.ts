@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { SignJWT, generateKeyPair } from 'jose';
+import { SignJWT, generateKeyPair, type JWSHeaderParameters, type JWTPayload } from 'jose';
 import { patchAdmin } from './support/admin.js';
 import { basic } from './support/factories.js';
 import { clientKey } from './support/keys.js';
 import { eventually } from './support/processes.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type OAuthErrorBody } from './support/bodies.js';
+import { anyInstanceOf } from './support/bodies-lint2.js';
 import { accessToken, protectionClient, registerResource, resourceProof, umaWorld } from './support/uma.js';
 import { SigningKeysService } from '../src/tokens/signing-keys.service.js';
 import { signAccessToken } from '../src/tokens/token-signer.js';
@@ -24,13 +26,13 @@ const listResources = (token: string, scheme = 'Bearer', headers: Record<string,
 function expectChallenge(response: request.Response, status: number, error?: string) {
   expect(response.status).toBe(status);
   expect(response.headers['cache-control']).toBe('no-store');
-  expect(response.body).toEqual({ error: expect.any(String), error_description: expect.any(String) });
-  const challenge = response.headers['www-authenticate'] as string;
+  expect(response.body).toEqual({ error: anyInstanceOf(String), error_description: anyInstanceOf(String) });
+  const challenge = response.headers['www-authenticate'];
   expect(challenge).toMatch(/^Bearer realm="[^"]+"/);
   if (error === undefined) expect(challenge).not.toContain('error=');
   else {
     expect(challenge).toContain(`error="${error}"`);
-    expect(response.body.error).toBe(error);
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe(error);
   }
 }
 
@@ -48,8 +50,9 @@ describe('UMA discovery', () => {
     ]);
     expect(uma.status).toBe(200);
     expect(uma.headers['content-type']).toMatch(/^application\/json/);
-    for (const [member, value] of Object.entries(rfc8414.body)) {
-      if (member !== 'grant_types_supported') expect(uma.body[member]).toEqual(value);
+    const umaMetadata = bodyOf<Record<string, unknown>>(uma);
+    for (const [member, value] of Object.entries(bodyOf<Record<string, unknown>>(rfc8414))) {
+      if (member !== 'grant_types_supported') expect(umaMetadata[member]).toEqual(value);
     }
     expect(uma.body).toMatchObject({
       issuer: server.url,
@@ -58,7 +61,7 @@ describe('UMA discovery', () => {
       introspection_endpoint: `${server.url}/oauth2/introspect`,
       uma_profiles_supported: [],
     });
-    expect(uma.body.grant_types_supported).toEqual(expect.arrayContaining(['client_credentials', 'urn:ietf:params:oauth:grant-type:uma-ticket']));
+    expect(umaMetadata.grant_types_supported).toEqual(expect.arrayContaining(['client_credentials', 'urn:ietf:params:oauth:grant-type:uma-ticket']));
   });
 
   it('is not served on the admin listener', async () => {
@@ -85,8 +88,8 @@ describe('the protection API and its PAT', () => {
   it('answers 401 invalid_token for a token signed by another key', async () => {
     const world = await umaWorld(server);
     const { privateKey } = await generateKeyPair('ES256');
-    const header = JSON.parse(Buffer.from(world.pat.split('.')[0]!, 'base64url').toString());
-    const payload = JSON.parse(Buffer.from(world.pat.split('.')[1]!, 'base64url').toString());
+    const header = JSON.parse(Buffer.from(world.pat.split('.')[0], 'base64url').toString()) as JWSHeaderParameters;
+    const payload = JSON.parse(Buffer.from(world.pat.split('.')[1], 'base64url').toString()) as JWTPayload;
     const forged = await new SignJWT(payload).setProtectedHeader({ ...header, alg: 'ES256' }).sign(privateKey);
     expectChallenge(await listResources(forged), 401, 'invalid_token');
   });
