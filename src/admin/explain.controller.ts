@@ -65,7 +65,7 @@ function scopesOf(value: string): string[] {
 function resourcesOf(value: unknown): string[] {
   const values = value === undefined ? [] : Array.isArray(value) ? value : [value];
   if (!values.every((item) => typeof item === 'string')) throw malformed('resource must be a plain query parameter (repeatable)');
-  const resources = (values as string[]).filter((item) => item !== '');
+  const resources = values.filter((item) => item !== '');
   if (resources.some((item) => CONTROL.test(item))) throw malformed('a resource query parameter contains a control character');
   if (resources.length > MAX_RESOURCES) throw malformed(`at most ${MAX_RESOURCES} resource parameters`);
   return resources;

@@ -180,7 +180,7 @@ function guardedLookup(hostname: string, options: LookupAllOptions | LookupOneOp
       if (forbidden) return callback(new ForbiddenAddress(forbidden.address), '');
       if (addresses.length === 0) return callback(Object.assign(new Error('no address'), { code: 'ENOTFOUND' }), '');
       if (options.all) return callback(null, addresses);
-      return callback(null, addresses[0]!.address, addresses[0]!.family);
+      return callback(null, addresses[0].address, addresses[0].family);
     },
     (error: Error) => callback(error, ''),
   );

@@ -54,7 +54,7 @@ export function validateJwks(value: unknown): ClientJwks {
     if (kids.has(kid)) throw new JwksError(`key ${index}: "kid" ${JSON.stringify(kid)} is used twice`);
     kids.add(kid);
   });
-  return { keys: keys as Record<string, unknown>[] };
+  return { keys };
 }
 
 function checkKey(key: unknown, index: number): void {
@@ -68,7 +68,7 @@ function checkKey(key: unknown, index: number): void {
   if (jwk.kty === 'EC' && (typeof jwk.crv !== 'string' || !Object.hasOwn(EC_ALGORITHM_BY_CURVE, jwk.crv))) throw new JwksError(`key ${index}: EC keys must be on curve P-256 or P-384`);
   if (jwk.kty === 'OKP' && jwk.crv !== 'Ed25519') throw new JwksError(`key ${index}: OKP keys must be Ed25519`);
   if (jwk.alg !== undefined && (typeof jwk.alg !== 'string' || !allowed.includes(jwk.alg) || !keyFitsAlgorithm(jwk, jwk.alg))) {
-    const fitting = jwk.kty === 'EC' ? [EC_ALGORITHM_BY_CURVE[jwk.crv as string]!] : allowed;
+    const fitting = jwk.kty === 'EC' ? [EC_ALGORITHM_BY_CURVE[jwk.crv as string]] : allowed;
     throw new JwksError(`key ${index}: "alg" does not fit a ${jwk.kty}${jwk.kty === 'EC' ? ` ${jwk.crv as string}` : ''} key (use ${fitting.join(' or ')})`);
   }
   if (jwk.use !== undefined && jwk.use !== 'sig') throw new JwksError(`key ${index}: "use" must be "sig"`);

@@ -38,7 +38,7 @@ export function checkProofClaims(payload: Record<string, unknown>, expected: { h
   const jti = payload.jti;
   if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH) throw invalidProof(`the proof's "jti" must be a string of 1 to ${MAX_JTI_LENGTH} characters`);
   if (payload.nonce !== undefined && typeof payload.nonce !== 'string') throw invalidProof('the proof\'s "nonce" must be a string');
-  return { jti, iat, nonce: payload.nonce as string | undefined };
+  return { jti, iat, nonce: payload.nonce };
 }
 
 /** A URL without query and fragment, normalised (RFC 9449 §4.3 point 9, RFC 3986 §6). */

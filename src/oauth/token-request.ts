@@ -25,7 +25,7 @@ export function resourcesOf(parameters: TokenParameters): string[] {
  * be an array of strings). Unknown parameters are kept (RFC 6749 §3.2 says ignore them).
  */
 export function parseTokenRequestBody(contentType: string | undefined, body: Buffer): TokenParameters {
-  const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  const mediaType = (contentType ?? '').split(';')[0].trim().toLowerCase();
   const charset = /;\s*charset="?([^";\s]+)"?/i.exec(contentType ?? '')?.[1]?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
     throw new OAuthError('invalid_request', `unsupported charset "${charset}": use UTF-8`);

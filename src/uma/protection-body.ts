@@ -11,7 +11,7 @@ const MAX_BODY_BYTES = 64 * 1024;
  * characters (PostgreSQL cannot store them). Anything else is invalid_request.
  */
 export async function readJsonBody(request: Request): Promise<unknown> {
-  const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const mediaType = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (mediaType !== 'application/json') throw new OAuthError('invalid_request', 'send the body as application/json');
   const bytes = await readLimitedBody(request, MAX_BODY_BYTES,
     () => new OAuthError('invalid_request', `the request body exceeds ${MAX_BODY_BYTES} bytes`).withStatus(413),
