@@ -46,7 +46,7 @@ export function DefinitionsScreen({ api }: ScreenProps) {
   const submitted = (event: Event) => {
     event.preventDefault();
     const element = event.currentTarget as HTMLFormElement;
-    const values = Object.fromEntries([...new FormData(element)].map(([name, value]) => [name, String(value).trim()]));
+    const values = Object.fromEntries([...new FormData(element)].map(([name, value]) => [name, typeof value === 'string' ? value.trim() : '']));
     return { element, values };
   };
 
