@@ -1,6 +1,7 @@
 import { Controller, Get, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
+import { CONTROL_CHARACTER } from '../common/control-characters.js';
 import { sendNoStoreJson } from '../common/send-json.js';
 import { OAuthError } from '../oauth/oauth-error.js';
 import { parseScope } from '../oauth/scope.js';
@@ -43,13 +44,11 @@ export class ExplainController {
   }
 }
 
-// Control characters (NUL above all) never reach the database: PostgreSQL refuses NUL in text.
-const CONTROL = /[\x00-\x1f\x7f]/;
 
 function single(value: unknown, name: string): string {
   if (value === undefined || value === '') throw malformed(`the ${name} query parameter is required`);
   if (typeof value !== 'string') throw malformed(`give the ${name} query parameter once`);
-  if (CONTROL.test(value)) throw malformed(`the ${name} query parameter contains a control character`);
+  if (CONTROL_CHARACTER.test(value)) throw malformed(`the ${name} query parameter contains a control character`);
   return value;
 }
 
@@ -66,7 +65,7 @@ function resourcesOf(value: unknown): string[] {
   const values = value === undefined ? [] : Array.isArray(value) ? value : [value];
   if (!values.every((item) => typeof item === 'string')) throw malformed('resource must be a plain query parameter (repeatable)');
   const resources = values.filter((item) => item !== '');
-  if (resources.some((item) => CONTROL.test(item))) throw malformed('a resource query parameter contains a control character');
+  if (resources.some((item) => CONTROL_CHARACTER.test(item))) throw malformed('a resource query parameter contains a control character');
   if (resources.length > MAX_RESOURCES) throw malformed(`at most ${MAX_RESOURCES} resource parameters`);
   return resources;
 }

@@ -63,20 +63,21 @@ function checkKey(key: unknown, index: number): void {
   const privateMember = PRIVATE_MEMBERS.find((member) => member in jwk);
   if (privateMember !== undefined) throw new JwksError(`key ${index} has the private member "${privateMember}": register public keys only`);
   // An own member only: "constructor" or an object with its own toString is no key type.
-  const allowed = typeof jwk.kty === 'string' && Object.hasOwn(ALGORITHMS_BY_TYPE, jwk.kty) ? ALGORITHMS_BY_TYPE[jwk.kty] : undefined;
-  if (!allowed) throw new JwksError(`key ${index}: "kty" must be RSA, EC or OKP`);
+  const kty = jwk.kty;
+  const allowed = typeof kty === 'string' && Object.hasOwn(ALGORITHMS_BY_TYPE, kty) ? ALGORITHMS_BY_TYPE[kty] : undefined;
+  if (typeof kty !== 'string' || !allowed) throw new JwksError(`key ${index}: "kty" must be RSA, EC or OKP`);
   if (jwk.kty === 'EC' && (typeof jwk.crv !== 'string' || !Object.hasOwn(EC_ALGORITHM_BY_CURVE, jwk.crv))) throw new JwksError(`key ${index}: EC keys must be on curve P-256 or P-384`);
   if (jwk.kty === 'OKP' && jwk.crv !== 'Ed25519') throw new JwksError(`key ${index}: OKP keys must be Ed25519`);
   if (jwk.alg !== undefined && (typeof jwk.alg !== 'string' || !allowed.includes(jwk.alg) || !keyFitsAlgorithm(jwk, jwk.alg))) {
     const fitting = jwk.kty === 'EC' ? [EC_ALGORITHM_BY_CURVE[jwk.crv as string]] : allowed;
-    throw new JwksError(`key ${index}: "alg" does not fit a ${jwk.kty}${jwk.kty === 'EC' ? ` ${jwk.crv as string}` : ''} key (use ${fitting.join(' or ')})`);
+    throw new JwksError(`key ${index}: "alg" does not fit a ${kty}${jwk.kty === 'EC' ? ` ${jwk.crv as string}` : ''} key (use ${fitting.join(' or ')})`);
   }
   if (jwk.use !== undefined && jwk.use !== 'sig') throw new JwksError(`key ${index}: "use" must be "sig"`);
   let modulusLength: number | undefined;
   try {
     modulusLength = createPublicKey({ key: jwk as never, format: 'jwk' }).asymmetricKeyDetails?.modulusLength;
   } catch {
-    throw new JwksError(`key ${index} is not a valid ${jwk.kty} public key`);
+    throw new JwksError(`key ${index} is not a valid ${kty} public key`);
   }
   if (jwk.kty === 'RSA' && (modulusLength ?? 0) < 2048) throw new JwksError(`key ${index}: RSA keys must have at least 2048 bits`);
 }

@@ -1,3 +1,4 @@
+import { CONTROL_CHARACTER } from '../common/control-characters.js';
 import { JwksError, validateJwks } from './client-jwks.js';
 import { forbiddenTarget } from './jwks-uri-target.js';
 import {
@@ -139,8 +140,7 @@ function checkVschar(field: string, value: string): void {
 }
 
 function checkText(field: string, value: string): void {
-  // eslint-disable-next-line no-control-regex
-  if (typeof value !== 'string' || value.trim() === '' || value.length > MAX_LENGTH || /[\x00-\x1f\x7f]/.test(value)) {
+  if (typeof value !== 'string' || value.trim() === '' || value.length > MAX_LENGTH || CONTROL_CHARACTER.test(value)) {
     throw new RegistrationError(field, `${field} must be 1 to ${MAX_LENGTH} characters without control characters`);
   }
 }

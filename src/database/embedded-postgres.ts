@@ -55,7 +55,7 @@ export async function startEmbeddedPostgres(options: Options): Promise<RunningDa
 
   const runningPort = portOfRunningCluster(clusterDir);
   if (runningPort !== undefined) {
-    return { url: urlFor(password, runningPort), location: clusterDir, stop: async () => undefined };
+    return { url: urlFor(password, runningPort), location: clusterDir, stop: () => Promise.resolve() };
   }
 
   const binaries = await postgresBinaries(owner, options.log);

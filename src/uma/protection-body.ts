@@ -32,3 +32,10 @@ export async function readJsonBody(request: Request): Promise<unknown> {
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/** The value as a list of scope names (non-empty strings of at most 255 characters), or undefined. */
+export function scopeNamesOf(value: unknown): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const items: unknown[] = value;
+  return items.every((item): item is string => typeof item === 'string' && item !== '' && item.length <= 255) ? items : undefined;
+}
