@@ -14,9 +14,9 @@ import { malformed, notFound } from './json-api/admin-error.js';
 const ERRORS = { description: 'JSON:API `{"errors": [...]}`' };
 
 /**
- * `GET {admin_url}/explain` (API.md §12): what the token endpoint would decide right now, with
- * its evidence, read fresh from the database; nothing is minted, stored or counted. Registered
- * before AdminController, whose `GET /admin/:type` would otherwise take the path.
+ * `GET {admin_url}/explain` (docs/concepts/explain.md): what the token endpoint would decide right
+ * now, with its evidence, read fresh from the database; nothing is minted, stored or counted.
+ * Registered before AdminController, whose `GET /admin/:type` would otherwise take the path.
  */
 @ApiTags('admin')
 @ApiSecurity('admin_token')

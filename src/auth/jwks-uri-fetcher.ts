@@ -10,7 +10,7 @@ import { forbiddenTarget, isForbiddenAddress } from '../clients/jwks-uri-target.
 
 export type KeySet = ReturnType<typeof createLocalJWKSet>;
 
-// API.md §9: the limits of a jwks_uri fetch and of its cache.
+// docs/reference/token-endpoint.md#a-clients-jwks_uri: the limits of a jwks_uri fetch and of its cache.
 export const FETCH_TIMEOUT_MS = 3_000;
 export const MAX_JWKS_BYTES = 64 * 1024;
 const DEFAULT_FRESH_MS = 5 * 60_000;

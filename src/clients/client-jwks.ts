@@ -13,8 +13,9 @@ const ALGORITHMS_BY_TYPE: Record<string, readonly string[]> = { RSA: ['RS256', '
 const EC_ALGORITHM_BY_CURVE: Record<string, string> = { 'P-256': 'ES256', 'P-384': 'ES384' };
 
 /**
- * Whether a key of the client's set can verify an assertion signed with `alg`: RSA keys for
- * RS256, RS384, PS256 and PS384, EC P-256 for ES256, EC P-384 for ES384, OKP Ed25519 for EdDSA (docs/guides/smart-backend-services.md).
+ * Whether a key of the client's set can verify an assertion signed with `alg`: RSA keys for RS256,
+ * RS384, PS256 and PS384, EC P-256 for ES256, EC P-384 for ES384, OKP Ed25519 for EdDSA
+ * (docs/guides/smart-backend-services.md).
  */
 export function keyFitsAlgorithm(jwk: Record<string, unknown>, alg: string): boolean {
   if (jwk.kty === 'RSA') return /^(RS|PS)(256|384)$/.test(alg);
@@ -23,13 +24,13 @@ export function keyFitsAlgorithm(jwk: Record<string, unknown>, alg: string): boo
   return false;
 }
 
-/** A JWKS that cannot be used for client authentication; the message says why (API.md §9). */
+/** A JWKS that cannot be used for client authentication; the message says why (docs/guides/clients-with-keys.md#registering-the-client). */
 export class JwksError extends Error {}
 
 /**
- * API.md §9: public keys only, RSA of at least 2048 bits, EC P-256 or P-384, OKP Ed25519, at most 10
- * keys, unique `kid`s. The key material itself is parsed by node:crypto (createPublicKey),
- * which refuses a malformed key.
+ * docs/guides/clients-with-keys.md#registering-the-client: public keys only, RSA of at least 2048
+ * bits, EC P-256 or P-384, OKP Ed25519, at most 10 keys, unique `kid`s. The key material itself is
+ * parsed by node:crypto (createPublicKey), which refuses a malformed key.
  */
 export function validateJwks(value: unknown): ClientJwks {
   let document = value;

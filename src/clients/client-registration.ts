@@ -16,10 +16,10 @@ export type ClientRegistration = {
   grantTypes?: string;
   redirectUris?: string[];
   clientSecret?: string;
-  /** API.md §9: the client's public keys, as a JWKS document (JSON text) or a URL serving one. */
+  /** docs/guides/clients-with-keys.md#registering-the-client: the client's public keys, as a JWKS document (JSON text) or a URL serving one. */
   jwksRaw?: string | null;
   jwksUri?: string | null;
-  /** API.md §10: every token request must carry a DPoP proof. */
+  /** docs/reference/token-endpoint.md#dpop-proofs: every token request must carry a DPoP proof. */
   dpopBound?: boolean;
   /** Seconds a token of this client lives at most (1 to 86400), instead of ACCESS_TOKEN_TTL; null: the default. */
   accessTokenLifetime?: number | null;
@@ -87,7 +87,7 @@ export function validateRegistration(input: ClientRegistration, policy: Registra
   };
 }
 
-/** API.md §9: a private_key_jwt client has keys (a JWKS or its URL, never both) and no secret. */
+/** docs/guides/clients-with-keys.md#registering-the-client: a private_key_jwt client has keys (a JWKS or its URL, never both) and no secret. */
 function checkKeys(authenticationType: string, input: ClientRegistration, policy: RegistrationPolicy): { jwksRaw: string | null; jwksUri: string | null } {
   const jwksRaw = input.jwksRaw ?? null;
   const jwksUri = input.jwksUri ?? null;

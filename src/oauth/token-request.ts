@@ -1,7 +1,7 @@
 import { formDecode } from './basic-credentials.js';
 import { OAuthError } from './oauth-error.js';
 
-/** Parameters of a token request; an empty value counts as missing (API.md §4). */
+/** Parameters of a token request; an empty value counts as missing (docs/reference/token-endpoint.md#post-oauth2token). */
 export type TokenParameters = Partial<Record<string, string>>;
 
 export const MAX_BODY_BYTES = 16 * 1024;

@@ -1,5 +1,5 @@
 // The JSON the admin interface speaks, typed once: resource objects and error objects are the
-// server's own types (API.md §6), the rest is what the console reads of them.
+// server's own types (docs/reference/admin-interface.md), the rest is what the console reads of them.
 import type { ErrorObject } from '../../../src/admin/json-api/admin-error.js';
 import type { ResourceObject } from '../../../src/admin/json-api/resource-object.js';
 
