@@ -15,8 +15,9 @@ const CEILING_PER_SECOND = Number(process.env.BENCH_POP_CEILING ?? 4000);
 /** The client's key pair (ES256, as FAPI 2.0 clients commonly use) and its public JWKS. */
 export async function popClientKey() {
   const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
-  const jwk = { ...(await exportJWK(publicKey)), kid: 'bench-key', alg: 'ES256', use: 'sig' };
-  const { kid: _kid, alg: _alg, use: _use, ...proofJwk } = jwk;
+  // The proof carries the bare public key; the registered JWKS adds kid, alg and use to it.
+  const proofJwk = await exportJWK(publicKey);
+  const jwk = { ...proofJwk, kid: 'bench-key', alg: 'ES256', use: 'sig' };
   return { privateKey, jwks: { keys: [jwk] }, proofJwk, jkt: await calculateJwkThumbprint(jwk) };
 }
 

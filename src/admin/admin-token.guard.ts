@@ -46,7 +46,7 @@ export class AdminTokenGuard implements CanActivate {
   }
 }
 
-/** `Authorization: <token>` or `Bearer <token>` (API.md §6); undefined for anything else. */
+/** `Authorization: <token>` or `Bearer <token>` (docs/reference/admin-interface.md#headers); undefined for anything else. */
 export function parseAdminAuthorization(header: string | undefined): string | undefined {
   return /^(?:Bearer +)?(\S+)$/i.exec(header ?? '')?.[1];
 }

@@ -1,6 +1,7 @@
 import { Controller, Get, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
+import { CONTROL_CHARACTER } from '../common/control-characters.js';
 import { sendNoStoreJson } from '../common/send-json.js';
 import { OAuthError } from '../oauth/oauth-error.js';
 import { parseScope } from '../oauth/scope.js';
@@ -13,9 +14,9 @@ import { malformed, notFound } from './json-api/admin-error.js';
 const ERRORS = { description: 'JSON:API `{"errors": [...]}`' };
 
 /**
- * `GET {admin_url}/explain` (API.md §12): what the token endpoint would decide right now, with
- * its evidence, read fresh from the database; nothing is minted, stored or counted. Registered
- * before AdminController, whose `GET /admin/:type` would otherwise take the path.
+ * `GET {admin_url}/explain` (docs/concepts/explain.md): what the token endpoint would decide right
+ * now, with its evidence, read fresh from the database; nothing is minted, stored or counted.
+ * Registered before AdminController, whose `GET /admin/:type` would otherwise take the path.
  */
 @ApiTags('admin')
 @ApiSecurity('admin_token')
@@ -43,13 +44,11 @@ export class ExplainController {
   }
 }
 
-// Control characters (NUL above all) never reach the database: PostgreSQL refuses NUL in text.
-const CONTROL = /[\x00-\x1f\x7f]/;
 
 function single(value: unknown, name: string): string {
   if (value === undefined || value === '') throw malformed(`the ${name} query parameter is required`);
   if (typeof value !== 'string') throw malformed(`give the ${name} query parameter once`);
-  if (CONTROL.test(value)) throw malformed(`the ${name} query parameter contains a control character`);
+  if (CONTROL_CHARACTER.test(value)) throw malformed(`the ${name} query parameter contains a control character`);
   return value;
 }
 
@@ -65,8 +64,8 @@ function scopesOf(value: string): string[] {
 function resourcesOf(value: unknown): string[] {
   const values = value === undefined ? [] : Array.isArray(value) ? value : [value];
   if (!values.every((item) => typeof item === 'string')) throw malformed('resource must be a plain query parameter (repeatable)');
-  const resources = (values as string[]).filter((item) => item !== '');
-  if (resources.some((item) => CONTROL.test(item))) throw malformed('a resource query parameter contains a control character');
+  const resources = values.filter((item) => item !== '');
+  if (resources.some((item) => CONTROL_CHARACTER.test(item))) throw malformed('a resource query parameter contains a control character');
   if (resources.length > MAX_RESOURCES) throw malformed(`at most ${MAX_RESOURCES} resource parameters`);
   return resources;
 }

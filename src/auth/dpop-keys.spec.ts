@@ -1,3 +1,4 @@
+import { expect } from '@jest/globals';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import { DpopKeys } from './dpop-keys.js';
 

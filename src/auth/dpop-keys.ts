@@ -41,5 +41,5 @@ async function importProofKey(jwk: Record<string, unknown>, alg: string): Promis
     throw invalidProof(`the proof's "jwk" is not a valid public key for ${alg}`);
   }
   if (key instanceof Uint8Array || key.type !== 'public') throw invalidProof('the proof\'s "jwk" must be a public key');
-  return { key, jkt: await calculateJwkThumbprint(jwk as JWK, 'sha256') };
+  return { key, jkt: await calculateJwkThumbprint(jwk, 'sha256') };
 }

@@ -3,7 +3,7 @@ import { DpopNonces, NONCE_STEP_SECONDS, nonceFor } from './dpop-nonces.js';
 
 // A fake data source holding one server_secret row, as PostgreSQL would.
 function dataSource(secret: Buffer) {
-  return { query: async (sql: string) => (sql.startsWith('SELECT') ? [{ value: secret.toString('base64url') }] : []) };
+  return { query: (sql: string) => Promise.resolve(sql.startsWith('SELECT') ? [{ value: secret.toString('base64url') }] : []) };
 }
 
 describe('DpopNonces', () => {

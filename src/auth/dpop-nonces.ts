@@ -56,8 +56,8 @@ export class DpopNonces {
       this.encryption.seal(randomBytes(32).toString('base64url')),
     ]);
     const [row]: { value: string }[] = await this.dataSource.query('SELECT value FROM server_secret WHERE name = $1', [SECRET_NAME]);
-    const secret = this.encryption.open(row!.value, 'DPoP nonce secret');
-    if (this.encryption.enabled && !KeyEncryption.isEncrypted(row!.value)) await this.seal(row!.value);
+    const secret = this.encryption.open(row.value, 'DPoP nonce secret');
+    if (this.encryption.enabled && !KeyEncryption.isEncrypted(row.value)) await this.seal(row.value);
     return Buffer.from(secret, 'base64url');
   }
 

@@ -17,9 +17,10 @@ export type DpopProof = { jkt: string; use: SingleUse };
 const ALGORITHMS = [...DPOP_ALGORITHMS];
 
 /**
- * Checks a DPoP proof at the token endpoint (RFC 9449 §4.3, API.md §10). `htu` is the token
- * endpoint URL derived from ISSUER, never from the request's Host or X-Forwarded-* headers.
- * The jti is used up (on every instance) only after the client is authenticated.
+ * Checks a DPoP proof at the token endpoint (RFC 9449 §4.3,
+ * docs/reference/token-endpoint.md#dpop-proofs). `htu` is the token endpoint URL derived from
+ * ISSUER, never from the request's Host or X-Forwarded-* headers. The jti is used up (on every
+ * instance) only after the client is authenticated.
  */
 @Injectable()
 export class DpopProofs {

@@ -10,7 +10,7 @@ import { forbiddenTarget, isForbiddenAddress } from '../clients/jwks-uri-target.
 
 export type KeySet = ReturnType<typeof createLocalJWKSet>;
 
-// API.md §9: the limits of a jwks_uri fetch and of its cache.
+// docs/reference/token-endpoint.md#a-clients-jwks_uri: the limits of a jwks_uri fetch and of its cache.
 export const FETCH_TIMEOUT_MS = 3_000;
 export const MAX_JWKS_BYTES = 64 * 1024;
 const DEFAULT_FRESH_MS = 5 * 60_000;
@@ -180,7 +180,7 @@ function guardedLookup(hostname: string, options: LookupAllOptions | LookupOneOp
       if (forbidden) return callback(new ForbiddenAddress(forbidden.address), '');
       if (addresses.length === 0) return callback(Object.assign(new Error('no address'), { code: 'ENOTFOUND' }), '');
       if (options.all) return callback(null, addresses);
-      return callback(null, addresses[0]!.address, addresses[0]!.family);
+      return callback(null, addresses[0].address, addresses[0].family);
     },
     (error: Error) => callback(error, ''),
   );

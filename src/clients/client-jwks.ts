@@ -13,8 +13,9 @@ const ALGORITHMS_BY_TYPE: Record<string, readonly string[]> = { RSA: ['RS256', '
 const EC_ALGORITHM_BY_CURVE: Record<string, string> = { 'P-256': 'ES256', 'P-384': 'ES384' };
 
 /**
- * Whether a key of the client's set can verify an assertion signed with `alg`: RSA keys for
- * RS256, RS384, PS256 and PS384, EC P-256 for ES256, EC P-384 for ES384, OKP Ed25519 for EdDSA (docs/guides/smart-backend-services.md).
+ * Whether a key of the client's set can verify an assertion signed with `alg`: RSA keys for RS256,
+ * RS384, PS256 and PS384, EC P-256 for ES256, EC P-384 for ES384, OKP Ed25519 for EdDSA
+ * (docs/guides/smart-backend-services.md).
  */
 export function keyFitsAlgorithm(jwk: Record<string, unknown>, alg: string): boolean {
   if (jwk.kty === 'RSA') return /^(RS|PS)(256|384)$/.test(alg);
@@ -23,13 +24,13 @@ export function keyFitsAlgorithm(jwk: Record<string, unknown>, alg: string): boo
   return false;
 }
 
-/** A JWKS that cannot be used for client authentication; the message says why (API.md §9). */
+/** A JWKS that cannot be used for client authentication; the message says why (docs/guides/clients-with-keys.md#registering-the-client). */
 export class JwksError extends Error {}
 
 /**
- * API.md §9: public keys only, RSA of at least 2048 bits, EC P-256 or P-384, OKP Ed25519, at most 10
- * keys, unique `kid`s. The key material itself is parsed by node:crypto (createPublicKey),
- * which refuses a malformed key.
+ * docs/guides/clients-with-keys.md#registering-the-client: public keys only, RSA of at least 2048
+ * bits, EC P-256 or P-384, OKP Ed25519, at most 10 keys, unique `kid`s. The key material itself is
+ * parsed by node:crypto (createPublicKey), which refuses a malformed key.
  */
 export function validateJwks(value: unknown): ClientJwks {
   let document = value;
@@ -54,7 +55,7 @@ export function validateJwks(value: unknown): ClientJwks {
     if (kids.has(kid)) throw new JwksError(`key ${index}: "kid" ${JSON.stringify(kid)} is used twice`);
     kids.add(kid);
   });
-  return { keys: keys as Record<string, unknown>[] };
+  return { keys };
 }
 
 function checkKey(key: unknown, index: number): void {
@@ -63,20 +64,21 @@ function checkKey(key: unknown, index: number): void {
   const privateMember = PRIVATE_MEMBERS.find((member) => member in jwk);
   if (privateMember !== undefined) throw new JwksError(`key ${index} has the private member "${privateMember}": register public keys only`);
   // An own member only: "constructor" or an object with its own toString is no key type.
-  const allowed = typeof jwk.kty === 'string' && Object.hasOwn(ALGORITHMS_BY_TYPE, jwk.kty) ? ALGORITHMS_BY_TYPE[jwk.kty] : undefined;
-  if (!allowed) throw new JwksError(`key ${index}: "kty" must be RSA, EC or OKP`);
+  const kty = jwk.kty;
+  const allowed = typeof kty === 'string' && Object.hasOwn(ALGORITHMS_BY_TYPE, kty) ? ALGORITHMS_BY_TYPE[kty] : undefined;
+  if (typeof kty !== 'string' || !allowed) throw new JwksError(`key ${index}: "kty" must be RSA, EC or OKP`);
   if (jwk.kty === 'EC' && (typeof jwk.crv !== 'string' || !Object.hasOwn(EC_ALGORITHM_BY_CURVE, jwk.crv))) throw new JwksError(`key ${index}: EC keys must be on curve P-256 or P-384`);
   if (jwk.kty === 'OKP' && jwk.crv !== 'Ed25519') throw new JwksError(`key ${index}: OKP keys must be Ed25519`);
   if (jwk.alg !== undefined && (typeof jwk.alg !== 'string' || !allowed.includes(jwk.alg) || !keyFitsAlgorithm(jwk, jwk.alg))) {
-    const fitting = jwk.kty === 'EC' ? [EC_ALGORITHM_BY_CURVE[jwk.crv as string]!] : allowed;
-    throw new JwksError(`key ${index}: "alg" does not fit a ${jwk.kty}${jwk.kty === 'EC' ? ` ${jwk.crv as string}` : ''} key (use ${fitting.join(' or ')})`);
+    const fitting = jwk.kty === 'EC' ? [EC_ALGORITHM_BY_CURVE[jwk.crv as string]] : allowed;
+    throw new JwksError(`key ${index}: "alg" does not fit a ${kty}${jwk.kty === 'EC' ? ` ${jwk.crv as string}` : ''} key (use ${fitting.join(' or ')})`);
   }
   if (jwk.use !== undefined && jwk.use !== 'sig') throw new JwksError(`key ${index}: "use" must be "sig"`);
   let modulusLength: number | undefined;
   try {
     modulusLength = createPublicKey({ key: jwk as never, format: 'jwk' }).asymmetricKeyDetails?.modulusLength;
   } catch {
-    throw new JwksError(`key ${index} is not a valid ${jwk.kty} public key`);
+    throw new JwksError(`key ${index} is not a valid ${kty} public key`);
   }
   if (jwk.kty === 'RSA' && (modulusLength ?? 0) < 2048) throw new JwksError(`key ${index}: RSA keys must have at least 2048 bits`);
 }

@@ -53,7 +53,7 @@ export class ClientMetadata extends RecordEntity {
   @Column({ name: 'client_secret_hash', type: 'varchar', length: 255, nullable: true, select: false })
   clientSecretHash!: string | null;
 
-  /** API.md §10: every token request of this client must carry a DPoP proof. */
+  /** docs/reference/token-endpoint.md#dpop-proofs: every token request of this client must carry a DPoP proof. */
   @Column({ name: 'dpop_bound_access_tokens', type: 'boolean', default: false })
   dpopBoundAccessTokens!: boolean;
 

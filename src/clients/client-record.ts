@@ -11,10 +11,10 @@ export type ClientRecord = {
   allowedScopes: ReadonlySet<string>;
   /** Empty for a private_key_jwt client, which has no secret. */
   secretHash: string;
-  /** API.md §9: the client's public keys (JWKS text) or where to fetch them. */
+  /** docs/guides/clients-with-keys.md#registering-the-client: the client's public keys (JWKS text) or where to fetch them. */
   jwksRaw: string | null;
   jwksUri: string | null;
-  /** API.md §10: token requests must carry a DPoP proof. */
+  /** docs/reference/token-endpoint.md#dpop-proofs: token requests must carry a DPoP proof. */
   dpopBound: boolean;
   /** Seconds a token of this client lives at most, instead of ACCESS_TOKEN_TTL; null: the default. */
   accessTokenLifetime?: number | null;

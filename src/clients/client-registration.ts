@@ -1,3 +1,4 @@
+import { CONTROL_CHARACTER } from '../common/control-characters.js';
 import { JwksError, validateJwks } from './client-jwks.js';
 import { forbiddenTarget } from './jwks-uri-target.js';
 import {
@@ -15,10 +16,10 @@ export type ClientRegistration = {
   grantTypes?: string;
   redirectUris?: string[];
   clientSecret?: string;
-  /** API.md §9: the client's public keys, as a JWKS document (JSON text) or a URL serving one. */
+  /** docs/guides/clients-with-keys.md#registering-the-client: the client's public keys, as a JWKS document (JSON text) or a URL serving one. */
   jwksRaw?: string | null;
   jwksUri?: string | null;
-  /** API.md §10: every token request must carry a DPoP proof. */
+  /** docs/reference/token-endpoint.md#dpop-proofs: every token request must carry a DPoP proof. */
   dpopBound?: boolean;
   /** Seconds a token of this client lives at most (1 to 86400), instead of ACCESS_TOKEN_TTL; null: the default. */
   accessTokenLifetime?: number | null;
@@ -86,7 +87,7 @@ export function validateRegistration(input: ClientRegistration, policy: Registra
   };
 }
 
-/** API.md §9: a private_key_jwt client has keys (a JWKS or its URL, never both) and no secret. */
+/** docs/guides/clients-with-keys.md#registering-the-client: a private_key_jwt client has keys (a JWKS or its URL, never both) and no secret. */
 function checkKeys(authenticationType: string, input: ClientRegistration, policy: RegistrationPolicy): { jwksRaw: string | null; jwksUri: string | null } {
   const jwksRaw = input.jwksRaw ?? null;
   const jwksUri = input.jwksUri ?? null;
@@ -139,8 +140,7 @@ function checkVschar(field: string, value: string): void {
 }
 
 function checkText(field: string, value: string): void {
-  // eslint-disable-next-line no-control-regex
-  if (typeof value !== 'string' || value.trim() === '' || value.length > MAX_LENGTH || /[\x00-\x1f\x7f]/.test(value)) {
+  if (typeof value !== 'string' || value.trim() === '' || value.length > MAX_LENGTH || CONTROL_CHARACTER.test(value)) {
     throw new RegistrationError(field, `${field} must be 1 to ${MAX_LENGTH} characters without control characters`);
   }
 }

@@ -60,6 +60,7 @@ function* causes(error: unknown): Generator<object> {
     if (!cause || typeof cause !== 'object') continue;
     yield cause;
     const { driverError, cause: inner, errors } = cause as { driverError?: unknown; cause?: unknown; errors?: unknown };
-    pending.push(driverError, inner, ...(Array.isArray(errors) ? errors : []));
+    const grouped: unknown[] = Array.isArray(errors) ? errors : [];
+    pending.push(driverError, inner, ...grouped);
   }
 }

@@ -24,5 +24,5 @@ export async function freePorts(count: number): Promise<number[]> {
 /** A TCP port free on 127.0.0.1 right now (the OS picks it). */
 export async function freePort(): Promise<number> {
   const [port] = await freePorts(1);
-  return port!;
+  return port;
 }

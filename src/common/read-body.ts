@@ -18,7 +18,7 @@ export function readLimitedBody(
       size += chunk.length;
       if (size <= limit) chunks.push(chunk);
     });
-    request.on('end', () => (size > limit ? reject(tooLarge()) : resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))));
+    request.on('end', () => (size > limit ? reject(tooLarge()) : resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))));
     request.on('error', () => reject(unreadable()));
   });
 }

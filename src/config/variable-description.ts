@@ -27,7 +27,7 @@ export function describedVariables(configurationClass: new () => object): Descri
   const metadata = getMetadataStorage().getTargetValidationMetadatas(configurationClass, '', true, false);
   const names = [...new Set(metadata.map((entry) => entry.propertyName))];
   return names.map((name) => {
-    const description = Reflect.getMetadata(DESCRIPTION, configurationClass.prototype, name) as VariableDescription | undefined;
+    const description = Reflect.getMetadata(DESCRIPTION, configurationClass.prototype as object, name) as VariableDescription | undefined;
     const messages = metadata.filter((entry) => entry.propertyName === name).map((entry) => entry.message);
     const message = messages.find((candidate): candidate is string => typeof candidate === 'string');
     return { name, description, accepted: description?.accepted ?? acceptedFrom(name, message) ?? 'any value' };

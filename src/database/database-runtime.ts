@@ -8,7 +8,7 @@ export function openDatabase(
   log?: (line: string) => void,
 ): Promise<RunningDatabase> {
   if (config.databaseUrl) {
-    return Promise.resolve({ url: config.databaseUrl, stop: async () => undefined });
+    return Promise.resolve({ url: config.databaseUrl, stop: () => Promise.resolve() });
   }
   return startEmbeddedPostgres({ dataDir: config.dataDir, log });
 }

@@ -55,7 +55,7 @@ export async function startEmbeddedPostgres(options: Options): Promise<RunningDa
 
   const runningPort = portOfRunningCluster(clusterDir);
   if (runningPort !== undefined) {
-    return { url: urlFor(password, runningPort), location: clusterDir, stop: async () => undefined };
+    return { url: urlFor(password, runningPort), location: clusterDir, stop: () => Promise.resolve() };
   }
 
   const binaries = await postgresBinaries(owner, options.log);
@@ -197,7 +197,7 @@ async function startPostmaster(binaries: Binaries, clusterDir: string, port: num
     const failed = () => reject(new Error(`embedded PostgreSQL did not start from ${clusterDir}: ${lastLines(output)}`));
     child.once('error', failed);
     child.once('exit', failed);
-    child.stderr!.on('data', (chunk: Buffer) => {
+    child.stderr.on('data', (chunk: Buffer) => {
       if (chunk.toString('utf8').includes('ready to accept connections')) resolve();
     });
   });

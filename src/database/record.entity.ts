@@ -5,7 +5,7 @@ import {
   VersionColumn,
 } from 'typeorm';
 
-/** The columns every row carries (API.md §3). */
+/** The columns every row carries (docs/concepts/consent-tickets.md#the-records). */
 export abstract class RecordEntity {
   @PrimaryGeneratedColumn()
   id!: number;

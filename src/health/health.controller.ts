@@ -39,9 +39,9 @@ export class HealthController {
   @ApiServiceUnavailableResponse({ description: 'not ready; `error` names the failing checks' })
   ready(): Promise<HealthCheckResult> {
     return this.health.check([
-      () => this.probe('serving', 'the server is shutting down', async () => {
-        if (this.readiness.shuttingDown) throw new Error('stopping');
-      }),
+      () => this.probe('serving', 'the server is shutting down', () =>
+        this.readiness.shuttingDown ? Promise.reject(new Error('stopping')) : Promise.resolve(),
+      ),
       () => this.probe('database', 'the database does not answer', async () => {
         await this.dataSource.query('SELECT 1');
       }),

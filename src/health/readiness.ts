@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 
 /**
- * Whether this process still wants traffic. A shutdown flips it first, so /health/ready answers
- * 503 and load balancers stop sending before the listeners stop accepting (API.md §7).
+ * Whether this process still wants traffic. A shutdown flips it first, so /health/ready answers 503
+ * and load balancers stop sending before the listeners stop accepting
+ * (docs/operations/shutdown.md).
  */
 @Injectable()
 export class Readiness {

@@ -20,9 +20,9 @@ export function useRequestHooks(app: NestExpressApplication, hooks: readonly Req
   app.use((request: Request, response: Response, next: NextFunction) => {
     const startedAt = performance.now();
     let passed = 0;
-    while (passed < hooks.length && (hooks[passed]!.onRequest?.(request, response) ?? true)) passed += 1;
+    while (passed < hooks.length && (hooks[passed].onRequest?.(request, response) ?? true)) passed += 1;
     response.once('finish', () => {
-      for (let i = 0; i < passed; i += 1) hooks[i]!.onFinish?.(request, response, startedAt);
+      for (let i = 0; i < passed; i += 1) hooks[i].onFinish?.(request, response, startedAt);
     });
     if (passed === hooks.length) next();
   });

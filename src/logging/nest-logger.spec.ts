@@ -6,7 +6,7 @@ function capture(level: 'info' | 'debug') {
   const lines: { level: number; msg: string; context?: string }[] = [];
   const destination = new Writable({
     write(chunk, _encoding, done) {
-      lines.push(JSON.parse(String(chunk)));
+      lines.push(JSON.parse(String(chunk)) as (typeof lines)[number]);
       done();
     },
   });

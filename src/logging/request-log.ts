@@ -32,7 +32,7 @@ export function requestLog(logger: Logger) {
       return true;
     },
     onFinish(request: Request, response: Response, startedAt: number): void {
-      const path = request.url.split('?', 1)[0]!;
+      const path = request.url.split('?', 1)[0];
       const level = levelOf(path, response.statusCode);
       if (level === undefined || !logger.isLevelEnabled(level)) return;
       logger[level](

@@ -1,3 +1,4 @@
+import { expect } from '@jest/globals';
 import fc from 'fast-check';
 import { checkProofClaims, checkProofHeader, withoutQuery } from './dpop-proof-claims.js';
 import { OAuthError } from './oauth-error.js';

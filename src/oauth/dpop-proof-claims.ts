@@ -1,7 +1,7 @@
 import { OAuthError } from './oauth-error.js';
 
 export const DPOP_ALGORITHMS = ['ES256', 'PS256', 'EdDSA', 'RS256'] as const;
-/** API.md §10: a proof's iat may be at most 60 s old and 10 s ahead. */
+/** docs/reference/token-endpoint.md#dpop-proofs: a proof's iat may be at most 60 s old and 10 s ahead. */
 export const MAX_PROOF_AGE_SECONDS = 60;
 export const MAX_PROOF_AHEAD_SECONDS = 10;
 const MAX_JTI_LENGTH = 256;
@@ -23,8 +23,9 @@ export function checkProofHeader(header: Record<string, unknown>): void {
 }
 
 /**
- * RFC 9449 §4.3 checks 7–11 on the verified payload: htm, htu (query and fragment ignored),
- * iat within the windows of API.md §10, and a jti. The nonce is checked by the caller.
+ * RFC 9449 §4.3 checks 7–11 on the verified payload: htm, htu (query and fragment ignored), iat
+ * within the windows of docs/reference/token-endpoint.md#dpop-proofs, and a jti. The nonce is
+ * checked by the caller.
  */
 export function checkProofClaims(payload: Record<string, unknown>, expected: { htm: string; htu: string; now: number }): ProofClaims {
   if (payload.htm !== expected.htm) throw invalidProof(`the proof's "htm" must be ${expected.htm}`);
@@ -38,7 +39,7 @@ export function checkProofClaims(payload: Record<string, unknown>, expected: { h
   const jti = payload.jti;
   if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH) throw invalidProof(`the proof's "jti" must be a string of 1 to ${MAX_JTI_LENGTH} characters`);
   if (payload.nonce !== undefined && typeof payload.nonce !== 'string') throw invalidProof('the proof\'s "nonce" must be a string');
-  return { jti, iat, nonce: payload.nonce as string | undefined };
+  return { jti, iat, nonce: payload.nonce };
 }
 
 /** A URL without query and fragment, normalised (RFC 9449 §4.3 point 9, RFC 3986 §6). */

@@ -1,3 +1,4 @@
+import { expect } from '@jest/globals';
 import { asResourceScope, parseScope } from './scope.js';
 
 describe('parseScope', () => {

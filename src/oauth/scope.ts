@@ -22,5 +22,5 @@ export function parseScope(value: string | undefined): string[] {
 /** `<definition>:<scope>`, e.g. `blood-glucose-level:read`; undefined for a plain scope. */
 export function asResourceScope(name: string): ResourceScope | undefined {
   const match = /^([^:]+):([^:]+)$/.exec(name);
-  return match ? { name, definition: match[1]!, scope: match[2]! } : undefined;
+  return match ? { name, definition: match[1], scope: match[2] } : undefined;
 }

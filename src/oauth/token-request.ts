@@ -1,7 +1,7 @@
 import { formDecode } from './basic-credentials.js';
 import { OAuthError } from './oauth-error.js';
 
-/** Parameters of a token request; an empty value counts as missing (API.md §4). */
+/** Parameters of a token request; an empty value counts as missing (docs/reference/token-endpoint.md#post-oauth2token). */
 export type TokenParameters = Partial<Record<string, string>>;
 
 export const MAX_BODY_BYTES = 16 * 1024;
@@ -25,7 +25,7 @@ export function resourcesOf(parameters: TokenParameters): string[] {
  * be an array of strings). Unknown parameters are kept (RFC 6749 §3.2 says ignore them).
  */
 export function parseTokenRequestBody(contentType: string | undefined, body: Buffer): TokenParameters {
-  const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  const mediaType = (contentType ?? '').split(';')[0].trim().toLowerCase();
   const charset = /;\s*charset="?([^";\s]+)"?/i.exec(contentType ?? '')?.[1]?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
     throw new OAuthError('invalid_request', `unsupported charset "${charset}": use UTF-8`);
@@ -40,7 +40,7 @@ export function parseTokenRequestBody(contentType: string | undefined, body: Buf
 }
 
 function parseForm(text: string): TokenParameters {
-  const parameters: TokenParameters = Object.create(null);
+  const parameters = Object.create(null) as TokenParameters;
   const resources: string[] = [];
   for (const pair of text.split('&')) {
     if (pair === '') continue;
@@ -70,7 +70,7 @@ function parseJson(text: string): TokenParameters {
   if (duplicate !== undefined) {
     throw new OAuthError('invalid_request', `parameter "${duplicate}" is given more than once`);
   }
-  const parameters: TokenParameters = Object.create(null);
+  const parameters = Object.create(null) as TokenParameters;
   let resources: string[] = [];
   for (const [name, member] of Object.entries(value)) {
     if (name === REPEATABLE && Array.isArray(member) && member.every((item) => typeof item === 'string')) {
@@ -111,8 +111,7 @@ function add(parameters: TokenParameters, name: string, value: string): void {
 
 function normalise(parameters: TokenParameters): TokenParameters {
   for (const [name, value] of Object.entries(parameters)) {
-    // eslint-disable-next-line no-control-regex
-    if (/[\x00]/.test(value!)) throw new OAuthError('invalid_request', `parameter "${name}" contains a NUL character`);
+    if (value!.includes('\0')) throw new OAuthError('invalid_request', `parameter "${name}" contains a NUL character`);
     if (value === '') delete parameters[name];
   }
   return parameters;

@@ -46,7 +46,7 @@ describe('HttpDrain', () => {
     const draining = drain.drain().then(() => (drained = true));
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(drained).toBe(false);
-    held[0]!.end('late');
+    held[0].end('late');
     await draining;
     await connection.closed;
     expect(connection.received()).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
@@ -71,7 +71,7 @@ describe('HttpDrain', () => {
     const [first, second] = responses;
     expect(first).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: keep-alive/i);
     expect(second).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: close\r\n[\s\S]*\r\n\r\nok$/i);
-    held[0]!.end();
+    held[0].end();
     await draining;
   });
 

@@ -1,7 +1,8 @@
 import type { EntityManager } from 'typeorm';
 
 /**
- * The consistency rules of API.md §3 that span several consent-ticket records, as queries any
+ * The consistency rules that span several consent-ticket records
+ * (docs/concepts/consent-tickets.md#the-rules-that-keep-the-records-consistent), as queries any
  * writer (the admin transport today) runs inside its transaction. Each answers whether the rule
  * is broken for the records matched by `where` (with `$1` bound to `id`).
  */
@@ -22,7 +23,7 @@ export async function scopeOutsideDefinition(manager: EntityManager, where: stri
       WHERE s.resource_definition_id <> r.resource_definition_id AND ${where} LIMIT 1`, id);
 }
 
-/** A data source's umaClient is not allowed `uma_protection`, so could not introspect (API.md §3). */
+/** A data source's umaClient is not allowed `uma_protection`, so could not introspect (docs/concepts/consent-tickets.md#the-rules-that-keep-the-records-consistent). */
 export async function dataSourceClientLacksProtection(manager: EntityManager, where: string, id: number): Promise<boolean> {
   return anyRow(manager, `SELECT 1 FROM data_source d
        JOIN client c ON c.id = d.client_id

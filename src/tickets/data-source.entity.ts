@@ -6,9 +6,10 @@ export const DATA_SOURCE_KINDS = ['resource-server', 'identity-provider'] as con
 export type DataSourceKind = (typeof DATA_SOURCE_KINDS)[number];
 
 /**
- * A data source (API.md §3, §11): a resource server holding the data, or an identity provider.
- * Its `resourceUri` is the RFC 8707 resource indicator and the `aud` of tokens meant for it.
- * Named `DataSourceEntity` so as not to shadow TypeORM's `DataSource`.
+ * A data source (docs/concepts/consent-tickets.md#data-sources, docs/concepts/audience.md): a
+ * resource server holding the data, or an identity provider. Its `resourceUri` is the RFC 8707
+ * resource indicator and the `aud` of tokens meant for it. Named `DataSourceEntity` so as not to
+ * shadow TypeORM's `DataSource`.
  */
 @Entity({ name: 'data_source' })
 // Indexes of the admin interface's filters (docs/reference/admin-filters.md), made by migration 1764500000000;

@@ -4,7 +4,7 @@ import { jwtVerify } from 'jose';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { SigningKeysService } from './signing-keys.service.js';
 
-/** The claims of an access token this server signed (API.md §5). */
+/** The claims of an access token this server signed (docs/reference/token-endpoint.md#access-tokens). */
 export type AccessTokenClaims = {
   iss: string;
   sub: string;
@@ -15,7 +15,7 @@ export type AccessTokenClaims = {
   client_id: string;
   scope: string;
   permissions?: unknown[];
-  /** API.md §10: the thumbprint of the DPoP key the token is bound to. */
+  /** docs/reference/token-endpoint.md#dpop-proofs: the thumbprint of the DPoP key the token is bound to. */
   cnf?: { jkt: string };
 };
 

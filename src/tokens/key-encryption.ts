@@ -36,9 +36,9 @@ export class KeyEncryption {
     if (!this.key) throw new Error(`the ${what} ${what.endsWith('s') ? 'are' : 'is'} encrypted: set KEY_ENCRYPTION_SECRET`);
     const [iv, tag, ciphertext] = stored.slice(PREFIX.length).split(':').map((part) => Buffer.from(part, 'base64url'));
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key, iv!);
-      decipher.setAuthTag(tag!);
-      return Buffer.concat([decipher.update(ciphertext!), decipher.final()]).toString('utf8');
+      const decipher = createDecipheriv('aes-256-gcm', this.key, iv);
+      decipher.setAuthTag(tag);
+      return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8');
     } catch {
       throw new Error(`KEY_ENCRYPTION_SECRET does not decrypt the stored ${what}`);
     }

@@ -54,7 +54,7 @@ export class RefreshTokensService {
         WHERE token_hash = $1 AND client_id = $2 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > now()
        RETURNING id, family_id, client_id, scope, expires_at, used_at, revoked_at`,
       [hash, client.id],
-    ).then((result: [RefreshTokenRow[], number] | RefreshTokenRow[]) => (Array.isArray(result[0]) ? (result[0] as RefreshTokenRow[]) : (result as RefreshTokenRow[])));
+    ).then((result: [RefreshTokenRow[], number] | RefreshTokenRow[]) => (Array.isArray(result[0]) ? result[0] : (result as RefreshTokenRow[])));
     return used ?? this.refuse(client, token);
   }
 

@@ -22,7 +22,7 @@ export function serverMetadata(config: AppConfig): Record<string, unknown> {
     token_endpoint_auth_methods_supported: AUTH_METHODS,
     introspection_endpoint_auth_methods_supported: AUTH_METHODS,
     revocation_endpoint_auth_methods_supported: AUTH_METHODS,
-    // API.md §9 and §10: what client assertions and DPoP proofs may be signed with.
+    // docs/reference/token-endpoint.md#keys-and-metadata: what client assertions and DPoP proofs may be signed with.
     token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
     introspection_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
     revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,

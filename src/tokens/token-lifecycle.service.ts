@@ -81,14 +81,14 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     return {
       // FedAuthz §5.1.1 (docs/guides/uma.md): an RPT answers its permissions and no scope.
       active: true, ...(isRpt(permissions) ? {} : { scope }), client_id, sub, aud, iss, exp, iat, jti,
-      // API.md §10: a DPoP-bound token says so, with the key it is bound to.
+      // docs/reference/token-endpoint.md#introspection-post-oauth2introspect: a DPoP-bound token says so, with the key it is bound to.
       token_type: cnf ? 'DPoP' : 'Bearer',
       ...(permissions ? { permissions } : {}),
       ...(cnf ? { cnf } : {}),
     };
   }
 
-  /** API.md §11: a data source's client sees only tokens whose aud names that data source. */
+  /** docs/concepts/audience.md#where-it-is-enforced: a data source's client sees only tokens whose aud names that data source. */
   private async meantFor(caller: ClientRecord, aud: unknown): Promise<boolean> {
     const served = await this.dataSources.introspectedBy(caller.id);
     if (served.length === 0) return true;

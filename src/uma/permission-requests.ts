@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { OAuthError } from '../oauth/oauth-error.js';
 import type { TicketPermission } from './permission-ticket.entity.js';
-import { isObject } from './protection-body.js';
+import { isObject, scopeNamesOf } from './protection-body.js';
 
 type Requested = { resource_id: string; resource_scopes: string[] };
 
@@ -56,14 +56,15 @@ function parsePermissions(body: unknown): Requested[] {
 
 function parsePermission(value: unknown): Requested {
   if (!isObject(value)) throw invalid('a permission must be a JSON object {"resource_id", "resource_scopes"}');
-  const { resource_id: id, resource_scopes: scopes } = value;
+  const id = value.resource_id;
   if (typeof id !== 'string' || id === '' || id.length > 255) throw invalid('resource_id is required: the _id of a registered resource');
-  if (!Array.isArray(scopes) || scopes.some((scope) => typeof scope !== 'string' || scope === '' || scope.length > 255)) {
+  const scopes = scopeNamesOf(value.resource_scopes);
+  if (scopes === undefined) {
     throw invalid('resource_scopes is required: an array (possibly empty) of scope names');
   }
   const repeated = scopes.find((scope, index) => scopes.indexOf(scope) !== index);
-  if (repeated !== undefined) throw invalid(`resource_scopes repeats "${String(repeated).slice(0, 255)}"`);
-  return { resource_id: id, resource_scopes: scopes as string[] };
+  if (repeated !== undefined) throw invalid(`resource_scopes repeats "${repeated.slice(0, 255)}"`);
+  return { resource_id: id, resource_scopes: scopes };
 }
 
 function invalid(description: string): OAuthError {

@@ -11,7 +11,7 @@ const MAX_BODY_BYTES = 64 * 1024;
  * characters (PostgreSQL cannot store them). Anything else is invalid_request.
  */
 export async function readJsonBody(request: Request): Promise<unknown> {
-  const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const mediaType = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (mediaType !== 'application/json') throw new OAuthError('invalid_request', 'send the body as application/json');
   const bytes = await readLimitedBody(request, MAX_BODY_BYTES,
     () => new OAuthError('invalid_request', `the request body exceeds ${MAX_BODY_BYTES} bytes`).withStatus(413),
@@ -31,4 +31,11 @@ export async function readJsonBody(request: Request): Promise<unknown> {
 
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The value as a list of scope names (non-empty strings of at most 255 characters), or undefined. */
+export function scopeNamesOf(value: unknown): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const items: unknown[] = value;
+  return items.every((item): item is string => typeof item === 'string' && item !== '' && item.length <= 255) ? items : undefined;
 }

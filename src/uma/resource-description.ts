@@ -1,5 +1,5 @@
 import { OAuthError } from '../oauth/oauth-error.js';
-import { isObject } from './protection-body.js';
+import { isObject, scopeNamesOf } from './protection-body.js';
 
 /** A resource description as registered (FedAuthz §3.1), after validation; unknown members dropped. */
 export type ResourceDescription = {
@@ -15,9 +15,9 @@ const MAX_SCOPES = 100;
 /** Validates a resource description; invalid_request naming the member otherwise (docs/guides/uma.md). */
 export function parseResourceDescription(body: unknown): ResourceDescription {
   if (!isObject(body)) throw invalid('the body must be one JSON object (a resource description)');
-  const scopes = body.resource_scopes;
-  if (scopes === undefined) throw invalid('resource_scopes is required');
-  if (!Array.isArray(scopes) || scopes.some((scope) => typeof scope !== 'string' || scope === '' || scope.length > 255)) {
+  if (body.resource_scopes === undefined) throw invalid('resource_scopes is required');
+  const scopes = scopeNamesOf(body.resource_scopes);
+  if (scopes === undefined) {
     throw invalid('resource_scopes must be an array of scope names (non-empty strings)');
   }
   if (scopes.length === 0) throw invalid('resource_scopes must not be empty');
@@ -25,7 +25,7 @@ export function parseResourceDescription(body: unknown): ResourceDescription {
   const repeated = scopes.find((scope, index) => scopes.indexOf(scope) !== index);
   if (repeated !== undefined) throw invalid(`resource_scopes repeats "${repeated}"`);
   return {
-    resource_scopes: scopes as string[],
+    resource_scopes: scopes,
     type: text(body, 'type', 255, true)!,
     ...optional('name', text(body, 'name', 255, false)),
     ...optional('description', text(body, 'description', 2000, false)),

@@ -81,7 +81,7 @@ function audienceOf(permissions: Permission[], resources: string[]): string | st
     throw new OAuthError('invalid_target', `resource "${foreign}" is not a data source of the client that registered the ticket's resources`);
   }
   const audience = resources.length > 0 ? [...new Set(resources)] : served;
-  return audience.length === 1 ? audience[0]! : audience;
+  return audience.length === 1 ? audience[0] : audience;
 }
 
 function rptPermissions(permissions: Permission[], exp: number) {

@@ -1,5 +1,5 @@
 // The JSON the admin interface speaks, typed once: resource objects and error objects are the
-// server's own types (API.md §6), the rest is what the console reads of them.
+// server's own types (docs/reference/admin-interface.md), the rest is what the console reads of them.
 import type { ErrorObject } from '../../../src/admin/json-api/admin-error.js';
 import type { ResourceObject } from '../../../src/admin/json-api/resource-object.js';
 
@@ -48,5 +48,8 @@ export function related(record: ResourceObject, name: string): string | undefine
 
 export function text(record: ResourceObject, name: string): string {
   const value = record.attributes[name];
-  return typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
+  if (typeof value === 'string') return value;
+  if (value === undefined || value === null) return '';
+  // Every attribute the console shows as text is a string or a number; anything else as JSON.
+  return typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
 }

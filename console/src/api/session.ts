@@ -1,4 +1,4 @@
-// The admin token lives in this tab's sessionStorage only (API.md §13): never in a URL, a cookie
+// The admin token lives in this tab's sessionStorage only (docs/guides/console.md#signing-in): never in a URL, a cookie
 // or localStorage, and gone when the tab closes or the administrator signs out.
 const KEY = 'adminToken';
 

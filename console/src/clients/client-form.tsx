@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { text, type ResourceObject } from '../api/documents.js';
 import { Checkbox, CheckboxGroup, ErrorSummary, SelectField, TextArea, TextField } from '../forms/fields.js';
+import { fieldText } from '../forms/form-data.js';
 import type { FormErrors, PointerLayout } from '../forms/form-errors.js';
 
 export type ClientValues = {
@@ -53,7 +54,7 @@ export function ClientForm(props: { client?: ResourceObject; errors: FormErrors;
     event.preventDefault();
     const element = event.currentTarget as HTMLFormElement;
     const data = new FormData(element);
-    const read = (name: string) => String(data.get(name) ?? '').trim();
+    const read = (name: string) => fieldText(data, name);
     setBusy(true);
     const ok = await props.onSubmit({
       clientId: editing ? undefined : read('clientId'),
@@ -76,7 +77,7 @@ export function ClientForm(props: { client?: ResourceObject; errors: FormErrors;
 
   const title = editing ? `Edit ${text(editing, 'clientId')}` : 'Enrol a client';
   return (
-    <form onSubmit={submit} noValidate class="wide">
+    <form onSubmit={(event) => void submit(event)} noValidate class="wide">
       <h2 id={`${form}-title`}>{title}</h2>
       <ErrorSummary form={form} errors={props.errors} />
       {!editing && (

@@ -7,6 +7,7 @@ export function SecretPanel(props: { clientId: string; secret: string; onDone: (
   const heading = useRef<HTMLHeadingElement>(null);
   const [copied, setCopied] = useState<string>();
   useEffect(() => heading.current?.focus(), [props.secret]);
+  const copy = async () => setCopied((await copyText(input.current!)) ? 'Copied to the clipboard.' : 'Select the text and copy it.');
   return (
     <section class="secret">
       <h2 id="secret-title" tabIndex={-1} ref={heading}>Secret of {props.clientId}</h2>
@@ -16,7 +17,7 @@ export function SecretPanel(props: { clientId: string; secret: string; onDone: (
         <input id="client-secret" readOnly value={props.secret} ref={input} autoComplete="off" spellcheck={false} class="secret-value" />
       </div>
       <div class="actions">
-        <button type="button" onClick={async () => setCopied((await copyText(input.current!)) ? 'Copied to the clipboard.' : 'Select the text and copy it.')}>Copy secret</button>
+        <button type="button" onClick={() => void copy()}>Copy secret</button>
         <button type="button" class="secondary" onClick={props.onDone}>Done</button>
       </div>
       {copied && <p role="status">{copied}</p>}

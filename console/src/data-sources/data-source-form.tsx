@@ -4,6 +4,7 @@ import { searchClients, searchDefinitions, type Choice } from '../api/catalogue.
 import { text, type ResourceObject } from '../api/documents.js';
 import { Combobox } from '../forms/combobox.js';
 import { CheckboxGroup, ErrorSummary, SelectField, TextField } from '../forms/fields.js';
+import { fieldText } from '../forms/form-data.js';
 import type { FormErrors } from '../forms/form-errors.js';
 
 export type DataSourceValues = { name: string; kind: string; resourceUri: string; definitions: string[]; client: string };
@@ -40,7 +41,7 @@ export function DataSourceForm(props: {
     event.preventDefault();
     const element = event.currentTarget as HTMLFormElement;
     const data = new FormData(element);
-    const read = (name: string) => String(data.get(name) ?? '').trim();
+    const read = (name: string) => fieldText(data, name);
     setBusy(true);
     const ok = await props.onSubmit({ name: read('name'), resourceUri: read('resourceUri'), ...choice, client: client?.id ?? '' });
     setBusy(false);
@@ -53,7 +54,7 @@ export function DataSourceForm(props: {
   };
 
   return (
-    <form onSubmit={submit} noValidate class="wide">
+    <form onSubmit={(event) => void submit(event)} noValidate class="wide">
       <h2 id={`${form}-title`}>{source ? `Edit data source ${text(source, 'name')}` : 'Enrol a data source'}</h2>
       <ErrorSummary form={form} errors={props.errors} />
       <TextField form={form} name="name" label="Data source name" value={source ? text(source, 'name') : undefined} errors={props.errors} />

@@ -46,7 +46,7 @@ export function DefinitionsScreen({ api }: ScreenProps) {
   const submitted = (event: Event) => {
     event.preventDefault();
     const element = event.currentTarget as HTMLFormElement;
-    const values = Object.fromEntries([...new FormData(element)].map(([name, value]) => [name, String(value).trim()]));
+    const values = Object.fromEntries([...new FormData(element)].map(([name, value]) => [name, typeof value === 'string' ? value.trim() : '']));
     return { element, values };
   };
 
@@ -59,28 +59,28 @@ export function DefinitionsScreen({ api }: ScreenProps) {
   const addScope = (event: Event) => {
     const { element, values } = submitted(event);
     const attributes = withoutUndefined({ name: values.name, smartPermissions: optional(values.smartPermissions, false) });
-    void change('add-scope', [add('scope', attributes, { resourceDefinition: { type: 'resource-definition', id: values.definition! } })],
+    void change('add-scope', [add('scope', attributes, { resourceDefinition: { type: 'resource-definition', id: values.definition } })],
       [{ name: 'name', resourceDefinition: 'definition', smartPermissions: 'smartPermissions' }], `Scope ${values.name} added.`, element);
   };
   const mapDefinition = (event: Event) => {
     const { element, values } = submitted(event);
     const mapping = { fhirResourceType: optional(values.fhirResourceType, true), fhirQuery: optional(values.fhirQuery, true) };
-    void change('map-definition', [replace('resource-definition', values.definition!, mapping)],
+    void change('map-definition', [replace('resource-definition', values.definition, mapping)],
       [{ fhirResourceType: 'fhirResourceType', fhirQuery: 'fhirQuery', path: 'definition' }], 'FHIR mapping saved.', element);
   };
   const setPermissions = (event: Event) => {
     const { element, values } = submitted(event);
-    void change('scope-permissions', [replace('scope', values.scope!, { smartPermissions: optional(values.smartPermissions, true) })],
+    void change('scope-permissions', [replace('scope', values.scope, { smartPermissions: optional(values.smartPermissions, true) })],
       [{ smartPermissions: 'smartPermissions', path: 'scope' }], 'SMART permissions saved.', element);
   };
   const renameDefinition = (event: Event) => {
     const { element, values } = submitted(event);
-    void change('rename-definition', [replace('resource-definition', values.definition!, { name: values.name })],
+    void change('rename-definition', [replace('resource-definition', values.definition, { name: values.name })],
       [{ name: 'name', path: 'definition' }], `Resource definition renamed to ${values.name}.`, element);
   };
   const renameScope = (event: Event) => {
     const { element, values } = submitted(event);
-    void change('rename-scope', [replace('scope', values.scope!, { name: values.name })],
+    void change('rename-scope', [replace('scope', values.scope, { name: values.name })],
       [{ name: 'name', path: 'scope' }], `Scope renamed to ${values.name}.`, element);
   };
 

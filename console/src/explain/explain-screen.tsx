@@ -3,6 +3,7 @@ import type { ScreenProps } from '../app.js';
 import { searchClients, type Choice } from '../api/catalogue.js';
 import { Combobox } from '../forms/combobox.js';
 import { ErrorSummary, TextArea, TextField } from '../forms/fields.js';
+import { fieldText } from '../forms/form-data.js';
 import { formErrorsOf, NO_ERRORS, type FormErrors } from '../forms/form-errors.js';
 import { formatDuration } from '../tickets/ticket-sentence.js';
 import type { ScopeVerdict, Verdict } from './verdict.js';
@@ -17,7 +18,7 @@ export function ExplainScreen({ api }: ScreenProps) {
   const submit = async (event: Event) => {
     event.preventDefault();
     const data = new FormData(event.currentTarget as HTMLFormElement);
-    const read = (name: string) => String(data.get(name) ?? '').trim();
+    const read = (name: string) => fieldText(data, name);
     const fields: Record<string, string> = {};
     if (!client) fields.client = 'Choose a client.';
     if (!read('scope')) fields.scope = 'Type at least one scope.';
@@ -45,7 +46,7 @@ export function ExplainScreen({ api }: ScreenProps) {
 
   return (
     <>
-      <form onSubmit={submit} noValidate class="wide">
+      <form onSubmit={(event) => void submit(event)} noValidate class="wide">
         <h2 id="explain-title">Would this client get a token?</h2>
         <p class="hint">Asks the server's own decision, without issuing, storing or counting anything.</p>
         <ErrorSummary form="explain" errors={errors} />

@@ -88,7 +88,7 @@ export function Combobox(props: ComboboxProps) {
       setActive((current) => (options.length === 0 ? -1 : (current + step + options.length) % options.length));
     } else if (event.key === 'Enter' && open && active >= 0) {
       event.preventDefault(); // picks, does not submit the form
-      pick(options[active]!);
+      pick(options[active]);
     } else if (event.key === 'Escape' && open) {
       event.preventDefault();
       setOpen(false);

@@ -37,11 +37,14 @@ function initial(value: string | undefined, onInput: unknown) {
 
 export function TextField(props: FieldProps & { value?: string; type?: 'text' | 'password' | 'url' | 'search'; required?: boolean; autoComplete?: string; inputMode?: 'numeric' | 'url' | 'text'; onInput?: (value: string) => void }) {
   const { control, after } = described(props.form, props.name, props.errors, props.hint);
+  // Preact types an input's attributes as a union keyed by `type`; one literal type lets the
+  // spread attributes check against a single member (the element accepts all four types alike).
+  const type = (props.type ?? 'text') as 'text';
   return (
     <div class={`field${props.errors.fields[props.name] ? ' invalid' : ''}`}>
       <label for={control.id}>{props.label}</label>
-      <input {...control} type={(props.type ?? 'text') as 'text'} {...initial(props.value, props.onInput)} required={props.required} autoComplete={props.autoComplete ?? 'off'}
-        inputMode={props.inputMode} spellcheck={false} onInput={props.onInput && ((event) => props.onInput!((event.currentTarget as HTMLInputElement).value))} />
+      <input {...control} type={type} {...initial(props.value, props.onInput)} required={props.required} autoComplete={props.autoComplete ?? 'off'}
+        inputMode={props.inputMode} spellcheck={false} onInput={props.onInput && ((event) => props.onInput!(event.currentTarget.value))} />
       {after}
     </div>
   );
@@ -53,7 +56,7 @@ export function TextArea(props: FieldProps & { value?: string; rows?: number; on
     <div class={`field${props.errors.fields[props.name] ? ' invalid' : ''}`}>
       <label for={control.id}>{props.label}</label>
       <textarea {...control} rows={props.rows ?? 3} {...initial(props.value, props.onInput)} spellcheck={false}
-        onInput={props.onInput && ((event) => props.onInput!((event.currentTarget as HTMLTextAreaElement).value))} />
+        onInput={props.onInput && ((event) => props.onInput!(event.currentTarget.value))} />
       {after}
     </div>
   );
@@ -67,7 +70,7 @@ export function SelectField(props: FieldProps & { options: Option[]; value?: str
     <div class={`field${props.errors.fields[props.name] ? ' invalid' : ''}`}>
       <label for={control.id}>{props.label}</label>
       <select {...control} value={props.value} required={props.required}
-        onChange={props.onChange && ((event) => props.onChange!((event.currentTarget as HTMLSelectElement).value))}>
+        onChange={props.onChange && ((event) => props.onChange!(event.currentTarget.value))}>
         {props.placeholder !== undefined && <option value="">{props.placeholder}</option>}
         {props.options.map((option) => <option key={option.value} value={option.value}>{option.label}</option>)}
       </select>
@@ -90,7 +93,7 @@ export function CheckboxGroup(props: FieldProps & { options: Option[]; checked: 
       {props.options.map((option) => (
         <div class="check" key={option.value}>
           <input type="checkbox" id={`${idOf(props.form, props.name)}-${option.value}`} name={props.name} value={option.value}
-            checked={props.checked.includes(option.value)} onChange={(event) => toggle(option.value, (event.currentTarget as HTMLInputElement).checked)} />
+            checked={props.checked.includes(option.value)} onChange={(event) => toggle(option.value, event.currentTarget.checked)} />
           <label for={`${idOf(props.form, props.name)}-${option.value}`}>{option.label}</label>
         </div>
       ))}
@@ -104,7 +107,7 @@ export function Checkbox(props: { form: string; name: string; label: string; che
   return (
     <div class="field check">
       <input type="checkbox" id={id} name={props.name} checked={props.checked} aria-describedby={props.hint ? `${id}-hint` : undefined}
-        onChange={(event) => props.onChange((event.currentTarget as HTMLInputElement).checked)} />
+        onChange={(event) => props.onChange(event.currentTarget.checked)} />
       <label for={id}>{props.label}</label>
       {props.hint && <p class="hint" id={`${id}-hint`}>{props.hint}</p>}
     </div>

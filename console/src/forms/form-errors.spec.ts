@@ -43,7 +43,7 @@ describe('errorObjectsOf and formErrorsOf', () => {
 
   it('reads a plain errors document, and says the status when the body is not one', () => {
     expect(errorObjectsOf({ errors: [refused] }, 409)).toEqual([refused]);
-    expect(errorObjectsOf(undefined, 502)[0]!.detail).toBe('the server answered 502');
+    expect(errorObjectsOf(undefined, 502)[0].detail).toBe('the server answered 502');
   });
 
   it('puts the message beside its field and in the summary, linked to that field', () => {
@@ -53,6 +53,6 @@ describe('errorObjectsOf and formErrorsOf', () => {
   });
 
   it('says the server could not be reached when the failure is not an answer', () => {
-    expect(formErrorsOf(new TypeError('fetch failed')).summary[0]!.message).toMatch(/could not be reached/);
+    expect(formErrorsOf(new TypeError('fetch failed')).summary[0].message).toMatch(/could not be reached/);
   });
 });

@@ -72,7 +72,7 @@ export function ServerScreen({ api }: ScreenProps) {
             </tbody>
           </table>
         </div>
-        <button type="button" onClick={rotate} disabled={busy}>Rotate key</button>
+        <button type="button" onClick={() => void rotate()} disabled={busy}>Rotate key</button>
         {status && <Status>{status}</Status>}
       </section>
     </>

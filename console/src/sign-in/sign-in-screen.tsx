@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiClient, ApiError } from '../api/api-client.js';
 import { ErrorSummary, TextField } from '../forms/fields.js';
+import { fieldText } from '../forms/form-data.js';
 import { NO_ERRORS, type FormErrors } from '../forms/form-errors.js';
 
 /** Sign-in with the admin token: checked against the admin interface before it is kept. */
@@ -10,7 +11,7 @@ export function SignInScreen(props: { notice?: string; onSignedIn: (token: strin
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const token = String(new FormData(event.currentTarget as HTMLFormElement).get('adminToken') ?? '').trim();
+    const token = fieldText(new FormData(event.currentTarget as HTMLFormElement), 'adminToken');
     if (token === '') {
       setErrors({ summary: [{ message: 'Enter the admin token.', field: 'adminToken' }], fields: { adminToken: 'Enter the admin token.' } });
       return;
@@ -37,7 +38,7 @@ export function SignInScreen(props: { notice?: string; onSignedIn: (token: strin
     <main class="sign-in" id="main">
       <h1>Authorization server console</h1>
       {props.notice && <p class="notice" role="status">{props.notice}</p>}
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={(event) => void submit(event)} noValidate>
         <h2 id="sign-in-title">Sign in</h2>
         <ErrorSummary form="sign-in" errors={errors} />
         <TextField form="sign-in" name="adminToken" label="Admin token" type="password" autoComplete="off" errors={errors}

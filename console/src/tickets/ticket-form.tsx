@@ -4,6 +4,7 @@ import { searchClients, searchDefinitions, type Choice } from '../api/catalogue.
 import { add, text, type Operation } from '../api/documents.js';
 import { Combobox } from '../forms/combobox.js';
 import { CheckboxGroup, ErrorSummary, TextField, type Option } from '../forms/fields.js';
+import { fieldText } from '../forms/form-data.js';
 import { NO_ERRORS, type FormErrors, type PointerLayout } from '../forms/form-errors.js';
 
 export type TicketValues = {
@@ -84,7 +85,7 @@ export function TicketForm(props: { api: ApiClient; errors: FormErrors; onSubmit
     event.preventDefault();
     const element = event.currentTarget as HTMLFormElement;
     const data = new FormData(element);
-    const read = (name: string) => String(data.get(name) ?? '').trim();
+    const read = (name: string) => fieldText(data, name);
     const values: TicketValues = {
       client: choice.client?.id ?? '', definition: choice.definition?.id ?? '', scopes: choice.scopes, purpose: read('purpose'), ticketId: read('ticketId'), ticketName: read('ticketName'),
       requestedResourceId: read('requestedResourceId'), maxDuration: read('maxDuration'),
@@ -102,7 +103,7 @@ export function TicketForm(props: { api: ApiClient; errors: FormErrors; onSubmit
   };
 
   return (
-    <form onSubmit={submit} noValidate class="wide">
+    <form onSubmit={(event) => void submit(event)} noValidate class="wide">
       <h2 id="ticket-form-title">Create a consent ticket</h2>
       <p class="hint">One form, one request: the purpose, the capability ticket, the requested resource, its scopes and their combination are written together, or not at all.</p>
       <ErrorSummary form="ticket" errors={errors} />

@@ -1,7 +1,7 @@
 import { formatDuration, joinWords, ticketSentence } from './ticket-sentence.js';
 
 describe('ticketSentence', () => {
-  it('reads the seed example as API.md §13 writes it', () => {
+  it('reads the seed example as docs/guides/console.md writes it', () => {
     expect(ticketSentence({
       clientId: 'glucose-app', definition: 'blood-glucose-level', scopes: ['read'],
       purpose: 'Your doctor follows your blood glucose level', maxPermissionDuration: 1800, ticketId: 'T-1',

@@ -19,16 +19,16 @@ export function parsePatchOperation(value: unknown, types: { has(type: string): 
   if (op !== 'add' && op !== 'replace' && op !== 'remove') throw malformed('op must be add, replace or remove', '/op');
   if (typeof path !== 'string') throw malformed('path must be a string', '/path');
   const match = /^\/([a-z-]+)(?:\/([^/]+))?$/.exec(path);
-  if (!match || !types.has(match[1]!)) throw malformed(`path "${path.slice(0, 100)}" names no known type`, '/path');
-  const type = match[1]!;
+  if (!match || !types.has(match[1])) throw malformed(`path "${path.slice(0, 100)}" names no known type`, '/path');
+  const type = match[1];
   if (op === 'add') {
     if (match[2] !== undefined) throw malformed('add takes the path /<type>; put the id in the value', '/path');
     if (!('value' in value)) throw malformed('add needs a value', '');
-    return { op, type, value: (value as { value: unknown }).value };
+    return { op, type, value: value.value };
   }
   if (match[2] === undefined) throw malformed(`${op} takes the path /<type>/<id>`, '/path');
   const id = parseId(match[2], '/path');
   if (op === 'remove') return { op, type, id };
   if (!('value' in value)) throw malformed('replace needs a value', '');
-  return { op, type, id, value: (value as { value: unknown }).value };
+  return { op, type, id, value: value.value };
 }

@@ -1,3 +1,4 @@
+import { CONTROL_CHARACTER, CONTROL_CHARACTER_IN_TEXT } from '../../common/control-characters.js';
 import { malformed, ruleBroken } from '../json-api/admin-error.js';
 import { isAbsoluteUri } from '../../oauth/resource-indicator.js';
 import { escape } from '../json-api/resource-object.js';
@@ -67,7 +68,7 @@ function checkString(spec: AttributeSpec, value: unknown, pointer: string): stri
   const maxLength = spec.maxLength ?? 255;
   if (value.length > maxLength) throw malformed(`attribute "${spec.name}" is longer than ${maxLength} characters`, pointer);
   // Text may carry line breaks; nothing may carry NUL or other control characters.
-  const forbidden = spec.kind === 'text' ? /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/ : /[\x00-\x1f\x7f]/;
+  const forbidden = spec.kind === 'text' ? CONTROL_CHARACTER_IN_TEXT : CONTROL_CHARACTER;
   if (forbidden.test(value)) throw malformed(`attribute "${spec.name}" contains a control character`, pointer);
   if (spec.required && value.trim() === '') throw malformed(`attribute "${spec.name}" must not be empty`, pointer);
   return value;

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { CONTROL_CHARACTER_IN_TEXT } from '../../common/control-characters.js';
 import { malformed } from '../json-api/admin-error.js';
 import type { AttributeSpec } from './attribute-rules.js';
 
@@ -74,8 +75,8 @@ export function listStatements(collection: Collection, select: string, query: Li
 export async function selectPage<Row>(manager: EntityManager, collection: Collection, select: string, query: ListQuery): Promise<{ rows: Row[]; total: number }> {
   const { rows, count } = listStatements(collection, select, query);
   const [found, [{ total }]] = await Promise.all([
-    manager.query(rows.sql, rows.parameters) as Promise<Row[]>,
-    manager.query(count.sql, count.parameters) as Promise<{ total: number }[]>,
+    manager.query<Row[]>(rows.sql, rows.parameters),
+    manager.query<{ total: number }[]>(count.sql, count.parameters),
   ]);
   return { rows: found, total };
 }
@@ -139,7 +140,7 @@ function isId(text: string): boolean {
 
 function checkText(raw: string, parameter: string): string {
   // PostgreSQL cannot hold a NUL: it must be refused here, not by the database.
-  if (/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/.test(raw)) throw malformed(`${parameter} contains a control character`, undefined, parameter);
+  if (CONTROL_CHARACTER_IN_TEXT.test(raw)) throw malformed(`${parameter} contains a control character`, undefined, parameter);
   if (raw.length > MAX_VALUE_LENGTH) throw malformed(`${parameter} is longer than ${MAX_VALUE_LENGTH} characters`, undefined, parameter);
   return raw;
 }

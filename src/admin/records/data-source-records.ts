@@ -4,7 +4,7 @@ import { dataSourceClientLacksProtection } from '../../tickets/consent-rules.js'
 import { ruleBroken } from '../json-api/admin-error.js';
 import { TableRecordHandler, type TableSpec } from './table-record-handler.js';
 
-// API.md §3, §11: resource servers (and identity providers), and the resource definitions each serves.
+// docs/concepts/consent-tickets.md#data-sources and docs/concepts/audience.md: resource servers (and identity providers), and the resource definitions each serves.
 const dataSource: TableSpec = {
   type: 'data-source',
   table: 'data_source',

@@ -107,14 +107,14 @@ const combination: TableSpec = {
   rules: [(manager, id) => ticketsAndResourcesAgree(manager, 'c.id = $1', id, '/value/relationships/requestedResource')],
 };
 
-/** API.md §3: a combination's capability ticket and requested resource belong to one client. */
+/** docs/concepts/consent-tickets.md#the-rules-that-keep-the-records-consistent: a combination's capability ticket and requested resource belong to one client. */
 async function ticketsAndResourcesAgree(manager: EntityManager, where: string, id: number, pointer: string): Promise<void> {
   if (await ticketAndResourceClientsDiffer(manager, where, id)) {
     throw ruleBroken('the capability ticket and the requested resource of a combination must belong to the same uma-client', pointer);
   }
 }
 
-/** API.md §3: a requested-resource-scopes binds a scope of the requested resource's definition. */
+/** docs/concepts/consent-tickets.md#the-rules-that-keep-the-records-consistent: a requested-resource-scopes binds a scope of the requested resource's definition. */
 async function scopesBelongToDefinition(manager: EntityManager, where: string, id: number, pointer: string): Promise<void> {
   if (await scopeOutsideDefinition(manager, where, id)) {
     throw ruleBroken("the scope must be a scope of the requested resource's resource-definition", pointer);

@@ -9,16 +9,16 @@ import { OAuthError } from '../../oauth/oauth-error.js';
 import { invalidProof } from '../../oauth/dpop-proof-claims.js';
 import type { TokenParameters } from '../../oauth/token-request.js';
 
-/** A token request that carried a valid DPoP proof (API.md §10). */
+/** A token request that carried a valid DPoP proof (docs/reference/token-endpoint.md#dpop-proofs). */
 export type ProofRequest = Request & { dpop?: DpopProof };
 
 /**
  * Client authentication for /oauth2/*: exactly one method per request (RFC 6749 §2.3),
  * `client_secret_basic` through the passport strategy, `client_secret_post` from the body, or
- * `private_key_jwt` (client_assertion). Sets `request.user` to the authenticated ClientRecord.
- * At the token endpoint a DPoP proof is checked first (API.md §10), so a request refused for
- * its proof or nonce does not use up its client assertion; the proof's jti is used up once the
- * client is authenticated.
+ * `private_key_jwt` (client_assertion). Sets `request.user` to the authenticated ClientRecord. At
+ * the token endpoint a DPoP proof is checked first (docs/reference/token-endpoint.md#dpop-proofs),
+ * so a request refused for its proof or nonce does not use up its client assertion; the proof's jti
+ * is used up once the client is authenticated.
  */
 @Injectable()
 export class ClientAuthGuard implements CanActivate {
@@ -75,9 +75,9 @@ export class ClientAuthGuard implements CanActivate {
 }
 
 /**
- * API.md §10: a client registered with dpop_bound_access_tokens sends a proof with every token
- * request, whatever its grant. Checked here only, once the client is known and before any jti
- * (the assertion's) is used up.
+ * docs/reference/token-endpoint.md#dpop-proofs: a client registered with dpop_bound_access_tokens
+ * sends a proof with every token request, whatever its grant. Checked here only, once the client is
+ * known and before any jti (the assertion's) is used up.
  */
 export function requireProof(client: ClientRecord, request: ProofRequest): void {
   if (client.dpopBound && request.dpop === undefined && isTokenEndpoint(request)) {

@@ -4,9 +4,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 const NOTIFYING_TABLES = ['purpose', 'capability_ticket', 'resource_definition', 'requested_resource', 'scope', 'requested_resource_scopes', 'requested_resources_capability_tickets'];
 
 /**
- * Consent tickets (API.md §3): resource definitions and their scopes, purposes, capability
- * tickets, requested resources, their scopes and their combinations, with real foreign keys;
- * and the audit trail of administrative changes.
+ * Consent tickets (docs/concepts/consent-tickets.md#the-records): resource definitions and their
+ * scopes, purposes, capability tickets, requested resources, their scopes and their combinations,
+ * with real foreign keys; and the audit trail of administrative changes.
  */
 export class Tickets1763900000000 implements MigrationInterface {
   name = 'Tickets1763900000000';

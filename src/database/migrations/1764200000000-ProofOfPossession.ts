@@ -1,9 +1,9 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Proof of possession (API.md §9, §10): clients that authenticate with a key (no secret hash),
- * DPoP-bound clients, the single-use store of assertion and proof `jti`s shared by every
- * instance, and server secrets generated once (the DPoP nonce key).
+ * Proof of possession (docs/guides/clients-with-keys.md): clients that authenticate with a key (no
+ * secret hash), DPoP-bound clients, the single-use store of assertion and proof `jti`s shared by
+ * every instance, and server secrets generated once (the DPoP nonce key).
  */
 export class ProofOfPossession1764200000000 implements MigrationInterface {
   name = 'ProofOfPossession1764200000000';

@@ -4,9 +4,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 const NOTIFYING_TABLES = ['data_source', 'data_source_resource_definitions'];
 
 /**
- * Data sources (API.md §3, §11): resource servers and identity providers, their resource
- * indicator (`resource_uri`, unique), the client they introspect with, and the resource
- * definitions each serves (one pair at most once).
+ * Data sources (docs/concepts/consent-tickets.md#data-sources, docs/concepts/audience.md): resource
+ * servers and identity providers, their resource indicator (`resource_uri`, unique), the client
+ * they introspect with, and the resource definitions each serves (one pair at most once).
  */
 export class DataSources1764300000000 implements MigrationInterface {
   name = 'DataSources1764300000000';
