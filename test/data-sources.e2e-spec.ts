@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { add, freshIds, getAdmin, JSON_API, patchAdmin, ref, rowCounts } from './support/admin.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type JsonApiErrors } from './support/bodies.js';
 
 let server: TestApp;
 
@@ -60,9 +61,9 @@ describe('data sources through JSON Patch', () => {
     const rows: { operation: string; before: { name?: string } | null; after: { name?: string } | null }[] = await server.dataSource.query(
       `SELECT operation, before, after FROM audit_event WHERE record_type = 'data-source' AND record_id = $1 ORDER BY id`, [source]);
     expect(rows.map((row) => row.operation)).toEqual(['add', 'replace', 'remove']);
-    expect(rows[1]!.before?.name).toBe('Glucose API');
-    expect(rows[1]!.after?.name).toBe('Renamed');
-    expect(rows[2]!.after).toBeNull();
+    expect(rows[1].before?.name).toBe('Glucose API');
+    expect(rows[1].after?.name).toBe('Renamed');
+    expect(rows[2].after).toBeNull();
   });
 
   it('enrols a data source without an introspection client, and unsets one with data null', async () => {
@@ -194,7 +195,7 @@ describe('data sources through plain JSON:API', () => {
   it('refuses an unknown kind with a 422 error document', async () => {
     const response = await send('post', '/admin/data-source').send(JSON.stringify({ data: { type: 'data-source', attributes: { name: 'x', kind: 'nope', resourceUri: 'https://x.example' } } }));
     expect(response.status).toBe(422);
-    expect(response.body.errors[0].source.pointer).toBe('/value/attributes/kind');
+    expect(bodyOf<JsonApiErrors>(response).errors[0].source?.pointer).toBe('/value/attributes/kind');
   });
 
   it('answers 400 for an unknown include', async () => {

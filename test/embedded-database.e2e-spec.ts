@@ -104,7 +104,7 @@ describe('a failed start leaves nothing behind', () => {
 
   it.each([['PORT'], ['ADMIN_PORT']])('stops with one line naming %s when the port is taken, and closes the listener, the pool and the embedded database', async (variable) => {
     const [port, adminPort] = await freePorts(2);
-    const taken = await occupy(variable === 'PORT' ? port! : adminPort!);
+    const taken = await occupy(variable === 'PORT' ? port : adminPort);
     try {
       const result = await finished(startServerProcess({ DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(adminPort) }));
       expect(result.code).not.toBe(0);
@@ -112,7 +112,7 @@ describe('a failed start leaves nothing behind', () => {
       expect(processesMentioning(dataDir)).toEqual([]);
       // The public port was released too (ADMIN_PORT case: it had been listening).
       taken.close();
-      const again = await occupy(port!);
+      const again = await occupy(port);
       again.close();
     } finally {
       taken.close();

@@ -17,7 +17,7 @@ async function startServer(): Promise<Running> {
   const child = startServerProcess({ DATABASE_URL: testDatabaseUrl(), ADMIN_TOKEN, PORT: String(port), ADMIN_PORT: String(adminPort) });
   const exit = finished(child);
   await eventually(async () => ((await request(`http://127.0.0.1:${port}`).get('/health/ready')).status === 200 ? true : undefined), 60_000, 100);
-  return { child, exit, port: port!, adminPort: adminPort! };
+  return { child, exit, port: port, adminPort: adminPort };
 }
 
 async function createClient(method = 'client_secret_basic'): Promise<{ clientId: string; secret: string }> {

@@ -61,10 +61,10 @@ describe('WORKERS=2 (server process)', () => {
     }
 
     const [killed] = workersOf(child.pid!);
-    process.kill(killed!, 'SIGKILL');
+    process.kill(killed, 'SIGKILL');
     const replaced = await eventually(async () => {
       const workers = workersOf(child.pid!);
-      return workers.length === 2 && !workers.includes(killed!) ? workers : undefined;
+      return workers.length === 2 && !workers.includes(killed) ? workers : undefined;
     }, 30_000, 100);
     expect(replaced).toHaveLength(2);
     await eventually(async () => {
@@ -74,7 +74,7 @@ describe('WORKERS=2 (server process)', () => {
 
     // Requests still sending their bodies across the SIGTERM, spread over both workers.
     const form = { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic(clientId, secret) };
-    const slow = Array.from({ length: 10 }, () => slowPost(port!, '/oauth2/token', form, 'grant_type=client_credentials&scope=read'));
+    const slow = Array.from({ length: 10 }, () => slowPost(port, '/oauth2/token', form, 'grant_type=client_credentials&scope=read'));
     await new Promise((resolve) => setTimeout(resolve, 300));
     child.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 500));
