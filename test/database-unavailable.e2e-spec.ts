@@ -119,14 +119,14 @@ describe('PostgreSQL saying "not now"', () => {
   async function dropServerConnections(): Promise<void> {
     await superuser.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [database]);
     await eventually(async () => {
-      const { rows } = await superuser.query(`SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = $1`, [database]);
+      const { rows } = await superuser.query<{ count: number }>(`SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = $1`, [database]);
       return rows[0].count === 0 ? true : undefined;
     }, 5_000, 50);
   }
 
   function expectOAuthUnavailable(response: request.Response): void {
     expect(response.status).toBe(503);
-    expect(response.body).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) });
+    expect(response.body).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) as unknown });
     expect(response.headers['retry-after']).toMatch(/^[1-9]\d*$/);
     expect(response.headers['cache-control']).toBe('no-store');
   }

@@ -7,6 +7,7 @@ import request from 'supertest';
 import { basic } from './support/factories.js';
 import { eventually, finished, runCli, startServerProcess } from './support/processes.js';
 import { freePorts } from './support/test-app.js';
+import type { CliClientJson } from './support/bodies-lint4.js';
 
 const asRoot = process.getuid?.() === 0;
 
@@ -66,7 +67,7 @@ describe('the embedded PostgreSQL in a private folder (mode 700)', () => {
     const first = await run(async () => {
       const created = await runCli(['client', 'create', '--client-id', 'private', '--name', 'Private', '--scopes', 'read', '--json'], environment);
       expect(created.code).toBe(0);
-      secret = JSON.parse(created.stdout).client_secret;
+      secret = (JSON.parse(created.stdout) as CliClientJson).client_secret;
       expect((await token('private', secret)).status).toBe(200);
     });
     expect((await stat(join(dataDir, 'admin-token'))).mode & 0o777).toBe(0o600);

@@ -3,6 +3,7 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { basic, createClient } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { bodyOf, type TokenBody } from './support/bodies.js';
+import type { JwksBody } from './support/bodies-lint4.js';
 
 describe('TOKEN_SIGNING_ALG=ES256', () => {
   let server: TestApp;
@@ -24,7 +25,7 @@ describe('TOKEN_SIGNING_ALG=ES256', () => {
     const jwks = createRemoteJWKSet(new URL(`${server.url}/oauth2/jwks`));
     const { protectedHeader } = await jwtVerify(bodyOf<TokenBody>(response).access_token, jwks, { issuer: server.url, typ: 'at+jwt' });
     expect(protectedHeader.alg).toBe('ES256');
-    const key = (await request(server.url).get('/oauth2/jwks')).body.keys.find((jwk: { kid: string }) => jwk.kid === protectedHeader.kid);
+    const key = bodyOf<JwksBody>(await request(server.url).get('/oauth2/jwks')).keys.find((jwk) => jwk.kid === protectedHeader.kid);
     expect(key).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' });
   });
 });

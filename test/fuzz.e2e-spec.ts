@@ -132,7 +132,7 @@ describe('fuzzing the admin interface', () => {
   });
 
   it(`answers ${CASES_PER_ENDPOINT} malformed plain JSON:API requests with 4xx, changing nothing`, async () => {
-    const methods = fc.constantFrom('get', 'post', 'patch', 'delete') as fc.Arbitrary<'get' | 'post' | 'patch' | 'delete'>;
+    const methods = fc.constantFrom<'get' | 'post' | 'patch' | 'delete'>('get', 'post', 'patch', 'delete');
     const paths = fc.oneof(
       types.map((type) => `/admin/${type}`),
       fc.tuple(types, nasty).map(([type, id]) => `/admin/${type}/${percentEncode(id)}`),

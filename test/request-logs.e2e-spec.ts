@@ -35,7 +35,7 @@ describe('request logs', () => {
 
     const ours = linesWith('failed-token-request-1');
     expect(ours.length).toBeGreaterThan(0);
-    const entry = JSON.parse(ours[0]);
+    const entry = JSON.parse(ours[0]) as { req: unknown; res: { statusCode: number } };
     expect(entry.req).toMatchObject({ id: 'failed-token-request-1', method: 'POST', url: '/oauth2/token' });
     expect(entry.res.statusCode).toBe(401);
     const everything = lines.join('\n');

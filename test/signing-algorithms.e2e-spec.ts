@@ -4,6 +4,7 @@ import { basic, createClient, type TestClient } from './support/factories.js';
 import { eventually } from './support/processes.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { bodyOf, type IntrospectionBody, type TokenBody } from './support/bodies.js';
+import type { JwksBody } from './support/bodies-lint4.js';
 
 // API.md §2 and §5, FAPI 2.0: access tokens signed with PS256 or EdDSA (Ed25519).
 describe.each([
@@ -30,12 +31,12 @@ describe.each([
     const { protectedHeader, payload } = await verify(bodyOf<TokenBody>(response).access_token);
     expect(protectedHeader.alg).toBe(alg);
     expect(payload.client_id).toBe(client.clientId);
-    const jwks = (await request(server.url).get('/oauth2/jwks')).body.keys;
-    expect(jwks.find((key: { kid: string }) => key.kid === protectedHeader.kid)).toMatchObject(jwkShape);
+    const jwks = bodyOf<JwksBody>(await request(server.url).get('/oauth2/jwks')).keys;
+    expect(jwks.find((key) => key.kid === protectedHeader.kid)).toMatchObject(jwkShape);
   });
 
   it('names the algorithm in the metadata', async () => {
-    const metadata = (await request(server.url).get('/.well-known/oauth-authorization-server')).body;
+    const metadata = bodyOf<{ access_token_signing_alg_values_supported: string[] }>(await request(server.url).get('/.well-known/oauth-authorization-server'));
     expect(metadata.access_token_signing_alg_values_supported).toEqual([alg]);
   });
 
@@ -51,7 +52,7 @@ describe.each([
     const old = await verify(before);
     // The new key reaches the signer through the change feed, within a second.
     const after = await eventually(async () => {
-      const token = bodyOf<TokenBody>(await askToken()).access_token as string;
+      const token = bodyOf<TokenBody>(await askToken()).access_token;
       return (await verify(token)).protectedHeader.kid !== old.protectedHeader.kid ? token : undefined;
     });
     expect(bodyOf<IntrospectionBody>(await introspect(before)).active).toBe(true);

@@ -3,6 +3,7 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { basic, createClient, type TestClient } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { bodyOf, type OAuthErrorBody, type TokenBody } from './support/bodies.js';
+import { accessTokenClaims, type JwksBody } from './support/bodies-lint4.js';
 
 let server: TestApp;
 
@@ -27,7 +28,7 @@ function expectError(response: request.Response, status: number, error: string):
   expect(bodyOf<OAuthErrorBody>(response).error).toBe(error);
   expect(typeof bodyOf<OAuthErrorBody>(response).error_description).toBe('string');
   expect(bodyOf<OAuthErrorBody>(response).error_description.length).toBeGreaterThan(0);
-  expect(Object.keys(response.body).sort()).toEqual(['error', 'error_description']);
+  expect(Object.keys(bodyOf<Record<string, unknown>>(response)).sort()).toEqual(['error', 'error_description']);
   expectNoStore(response);
 }
 
@@ -45,7 +46,7 @@ describe('POST /oauth2/token, client credentials', () => {
       .send('{"grant_type":"client_credentials","scope":"read"}');
     expect(response.status).toBe(200);
     expectNoStore(response);
-    expect(Object.keys(response.body).sort()).toEqual(['access_token', 'expires_in', 'scope', 'token_type']);
+    expect(Object.keys(bodyOf<Record<string, unknown>>(response)).sort()).toEqual(['access_token', 'expires_in', 'scope', 'token_type']);
     expect(response.body).toMatchObject({ token_type: 'Bearer', expires_in: 600, scope: 'read' });
   });
 
@@ -88,7 +89,7 @@ describe('POST /oauth2/token, client credentials', () => {
   it('gives every token its own jti', async () => {
     const issue = () => token().set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
     const [first, second] = await Promise.all([issue(), issue()]);
-    const jti = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()).jti;
+    const jti = (jwt: string) => accessTokenClaims(jwt).jti;
     expect(jti(bodyOf<TokenBody>(first).access_token)).not.toBe(jti(bodyOf<TokenBody>(second).access_token));
   });
 
@@ -314,9 +315,10 @@ describe('GET /oauth2/jwks and metadata', () => {
   it('publishes public keys only', async () => {
     const response = await request(server.url).get('/oauth2/jwks');
     expect(response.status).toBe(200);
-    expect(response.body.keys.length).toBeGreaterThan(0);
-    for (const key of response.body.keys) {
-      expect(key).toMatchObject({ use: 'sig', kid: expect.any(String), alg: expect.stringMatching(/^(RS256|ES256)$/) });
+    const { keys } = bodyOf<JwksBody>(response);
+    expect(keys.length).toBeGreaterThan(0);
+    for (const key of keys) {
+      expect(key).toMatchObject({ use: 'sig', kid: expect.any(String) as unknown, alg: expect.stringMatching(/^(RS256|ES256)$/) as unknown });
       expect(key.d).toBeUndefined();
     }
   });
@@ -326,7 +328,7 @@ describe('GET /oauth2/jwks and metadata', () => {
     const issued = await token().set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
     const { kid } = decodeProtectedHeader(bodyOf<TokenBody>(issued).access_token);
     const jwks = await request(server.url).get('/oauth2/jwks');
-    expect(jwks.body.keys.map((key: { kid: string }) => key.kid)).toContain(kid);
+    expect(bodyOf<JwksBody>(jwks).keys.map((key) => key.kid)).toContain(kid);
   });
 
   it('serves RFC 8414 metadata naming the endpoints and methods', async () => {

@@ -6,6 +6,7 @@ import { basic } from './support/factories.js';
 import { eventually, finished, runCli, startServerProcess } from './support/processes.js';
 import { slowPost } from './support/raw-http.js';
 import { freePorts, testDatabaseUrl } from './support/test-app.js';
+import type { CliClientJson } from './support/bodies-lint4.js';
 
 /** The worker processes of a primary: its children running main.js. */
 function workersOf(primary: number): number[] {
@@ -47,7 +48,7 @@ describe('WORKERS=2 (server process)', () => {
 
     const clientId = `workers-${randomBytes(6).toString('hex')}`;
     const created = await runCli(['client', 'create', '--client-id', clientId, '--name', 'Workers', '--scopes', 'read', '--json'], { DATABASE_URL: testDatabaseUrl() });
-    const secret = JSON.parse(created.stdout).client_secret as string;
+    const secret = (JSON.parse(created.stdout) as CliClientJson).client_secret;
     // One connection per request: the primary hands connections to the workers in turn.
     const token = () =>
       request(url).post('/oauth2/token').set('Connection', 'close').set('Authorization', basic(clientId, secret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
@@ -62,7 +63,7 @@ describe('WORKERS=2 (server process)', () => {
 
     const [killed] = workersOf(child.pid!);
     process.kill(killed, 'SIGKILL');
-    const replaced = await eventually(async () => {
+    const replaced = await eventually(() => {
       const workers = workersOf(child.pid!);
       return workers.length === 2 && !workers.includes(killed) ? workers : undefined;
     }, 30_000, 100);

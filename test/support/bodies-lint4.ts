@@ -20,3 +20,6 @@ export function clientSecretOf(response: { body: unknown }): string {
 export function accessTokenClaims(jwt: string): AccessTokenClaims {
   return JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()) as AccessTokenClaims;
 }
+
+/** What `client create --json` prints: the client id, and the secret a secret client gets once. */
+export type CliClientJson = { client_id: string; client_secret: string };
