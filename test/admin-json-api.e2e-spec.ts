@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { add, freshIds, getAdmin, JSON_API, patchAdmin, rowCounts } from './support/admin.js';
+import { bodyOf, type JsonApiDocument, type JsonApiErrors, type JsonApiResource } from './support/bodies.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 let server: TestApp;
@@ -18,8 +19,8 @@ describe('plain JSON:API on /admin/<type>', () => {
     const response = await send('post', '/admin/purpose').send(JSON.stringify({ data: { type: 'purpose', attributes: { name: 'posted' } } }));
     expect(response.status).toBe(201);
     expect(response.headers['content-type']).toBe(JSON_API);
-    expect(response.headers.location).toBe(`/admin/purpose/${response.body.data.id}`);
-    expect(response.body.data).toMatchObject({ type: 'purpose', attributes: { name: 'posted' } });
+    expect(response.headers.location).toBe(`/admin/purpose/${bodyOf<JsonApiDocument<JsonApiResource>>(response).data.id}`);
+    expect(bodyOf<JsonApiDocument>(response).data).toMatchObject({ type: 'purpose', attributes: { name: 'posted' } });
   });
 
   it('reads one record, and 404 for a missing one', async () => {
@@ -27,20 +28,20 @@ describe('plain JSON:API on /admin/<type>', () => {
     await patchAdmin(server, [add('purpose', { id, attributes: { name: 'read me' } })]);
     const response = await getAdmin(server, `/admin/purpose/${id}`);
     expect(response.status).toBe(200);
-    expect(response.body.data).toMatchObject({ type: 'purpose', id: String(id), attributes: { name: 'read me' } });
+    expect(bodyOf<JsonApiDocument>(response).data).toMatchObject({ type: 'purpose', id: String(id), attributes: { name: 'read me' } });
     expect(response.headers['content-language']).toBe('en');
     const missing = await getAdmin(server, '/admin/purpose/2000000002');
     expect(missing.status).toBe(404);
-    expect(missing.body.errors[0].status).toBe('404');
+    expect(bodyOf<JsonApiErrors>(missing).errors[0].status).toBe('404');
   });
 
   it('lists a type in pages with links and a total', async () => {
     await patchAdmin(server, Array.from({ length: 3 }, () => add('purpose', { attributes: { name: 'listed' } })));
     const response = await getAdmin(server, '/admin/purpose?page[number]=2&page[size]=2');
     expect(response.status).toBe(200);
-    expect(response.body.data).toHaveLength(2);
-    expect(response.body.meta.total).toBeGreaterThanOrEqual(3);
-    expect(response.body.links).toMatchObject({ self: '/admin/purpose?page[number]=2&page[size]=2', first: '/admin/purpose?page[number]=1&page[size]=2', prev: '/admin/purpose?page[number]=1&page[size]=2' });
+    expect(bodyOf<JsonApiDocument>(response).data).toHaveLength(2);
+    expect(bodyOf<JsonApiDocument>(response).meta?.total).toBeGreaterThanOrEqual(3);
+    expect(bodyOf<JsonApiDocument>(response).links).toMatchObject({ self: '/admin/purpose?page[number]=2&page[size]=2', first: '/admin/purpose?page[number]=1&page[size]=2', prev: '/admin/purpose?page[number]=1&page[size]=2' });
   });
 
   it.each([
@@ -51,7 +52,7 @@ describe('plain JSON:API on /admin/<type>', () => {
   ])('answers 400 for %s', async (_case, path) => {
     const response = await getAdmin(server, path);
     expect(response.status).toBe(400);
-    expect(response.body.errors[0].status).toBe('400');
+    expect(bodyOf<JsonApiErrors>(response).errors[0].status).toBe('400');
   });
 
   it('answers 404 for an unknown type', async () => {
@@ -63,7 +64,7 @@ describe('plain JSON:API on /admin/<type>', () => {
     await patchAdmin(server, [add('purpose', { id, attributes: { name: 'old' } })]);
     const response = await send('patch', `/admin/purpose/${id}`).send(JSON.stringify({ data: { type: 'purpose', id: String(id), attributes: { name: 'new' } } }));
     expect(response.status).toBe(200);
-    expect(response.body.data.attributes.name).toBe('new');
+    expect(bodyOf<JsonApiDocument<JsonApiResource>>(response).data.attributes.name).toBe('new');
   });
 
   it('deletes with DELETE: 204, then 404', async () => {

@@ -6,6 +6,7 @@ import { calculateJwkThumbprint } from 'jose';
 import { runCli } from './support/processes.js';
 import { ASSERTION_TYPE, assertion, claimsOf, clientKey, dpopProof } from './support/keys.js';
 import { startTestApp, testDatabaseUrl, type TestApp } from './support/test-app.js';
+import { bodyOf, type OAuthErrorBody, type TokenBody } from './support/bodies.js';
 
 let server: TestApp;
 const environment = () => ({ DATABASE_URL: testDatabaseUrl() });
@@ -35,11 +36,11 @@ describe('cli client create --auth-method private_key_jwt', () => {
     expect(JSON.parse(result.stdout)).toEqual({ client_id: clientId });
     const form = { grant_type: 'client_credentials', scope: 'read', client_assertion_type: ASSERTION_TYPE };
     const unbound = await request(server.url).post('/oauth2/token').type('form').send({ ...form, client_assertion: await assertion(key, clientId, server.url) });
-    expect(unbound.body.error).toBe('invalid_dpop_proof');
+    expect(bodyOf<OAuthErrorBody>(unbound).error).toBe('invalid_dpop_proof');
     const bound = await request(server.url).post('/oauth2/token').set('DPoP', await dpopProof(key, `${server.url}/oauth2/token`)).type('form')
       .send({ ...form, client_assertion: await assertion(key, clientId, server.url) });
     expect(bound.status).toBe(200);
-    expect(claimsOf(bound.body.access_token).cnf).toEqual({ jkt: await calculateJwkThumbprint(key.jwk) });
+    expect(claimsOf(bodyOf<TokenBody>(bound).access_token).cnf).toEqual({ jkt: await calculateJwkThumbprint(key.jwk) });
   });
 
   it('refuses a JWKS file holding a private key with one line on stderr', async () => {
@@ -59,7 +60,6 @@ describe('cli client create --auth-method private_key_jwt', () => {
   });
 
   it('refuses to rotate the secret of a private_key_jwt client', async () => {
-    const key = await clientKey('ES256');
     const clientId = uniqueId('cli-rotate');
     await runCli(['client', 'create', '--client-id', clientId, '--name', 'Key', '--scopes', 'read', '--auth-method', 'private_key_jwt', '--jwks-uri', 'https://client.example/jwks.json'], environment());
     const result = await runCli(['client', 'rotate-secret', clientId], environment());
@@ -79,7 +79,7 @@ describe('cli client create --access-token-lifetime', () => {
     const response = await request(server.url).post('/oauth2/token').type('form')
       .send({ grant_type: 'client_credentials', scope: 'read', client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(key, clientId, `${server.url}/oauth2/token`) });
     expect(response.status).toBe(200);
-    expect(response.body.expires_in).toBe(300);
+    expect(bodyOf<TokenBody>(response).expires_in).toBe(300);
   });
 
   it.each([['0', 1, /accessTokenLifetime must be a whole number of seconds from 1 to 86400/], ['86401', 1, /from 1 to 86400/], ['soon', 2, /--access-token-lifetime must be a whole number/]])(

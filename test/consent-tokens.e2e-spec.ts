@@ -4,6 +4,8 @@ import { consentWorld, type ConsentGrant } from './support/consent.js';
 import { basic } from './support/factories.js';
 import { eventually } from './support/processes.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type OAuthErrorBody, type TokenBody } from './support/bodies.js';
+import { accessTokenClaims, clientSecretOf } from './support/bodies-lint4.js';
 
 let server: TestApp;
 
@@ -20,63 +22,63 @@ function ask(target: TestApp, grant: Pick<Grant, 'clientId' | 'secret'>, scope: 
   return request(target.url).post('/oauth2/token').set('Authorization', basic(grant.clientId, grant.secret)).type('form').send({ grant_type: 'client_credentials', scope });
 }
 
-const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());
+const claimsOf = (token: string) => accessTokenClaims(token);
 
 describe('resource scopes and consent tickets', () => {
   it('grants a resource scope covered by a consent ticket of the client', async () => {
     const grant = await consentWorldOn();
     const response = await ask(server, grant, `${grant.definitionName}:read`);
     expect(response.status).toBe(200);
-    expect(response.body.scope).toBe(`${grant.definitionName}:read`);
+    expect(bodyOf<TokenBody>(response).scope).toBe(`${grant.definitionName}:read`);
   });
 
   it('names the resource type when the client holds no ticket for it', async () => {
     const grant = await consentWorldOn({ ticket: false });
     const response = await ask(server, grant, `${grant.definitionName}:read`);
     expect(response.status).toBe(400);
-    expect(response.body.error).toBe('invalid_scope');
-    expect(response.body.error_description).toContain(`no consent ticket of this client covers resource type "${grant.definitionName}"`);
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_scope');
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toContain(`no consent ticket of this client covers resource type "${grant.definitionName}"`);
   });
 
   it('names the scope when the ticket does not bind it', async () => {
     const grant = await consentWorldOn();
     const response = await ask(server, grant, `${grant.definitionName}:write`);
-    expect(response.body.error).toBe('invalid_scope');
-    expect(response.body.error_description).toContain('scope "write" is not bound');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_scope');
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toContain('scope "write" is not bound');
   });
 
   it("refuses a client that is allowed the scope but only another client holds the ticket", async () => {
     const holder = await consentWorldOn();
     const [other] = freshIds(1);
     const created = await patchAdmin(server, [add('uma-client', { id: other, attributes: { clientId: `other-${other}`, clientName: 'o', allowedScopes: `${holder.definitionName}:read` } })]);
-    const response = await ask(server, { clientId: `other-${other}`, secret: created.body[0].meta.clientSecret }, `${holder.definitionName}:read`);
-    expect(response.body.error).toBe('invalid_scope');
+    const response = await ask(server, { clientId: `other-${other}`, secret: clientSecretOf(created) }, `${holder.definitionName}:read`);
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_scope');
     expect((await ask(server, holder, `${holder.definitionName}:read`)).status).toBe(200);
   });
 
   it('refuses a covered resource scope that is not in the allowed scopes', async () => {
     const grant = await consentWorldOn();
     await patchAdmin(server, [{ op: 'replace', path: `/uma-client/${grant.client}`, value: { type: 'uma-client', attributes: { allowedScopes: 'uma_protection' } } }]);
-    await eventually(async () => ((await ask(server, grant, `${grant.definitionName}:read`)).body.error === 'invalid_scope' ? true : undefined), 1_000);
+    await eventually(async () => (bodyOf<OAuthErrorBody>(await ask(server, grant, `${grant.definitionName}:read`)).error === 'invalid_scope' ? true : undefined), 1_000);
   });
 
   it('caps the lifetime at the maxPermissionDuration of the covering requested resource', async () => {
     const grant = await consentWorldOn({ maxPermissionDuration: 900 });
     const response = await ask(server, grant, `uma_protection ${grant.definitionName}:read`);
-    expect(response.body.expires_in).toBe(900);
-    const claims = claimsOf(response.body.access_token);
+    expect(bodyOf<TokenBody>(response).expires_in).toBe(900);
+    const claims = claimsOf(bodyOf<TokenBody>(response).access_token);
     expect(claims.exp - claims.iat).toBe(900);
   });
 
   it('keeps ACCESS_TOKEN_TTL when it is the shorter', async () => {
     const grant = await consentWorldOn({ maxPermissionDuration: 86_400 });
-    expect((await ask(server, grant, `${grant.definitionName}:read`)).body.expires_in).toBe(3600);
+    expect(bodyOf<TokenBody>(await ask(server, grant, `${grant.definitionName}:read`)).expires_in).toBe(3600);
   });
 
   it('puts a permissions claim in the UMA RPT shape into the token', async () => {
     const grant = await consentWorldOn({ maxPermissionDuration: 1800 });
     const response = await ask(server, grant, `uma_protection ${grant.definitionName}:read`);
-    const claims = claimsOf(response.body.access_token);
+    const claims = claimsOf(bodyOf<TokenBody>(response).access_token);
     expect(claims.permissions).toEqual([
       { resource_id: grant.resourceId, resource_type: grant.definitionName, resource_scopes: ['read'], ticket_id: grant.ticketId, purpose: 'Your doctor follows your glucose', exp: claims.exp },
     ]);
@@ -86,7 +88,7 @@ describe('resource scopes and consent tickets', () => {
   it('has no permissions claim for plain scopes', async () => {
     const grant = await consentWorldOn();
     const response = await ask(server, grant, 'uma_protection');
-    expect(claimsOf(response.body.access_token).permissions).toBeUndefined();
+    expect(claimsOf(bodyOf<TokenBody>(response).access_token).permissions).toBeUndefined();
   });
 
   it('stops granting within a second of the combination being removed, on every instance', async () => {

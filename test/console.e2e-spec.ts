@@ -7,6 +7,8 @@ import { add, getAdmin, patchAdmin, ref, rowCounts } from './support/admin.js';
 import { launchChromium, openScreen, openTab, PHONE, screenshot, signIn, takeRequestedUrls } from './support/browser.js';
 import { basic } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type JsonApiDocument, type JsonApiResource, type OAuthErrorBody, type PatchResults, type TokenBody } from './support/bodies.js';
+import { accessTokenClaims } from './support/bodies-lint4.js';
 
 /**
  * The administrator's console (API.md §13) in a real Chromium, against the real server on the
@@ -51,7 +53,7 @@ async function world(scopes = ['read']) {
     add('resource-definition', { lid: 'definition', attributes: { name: definition, description: 'Blood glucose' } }),
     ...scopes.map((name) => add('scope', { attributes: { name }, relationships: { resourceDefinition: { data: { type: 'resource-definition', lid: 'definition' } } } })),
   ]).expect(200);
-  return { clientId, definition, secret, clientRecordId: response.body[0].data.id as string };
+  return { clientId, definition, secret, clientRecordId: bodyOf<PatchResults>(response)[0].data!.id };
 }
 
 /** Picks a record in a searchable picker (a combobox) by typing its name and clicking the server's match. */
@@ -179,8 +181,8 @@ describe('the console', () => {
     await expectPage(page.getByRole('button', { name: `Remove scope observe of ${name}-renamed` })).toHaveCount(0);
     await page.getByRole('button', { name: `Remove definition ${name}-renamed` }).click();
     await expectPage(page.getByRole('rowheader', { name: `${name}-renamed` })).toHaveCount(0);
-    const { body } = await getAdmin(server, '/admin/resource-definition?page[size]=100').expect(200);
-    expect(body.data.map((record: { attributes: { name: string } }) => record.attributes.name)).not.toContain(`${name}-renamed`);
+    const body = bodyOf<JsonApiDocument<JsonApiResource[]>>(await getAdmin(server, '/admin/resource-definition?page[size]=100').expect(200));
+    expect(body.data.map((record) => record.attributes.name)).not.toContain(`${name}-renamed`);
     await context.close();
   });
 
@@ -238,12 +240,12 @@ describe('the console', () => {
       client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: await assertion(),
     });
     const unbound = await request(server.url).post('/oauth2/token').type('form').send(await body()).expect(400);
-    expect(unbound.body.error).toBe('invalid_dpop_proof');
+    expect(bodyOf<OAuthErrorBody>(unbound).error).toBe('invalid_dpop_proof');
     const proofKey = await generateKeyPair('ES256');
     const proof = await new SignJWT({ htm: 'POST', htu: `${server.url}/oauth2/token`, jti: randomBytes(16).toString('hex') })
       .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(proofKey.publicKey) }).setIssuedAt().sign(proofKey.privateKey);
     const bound = await request(server.url).post('/oauth2/token').set('DPoP', proof).type('form').send(await body()).expect(200);
-    expect(bound.body.token_type).toBe('DPoP');
+    expect(bodyOf<TokenBody>(bound).token_type).toBe('DPoP');
     await context.close();
   });
 
@@ -292,8 +294,8 @@ describe('the console', () => {
     await screenshot(page, 'consent-tickets');
 
     const token = await tokenRequest(clientId, secret, `${definition}:read`).expect(200);
-    expect(token.body.expires_in).toBe(1800);
-    const claims = JSON.parse(Buffer.from(token.body.access_token.split('.')[1], 'base64url').toString());
+    expect(bodyOf<TokenBody>(token).expires_in).toBe(1800);
+    const claims = accessTokenClaims(bodyOf<TokenBody>(token).access_token);
     expect(claims.permissions).toEqual([expect.objectContaining({ resource_id: 'glucose-readings', resource_type: definition, resource_scopes: ['read'], ticket_id: ticketId })]);
     await context.close();
   });
@@ -348,7 +350,7 @@ describe('the console', () => {
     expect(requests.slice(before).filter((sent) => sent.method() !== 'GET')).toHaveLength(1);
     const after = await rowCounts(server);
     for (const table of ['purpose', 'capability_ticket', 'requested_resource', 'requested_resource_scopes', 'requested_resources_capability_tickets']) {
-      expect(after[table]).toBe(counts[table]! - 1);
+      expect(after[table]).toBe(counts[table] - 1);
     }
     await new Promise((resolve) => setTimeout(resolve, 1200));
     await tokenRequest(clientId, secret, `${definition}:read`).expect(400);
@@ -590,7 +592,7 @@ describe('the console at scale', () => {
     const sentence = `${prefix}-11 may read ${definition} for 'Found by typing', at most 10 min, ticket ${ticketId}`;
     await expectPage(page.getByText(sentence)).toBeVisible();
     const token = await tokenRequest(`${prefix}-11`, secret, `${definition}:read`).expect(200);
-    expect(token.body.expires_in).toBe(600);
+    expect(bodyOf<TokenBody>(token).expires_in).toBe(600);
     await tokenRequest(`${prefix}-10`, secret, `${definition}:read`).expect(400);
 
     // Another client's tickets replace these: one client at a time.
@@ -606,10 +608,10 @@ describe('the console at scale', () => {
 describe('the console and SMART scopes', () => {
   it('maps a definition to a FHIR type, sets a scope\'s SMART permissions, and explain shows what a SMART scope denotes', async () => {
     const { clientId, definition, clientRecordId } = await world(['read']);
-    const type = `Fhir${randomBytes(4).toString('hex').replace(/\d/g, (digit) => 'ghijklmnop'[Number(digit)]!)}`;
+    const type = `Fhir${randomBytes(4).toString('hex').replace(/\d/g, (digit) => 'ghijklmnop'[Number(digit)])}`;
     // A consent ticket covering read, written through the admin interface.
-    const scopes = await server.dataSource.query('SELECT s.id FROM scope s JOIN resource_definition d ON d.id = s.resource_definition_id WHERE d.name = $1', [definition]);
-    const [{ id: definitionId }] = await server.dataSource.query('SELECT id FROM resource_definition WHERE name = $1', [definition]);
+    const scopes = await server.dataSource.query<{ id: number }[]>('SELECT s.id FROM scope s JOIN resource_definition d ON d.id = s.resource_definition_id WHERE d.name = $1', [definition]);
+    const [{ id: definitionId }] = await server.dataSource.query<{ id: number }[]>('SELECT id FROM resource_definition WHERE name = $1', [definition]);
     await patchAdmin(server, [
       add('purpose', { lid: 'purpose', attributes: { name: 'Mapped' } }),
       add('capability-ticket', { lid: 'ticket', attributes: { ticketId: unique('T'), ticketName: 'Mapped' }, relationships: { purpose: { data: { type: 'purpose', lid: 'purpose' } }, umaClient: ref('uma-client', clientRecordId) } }),
@@ -661,14 +663,14 @@ describe('the console and per-client token lifetimes', () => {
     await page.getByRole('button', { name: 'Save client' }).click();
     await expectPage(page.getByRole('status')).toContainText(`Client ${clientId} saved.`);
     const token = await tokenRequest(clientId, secret, 'uma_protection').expect(200);
-    expect(token.body.expires_in).toBe(300);
+    expect(bodyOf<TokenBody>(token).expires_in).toBe(300);
 
     await page.getByRole('button', { name: `Edit ${clientId}` }).click();
     expect(await page.getByLabel('Access token lifetime (seconds, optional)').inputValue()).toBe('300');
     await page.getByLabel('Access token lifetime (seconds, optional)').fill('');
     await page.getByRole('button', { name: 'Save client' }).click();
     await expectPage(page.getByRole('status')).toContainText(`Client ${clientId} saved.`);
-    expect((await tokenRequest(clientId, secret, 'uma_protection').expect(200)).body.expires_in).toBe(3600);
+    expect(bodyOf<TokenBody>(await tokenRequest(clientId, secret, 'uma_protection').expect(200)).expires_in).toBe(3600);
     await context.close();
   });
 });

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { add, freshIds, getAdmin, JSON_API, patchAdmin, ref, rowCounts } from './support/admin.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type JsonApiDocument, type JsonApiErrors, type JsonApiResource, type PatchResults } from './support/bodies.js';
 
 let server: TestApp;
 
@@ -29,7 +30,7 @@ const dataSourceValue = (id: number, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-const errorOf = (response: request.Response, index: number) => response.body[index].errors[0];
+const errorOf = (response: request.Response, index: number) => bodyOf<JsonApiErrors[]>(response)[index].errors[0];
 
 describe('data sources through JSON Patch', () => {
   it('enrols a data source and the definitions it serves in one request, readable with include', async () => {
@@ -41,14 +42,14 @@ describe('data sources through JSON Patch', () => {
       add('data-source-resource-definitions', { id: pair2, relationships: { dataSource: ref('data-source', source), resourceDefinition: ref('resource-definition', other) } }),
     ]);
     expect(response.status).toBe(200);
-    expect(response.body[0].data).toMatchObject({
+    expect(bodyOf<PatchResults>(response)[0].data).toMatchObject({
       type: 'data-source', id: String(source),
       attributes: { name: 'Glucose API', kind: 'resource-server', resourceUri: `https://glucose-${source}.example/api` },
       relationships: { umaClient: { data: { type: 'uma-client', id: String(rsClient) } } },
     });
     const read = await getAdmin(server, `/admin/data-source-resource-definitions/${pair1}?include=dataSource.umaClient,resourceDefinition`);
     expect(read.status).toBe(200);
-    const included = read.body.included.map((record: { type: string; id: string }) => `${record.type}:${record.id}`).sort();
+    const included = (bodyOf<JsonApiDocument>(read).included ?? []).map((record) => `${record.type}:${record.id}`).sort();
     expect(included).toEqual([`data-source:${source}`, `resource-definition:${definition}`, `uma-client:${rsClient}`].sort());
   });
 
@@ -60,19 +61,19 @@ describe('data sources through JSON Patch', () => {
     const rows: { operation: string; before: { name?: string } | null; after: { name?: string } | null }[] = await server.dataSource.query(
       `SELECT operation, before, after FROM audit_event WHERE record_type = 'data-source' AND record_id = $1 ORDER BY id`, [source]);
     expect(rows.map((row) => row.operation)).toEqual(['add', 'replace', 'remove']);
-    expect(rows[1]!.before?.name).toBe('Glucose API');
-    expect(rows[1]!.after?.name).toBe('Renamed');
-    expect(rows[2]!.after).toBeNull();
+    expect(rows[1].before?.name).toBe('Glucose API');
+    expect(rows[1].after?.name).toBe('Renamed');
+    expect(rows[2].after).toBeNull();
   });
 
   it('enrols a data source without an introspection client, and unsets one with data null', async () => {
     const { rsClient } = await world();
     const [source] = freshIds(1);
-    expect((await patchAdmin(server, [add('data-source', dataSourceValue(source))])).body[0].data.relationships).toEqual({ umaClient: { data: null } });
+    expect(bodyOf<PatchResults>(await patchAdmin(server, [add('data-source', dataSourceValue(source))]))[0].data?.relationships).toEqual({ umaClient: { data: null } });
     await patchAdmin(server, [{ op: 'replace', path: `/data-source/${source}`, value: { type: 'data-source', relationships: { umaClient: ref('uma-client', rsClient) } } }]);
     const unset = await patchAdmin(server, [{ op: 'replace', path: `/data-source/${source}`, value: { type: 'data-source', relationships: { umaClient: { data: null } } } }]);
     expect(unset.status).toBe(200);
-    expect(unset.body[0].data.relationships.umaClient).toEqual({ data: null });
+    expect(bodyOf<PatchResults>(unset)[0].data?.relationships?.umaClient).toEqual({ data: null });
   });
 
   it('stores nothing of a request whose last operation fails', async () => {
@@ -85,7 +86,7 @@ describe('data sources through JSON Patch', () => {
     ]);
     expect(response.status).toBe(404);
     expect(errorOf(response, 0).code).toBe('not_applied');
-    expect(errorOf(response, 1).source.pointer).toBe('/1/value/relationships/resourceDefinition');
+    expect(errorOf(response, 1).source?.pointer).toBe('/1/value/relationships/resourceDefinition');
     expect(await rowCounts(server)).toEqual(before);
   });
 
@@ -94,7 +95,7 @@ describe('data sources through JSON Patch', () => {
     await patchAdmin(server, [add('data-source', dataSourceValue(first))]);
     const response = await patchAdmin(server, [add('data-source', { id: second, attributes: { name: 'Copy', kind: 'resource-server', resourceUri: `https://glucose-${first}.example/api` } })]);
     expect(response.status).toBe(409);
-    expect(errorOf(response, 0).source.pointer).toBe('/0/value/attributes/resourceUri');
+    expect(errorOf(response, 0).source?.pointer).toBe('/0/value/attributes/resourceUri');
   });
 
   it('answers 409 for a pair of data source and definition given twice', async () => {
@@ -108,7 +109,7 @@ describe('data sources through JSON Patch', () => {
       add('data-source-resource-definitions', { id: pair2, relationships: { dataSource: ref('data-source', source), resourceDefinition: ref('resource-definition', definition) } }),
     ]);
     expect(response.status).toBe(409);
-    expect(errorOf(response, 0).source.pointer).toBe('/0/value/relationships/resourceDefinition');
+    expect(errorOf(response, 0).source?.pointer).toBe('/0/value/relationships/resourceDefinition');
   });
 
   it.each([
@@ -119,14 +120,14 @@ describe('data sources through JSON Patch', () => {
     const [source] = freshIds(1);
     const response = await patchAdmin(server, [add('data-source', { id: source, attributes: { ...dataSourceValue(source).attributes, ...attributes } })]);
     expect(response.status).toBe(422);
-    expect(errorOf(response, 0).source.pointer).toBe(pointer);
+    expect(errorOf(response, 0).source?.pointer).toBe(pointer);
   });
 
   it('answers 400 for a kind that is not a string, and for a missing resourceUri', async () => {
     const [source] = freshIds(1);
     const wrongType = await patchAdmin(server, [add('data-source', { id: source, attributes: { ...dataSourceValue(source).attributes, kind: 7 } })]);
     expect(wrongType.status).toBe(400);
-    expect(errorOf(wrongType, 0).source.pointer).toBe('/0/value/attributes/kind');
+    expect(errorOf(wrongType, 0).source?.pointer).toBe('/0/value/attributes/kind');
     const missing = await patchAdmin(server, [add('data-source', { id: source, attributes: { name: 'x', kind: 'resource-server' } })]);
     expect(missing.status).toBe(400);
   });
@@ -136,7 +137,7 @@ describe('data sources through JSON Patch', () => {
     const [source] = freshIds(1);
     const response = await patchAdmin(server, [add('data-source', dataSourceValue(source, { relationships: { umaClient: ref('uma-client', plainClient) } }))]);
     expect(response.status).toBe(422);
-    expect(errorOf(response, 0).source.pointer).toBe('/0/value/relationships/umaClient');
+    expect(errorOf(response, 0).source?.pointer).toBe('/0/value/relationships/umaClient');
   });
 
   it("answers 422 for taking uma_protection away from a data source's introspection client", async () => {
@@ -145,7 +146,7 @@ describe('data sources through JSON Patch', () => {
     await patchAdmin(server, [add('data-source', dataSourceValue(source, { relationships: { umaClient: ref('uma-client', rsClient) } }))]);
     const response = await patchAdmin(server, [{ op: 'replace', path: `/uma-client/${rsClient}`, value: { type: 'uma-client', attributes: { allowedScopes: 'read' } } }]);
     expect(response.status).toBe(422);
-    expect(errorOf(response, 0).source.pointer).toBe('/0/value/attributes/allowedScopes');
+    expect(errorOf(response, 0).source?.pointer).toBe('/0/value/attributes/allowedScopes');
   });
 
   it('answers 404 for a data source that does not exist', async () => {
@@ -153,7 +154,7 @@ describe('data sources through JSON Patch', () => {
     const [pair] = freshIds(1);
     const response = await patchAdmin(server, [add('data-source-resource-definitions', { id: pair, relationships: { dataSource: ref('data-source', 2_000_000_001), resourceDefinition: ref('resource-definition', definition) } })]);
     expect(response.status).toBe(404);
-    expect(errorOf(response, 0).source.pointer).toBe('/0/value/relationships/dataSource');
+    expect(errorOf(response, 0).source?.pointer).toBe('/0/value/relationships/dataSource');
   });
 
   it('answers 409 for removing a data source, a definition or a client still referenced', async () => {
@@ -179,14 +180,14 @@ describe('data sources through plain JSON:API', () => {
   it('creates, lists, updates and deletes a data source', async () => {
     const created = await send('post', '/admin/data-source').send(JSON.stringify({ data: { type: 'data-source', attributes: { name: 'IdP', kind: 'identity-provider', resourceUri: `urn:example:idp:${freshIds(1)[0]}` } } }));
     expect(created.status).toBe(201);
-    const id = created.body.data.id as string;
+    const id = bodyOf<JsonApiDocument<JsonApiResource>>(created).data.id;
     expect(created.headers.location).toBe(`/admin/data-source/${id}`);
     const listed = await getAdmin(server, '/admin/data-source?page[size]=100');
     expect(listed.status).toBe(200);
-    expect(listed.body.meta.total).toBeGreaterThanOrEqual(1);
+    expect(bodyOf<JsonApiDocument>(listed).meta?.total).toBeGreaterThanOrEqual(1);
     const updated = await send('patch', `/admin/data-source/${id}`).send(JSON.stringify({ data: { type: 'data-source', id, attributes: { kind: 'resource-server' } } }));
     expect(updated.status).toBe(200);
-    expect(updated.body.data.attributes.kind).toBe('resource-server');
+    expect(bodyOf<JsonApiDocument<JsonApiResource>>(updated).data.attributes.kind).toBe('resource-server');
     expect((await send('delete', `/admin/data-source/${id}`)).status).toBe(204);
     expect((await getAdmin(server, `/admin/data-source/${id}`)).status).toBe(404);
   });
@@ -194,7 +195,7 @@ describe('data sources through plain JSON:API', () => {
   it('refuses an unknown kind with a 422 error document', async () => {
     const response = await send('post', '/admin/data-source').send(JSON.stringify({ data: { type: 'data-source', attributes: { name: 'x', kind: 'nope', resourceUri: 'https://x.example' } } }));
     expect(response.status).toBe(422);
-    expect(response.body.errors[0].source.pointer).toBe('/value/attributes/kind');
+    expect(bodyOf<JsonApiErrors>(response).errors[0].source?.pointer).toBe('/value/attributes/kind');
   });
 
   it('answers 400 for an unknown include', async () => {

@@ -6,6 +6,7 @@ import { basic } from './support/factories.js';
 import { clientKey, dpopProof } from './support/keys.js';
 import { eventually, finished, runCli, startServerProcess } from './support/processes.js';
 import { freePorts, testDatabaseUrl } from './support/test-app.js';
+import type { CliClientJson } from './support/bodies-lint4.js';
 
 const POOL_SIZE = 8;
 
@@ -28,7 +29,7 @@ describe('DATABASE_POOL_SIZE with WORKERS=2 (server process)', () => {
   });
 
   async function connections(): Promise<number> {
-    const { rows } = await superuser.query(`SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = $1`, [database]);
+    const { rows } = await superuser.query<{ count: number }>(`SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = $1`, [database]);
     return rows[0].count;
   }
 
@@ -50,7 +51,7 @@ describe('DATABASE_POOL_SIZE with WORKERS=2 (server process)', () => {
 
     const clientId = `pool-${randomBytes(6).toString('hex')}`;
     const created = await runCli(['client', 'create', '--client-id', clientId, '--name', 'Pool', '--scopes', 'read', '--json'], { DATABASE_URL: databaseUrl });
-    const secret = JSON.parse(created.stdout).client_secret as string;
+    const secret = (JSON.parse(created.stdout) as CliClientJson).client_secret;
     const proofKey = await clientKey('ES256');
 
     let peak = 0;

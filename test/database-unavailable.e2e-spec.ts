@@ -5,6 +5,7 @@ import { basic, createClient, type TestClient } from './support/factories.js';
 import { eventually } from './support/processes.js';
 import { startBehindProxy } from './support/tcp-proxy.js';
 import { startTestApp, testDatabaseUrl, type TestApp } from './support/test-app.js';
+import { bodyOf, type JsonApiErrors, type OAuthErrorBody, type TokenBody } from './support/bodies.js';
 
 describe('token endpoint without its database', () => {
   let database: Awaited<ReturnType<typeof startBehindProxy>>;
@@ -31,8 +32,8 @@ describe('token endpoint without its database', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     const response = await ask();
     expect(response.status).toBe(503);
-    expect(response.body.error).toBe('temporarily_unavailable');
-    expect(response.body.error_description).toBeTruthy();
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('temporarily_unavailable');
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toBeTruthy();
     expect(response.headers['cache-control']).toBe('no-store');
     expect(response.headers['retry-after']).toMatch(/^[1-9]\d*$/);
     expect(JSON.stringify(response.body)).not.toMatch(/ECONN|postgres|SELECT/i);
@@ -69,7 +70,7 @@ describe('PostgreSQL saying "not now"', () => {
     await superuser.query(`CREATE DATABASE ${database} OWNER ${role}`);
     server = await startTestApp({ DATABASE_URL: roleUrl() });
     client = await createClient(server.app, { allowedScopes: 'uma_protection read' });
-    accessToken = (await tokenRequest()).body.access_token;
+    accessToken = bodyOf<TokenBody>(await tokenRequest()).access_token;
     expect(accessToken).toBeTruthy();
   });
 
@@ -118,14 +119,14 @@ describe('PostgreSQL saying "not now"', () => {
   async function dropServerConnections(): Promise<void> {
     await superuser.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [database]);
     await eventually(async () => {
-      const { rows } = await superuser.query(`SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = $1`, [database]);
+      const { rows } = await superuser.query<{ count: number }>(`SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = $1`, [database]);
       return rows[0].count === 0 ? true : undefined;
     }, 5_000, 50);
   }
 
   function expectOAuthUnavailable(response: request.Response): void {
     expect(response.status).toBe(503);
-    expect(response.body).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) });
+    expect(response.body).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) as unknown });
     expect(response.headers['retry-after']).toMatch(/^[1-9]\d*$/);
     expect(response.headers['cache-control']).toBe('no-store');
   }
@@ -133,7 +134,7 @@ describe('PostgreSQL saying "not now"', () => {
   function expectAdminUnavailable(response: request.Response): void {
     expect(response.status).toBe(503);
     expect(response.headers['content-type']).toMatch(/^application\/vnd\.api\+json/);
-    expect(response.body.errors).toEqual([expect.objectContaining({ status: '503', code: 'temporarily_unavailable' })]);
+    expect(bodyOf<JsonApiErrors>(response).errors).toEqual([expect.objectContaining({ status: '503', code: 'temporarily_unavailable' })]);
     expect(response.headers['retry-after']).toMatch(/^[1-9]\d*$/);
   }
 

@@ -20,7 +20,7 @@ function composeConfig(): string {
 
 /** Values of `key:` lines of the normalised configuration (absolute paths). */
 function valuesOf(config: string, key: string): string[] {
-  return [...config.matchAll(new RegExp(`^\\s*${key}: (.+)$`, 'gm'))].map((match) => match[1]!.trim());
+  return [...config.matchAll(new RegExp(`^\\s*${key}: (.+)$`, 'gm'))].map((match) => match[1].trim());
 }
 
 describe('deployment files', () => {

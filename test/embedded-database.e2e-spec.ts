@@ -7,6 +7,7 @@ import request from 'supertest';
 import { basic } from './support/factories.js';
 import { eventually, finished, runCli, startServerProcess } from './support/processes.js';
 import { freePorts } from './support/test-app.js';
+import type { CliClientJson } from './support/bodies-lint4.js';
 
 const asRoot = process.getuid?.() === 0;
 
@@ -66,7 +67,7 @@ describe('the embedded PostgreSQL in a private folder (mode 700)', () => {
     const first = await run(async () => {
       const created = await runCli(['client', 'create', '--client-id', 'private', '--name', 'Private', '--scopes', 'read', '--json'], environment);
       expect(created.code).toBe(0);
-      secret = JSON.parse(created.stdout).client_secret;
+      secret = (JSON.parse(created.stdout) as CliClientJson).client_secret;
       expect((await token('private', secret)).status).toBe(200);
     });
     expect((await stat(join(dataDir, 'admin-token'))).mode & 0o777).toBe(0o600);
@@ -104,7 +105,7 @@ describe('a failed start leaves nothing behind', () => {
 
   it.each([['PORT'], ['ADMIN_PORT']])('stops with one line naming %s when the port is taken, and closes the listener, the pool and the embedded database', async (variable) => {
     const [port, adminPort] = await freePorts(2);
-    const taken = await occupy(variable === 'PORT' ? port! : adminPort!);
+    const taken = await occupy(variable === 'PORT' ? port : adminPort);
     try {
       const result = await finished(startServerProcess({ DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(adminPort) }));
       expect(result.code).not.toBe(0);
@@ -112,7 +113,7 @@ describe('a failed start leaves nothing behind', () => {
       expect(processesMentioning(dataDir)).toEqual([]);
       // The public port was released too (ADMIN_PORT case: it had been listening).
       taken.close();
-      const again = await occupy(port!);
+      const again = await occupy(port);
       again.close();
     } finally {
       taken.close();

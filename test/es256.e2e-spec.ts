@@ -2,6 +2,8 @@ import request from 'supertest';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { basic, createClient } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type TokenBody } from './support/bodies.js';
+import type { JwksBody } from './support/bodies-lint4.js';
 
 describe('TOKEN_SIGNING_ALG=ES256', () => {
   let server: TestApp;
@@ -21,9 +23,9 @@ describe('TOKEN_SIGNING_ALG=ES256', () => {
       .send({ grant_type: 'client_credentials', scope: 'read' });
     expect(response.status).toBe(200);
     const jwks = createRemoteJWKSet(new URL(`${server.url}/oauth2/jwks`));
-    const { protectedHeader } = await jwtVerify(response.body.access_token, jwks, { issuer: server.url, typ: 'at+jwt' });
+    const { protectedHeader } = await jwtVerify(bodyOf<TokenBody>(response).access_token, jwks, { issuer: server.url, typ: 'at+jwt' });
     expect(protectedHeader.alg).toBe('ES256');
-    const key = (await request(server.url).get('/oauth2/jwks')).body.keys.find((jwk: { kid: string }) => jwk.kid === protectedHeader.kid);
+    const key = bodyOf<JwksBody>(await request(server.url).get('/oauth2/jwks')).keys.find((jwk) => jwk.kid === protectedHeader.kid);
     expect(key).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' });
   });
 });

@@ -4,6 +4,7 @@ import { JSON_PATCH } from './support/admin.js';
 import { basic, createClient } from './support/factories.js';
 import { eventually, finished, startServerProcess } from './support/processes.js';
 import { freePorts, startTestApp, testDatabaseUrl } from './support/test-app.js';
+import { bodyOf, type OAuthErrorBody } from './support/bodies.js';
 
 describe('kill -9 in the middle of a stream of admin PATCHes', () => {
   it('keeps every acknowledged request whole and no request partly stored', async () => {
@@ -79,7 +80,7 @@ describe('database connections terminated under load', () => {
           const response = await request(server.url).post('/oauth2/token').set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
           statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
           if (response.status === 503) {
-            expect(response.body.error).toBe('temporarily_unavailable');
+            expect(bodyOf<OAuthErrorBody>(response).error).toBe('temporarily_unavailable');
             expect(response.headers['retry-after']).toMatch(/^[1-9]\d*$/);
             lastFailure = Date.now();
           }

@@ -4,6 +4,7 @@ import request from 'supertest';
 import { add, freshIds, JSON_API, JSON_PATCH, patchAdmin, ref, rowCounts } from './support/admin.js';
 import { basic, createClient, type TestClient } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type OAuthErrorBody } from './support/bodies.js';
 
 // Hundreds of malformed requests per endpoint. Every answer must be a 4xx (or a 200 where the
 // request happens to be acceptable and changes nothing), never a 5xx or a dropped connection,
@@ -102,7 +103,7 @@ describe.each(['/oauth2/token', '/oauth2/introspect', '/oauth2/revoke'])('fuzzin
         if (authorization) call = call.set('Authorization', authorization);
         const response = await call.send(body);
         record(response.status);
-        if (response.status >= 400) expect(typeof response.body.error).toBe('string');
+        if (response.status >= 400) expect(typeof bodyOf<OAuthErrorBody>(response).error).toBe('string');
       }), { numRuns: CASES_PER_ENDPOINT });
     });
     await stillServesTokens();
@@ -131,7 +132,7 @@ describe('fuzzing the admin interface', () => {
   });
 
   it(`answers ${CASES_PER_ENDPOINT} malformed plain JSON:API requests with 4xx, changing nothing`, async () => {
-    const methods = fc.constantFrom('get', 'post', 'patch', 'delete') as fc.Arbitrary<'get' | 'post' | 'patch' | 'delete'>;
+    const methods = fc.constantFrom<'get' | 'post' | 'patch' | 'delete'>('get', 'post', 'patch', 'delete');
     const paths = fc.oneof(
       types.map((type) => `/admin/${type}`),
       fc.tuple(types, nasty).map(([type, id]) => `/admin/${type}/${percentEncode(id)}`),
@@ -187,7 +188,7 @@ describe('broken HTTP framing', () => {
 
   it.each(frames.map((frame, index) => [index, frame]))('answers broken frame %i without a 5xx, and keeps serving', async (_index, frame) => {
     for (const port of [Number(new URL(server.url).port), Number(new URL(server.adminUrl).port)]) {
-      const answer = await raw(port, frame as string);
+      const answer = await raw(port, frame);
       tally.requests += 1;
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
       if (status) expect(status).toBeLessThan(500);

@@ -6,6 +6,8 @@ import { basic } from './support/factories.js';
 import { eventually, finished, runCli, startServerProcess, type Finished } from './support/processes.js';
 import { RawConnection, slowPost } from './support/raw-http.js';
 import { freePorts, testDatabaseUrl } from './support/test-app.js';
+import type { TokenBody } from './support/bodies.js';
+import type { CliClientJson } from './support/bodies-lint4.js';
 
 const ADMIN_TOKEN = `admin-${randomBytes(12).toString('hex')}`;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -17,14 +19,14 @@ async function startServer(): Promise<Running> {
   const child = startServerProcess({ DATABASE_URL: testDatabaseUrl(), ADMIN_TOKEN, PORT: String(port), ADMIN_PORT: String(adminPort) });
   const exit = finished(child);
   await eventually(async () => ((await request(`http://127.0.0.1:${port}`).get('/health/ready')).status === 200 ? true : undefined), 60_000, 100);
-  return { child, exit, port: port!, adminPort: adminPort! };
+  return { child, exit, port: port, adminPort: adminPort };
 }
 
 async function createClient(method = 'client_secret_basic'): Promise<{ clientId: string; secret: string }> {
   const clientId = `drain-${randomBytes(6).toString('hex')}`;
   const created = await runCli(['client', 'create', '--client-id', clientId, '--name', 'Drain', '--scopes', 'read', '--auth-method', method, '--json'], { DATABASE_URL: testDatabaseUrl() });
   expect(created.code).toBe(0);
-  return { clientId, secret: JSON.parse(created.stdout).client_secret };
+  return { clientId, secret: (JSON.parse(created.stdout) as CliClientJson).client_secret };
 }
 
 function refused(port: number): Promise<boolean> {
@@ -62,7 +64,7 @@ describe('shutdown on SIGTERM (server process)', () => {
 
     const tokens = await Promise.all(tokenRequests.map((pending) => pending.response));
     expect(tokens.map((response) => response.status)).toEqual(Array(40).fill(200));
-    expect(tokens.every((response) => typeof JSON.parse(response.body).access_token === 'string')).toBe(true);
+    expect(tokens.every((response) => typeof (JSON.parse(response.body) as Partial<TokenBody>).access_token === 'string')).toBe(true);
     const admin = await Promise.all(adminRequests.map((pending) => pending.response));
     expect(admin.map((response) => response.status)).toEqual(Array(5).fill(200));
     const result = await server.exit;
@@ -85,7 +87,7 @@ describe('shutdown on SIGTERM (server process)', () => {
     await pause(200);
     const notReady = await probe.send('GET', '/health/ready');
     expect(notReady.status).toBe(503);
-    expect(JSON.parse(notReady.body).error.serving).toMatchObject({ status: 'down', message: 'the server is shutting down' });
+    expect((JSON.parse(notReady.body) as { error: Record<string, unknown> }).error.serving).toMatchObject({ status: 'down', message: 'the server is shutting down' });
     expect(notReady.headers.connection).toBe('close');
     await probe.whenClosed();
 

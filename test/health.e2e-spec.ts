@@ -2,6 +2,10 @@ import request from 'supertest';
 import { startBehindProxy } from './support/tcp-proxy.js';
 import type { TestApp } from './support/test-app.js';
 import { eventually } from './support/processes.js';
+import { bodyOf } from './support/bodies.js';
+
+/** A readiness report: each check's status, failed checks under `error`. */
+type HealthBody = { status: string; details: Record<string, { status: string }>; error?: Record<string, { status: string }> };
 
 describe('health endpoints', () => {
   let database: Awaited<ReturnType<typeof startBehindProxy>>;
@@ -17,8 +21,8 @@ describe('health endpoints', () => {
   it('reports ready on the public port when the database answers, migrations are applied and a signing key loads', async () => {
     const response = await request(server.url).get('/health/ready');
     expect(response.status).toBe(200);
-    expect(response.body.status).toBe('ok');
-    expect(Object.keys(response.body.details).sort()).toEqual(['database', 'migrations', 'serving', 'signingKey']);
+    expect(bodyOf<HealthBody>(response).status).toBe('ok');
+    expect(Object.keys(bodyOf<HealthBody>(response).details).sort()).toEqual(['database', 'migrations', 'serving', 'signingKey']);
   });
 
   it('answers liveness and readiness on the admin port too', async () => {
@@ -30,8 +34,8 @@ describe('health endpoints', () => {
     await database.proxy.cut();
     const down = await request(server.url).get('/health/ready');
     expect(down.status).toBe(503);
-    expect(down.body.status).toBe('error');
-    expect(down.body.error.database.status).toBe('down');
+    expect(bodyOf<HealthBody>(down).status).toBe('error');
+    expect(bodyOf<HealthBody>(down).error?.database.status).toBe('down');
     expect(JSON.stringify(down.body)).not.toMatch(/ECONN|postgres|127\.0\.0\.1|SELECT/i);
     expect((await request(server.url).get('/health/live')).status).toBe(200);
 

@@ -4,6 +4,7 @@ import request from 'supertest';
 import { basic, createClient } from './support/factories.js';
 import { ASSERTION_TYPE, assertion, clientKey, createKeyClient, type ClientKey } from './support/keys.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type OAuthErrorBody } from './support/bodies.js';
 
 /** A client's key server on loopback: each path answers as its handler says, and is counted. */
 class KeyServer {
@@ -96,7 +97,7 @@ describe('a client whose keys are at its jwks_uri', () => {
     expect(keys.hits.get(route)).toBe(2);
     const unknown = await askWithKey(server, added, id, { kid: 'still-unknown' });
     expect(unknown.status).toBe(401);
-    expect(unknown.body.error_description).toMatch(/no key of the client's key set has the assertion's "kid"/);
+    expect(bodyOf<OAuthErrorBody>(unknown).error_description).toMatch(/no key of the client's key set has the assertion's "kid"/);
     expect(keys.hits.get(route)).toBe(2);
   });
 
@@ -114,15 +115,15 @@ describe('a client whose keys are at its jwks_uri', () => {
     arrange(route);
     const response = await askWithKey(server, key, await clientAt(key, keys.url(route)));
     expect(response.status).toBe(401);
-    expect(response.body.error).toBe('invalid_client');
-    expect(response.body.error_description).toMatch(description);
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_client');
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(description);
   });
 
   it('answers 401 invalid_client when nothing listens at the jwks_uri', async () => {
     const key = await clientKey('ES256');
     const response = await askWithKey(server, key, await clientAt(key, 'http://127.0.0.1:9/jwks'));
     expect(response.status).toBe(401);
-    expect(response.body.error_description).toMatch(/could not be used/);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/could not be used/);
   });
 
   it('keeps serving other clients while one jwks_uri hangs, and answers the hung one 401 after its timeout', async () => {
@@ -137,7 +138,7 @@ describe('a client whose keys are at its jwks_uri', () => {
     const { response, at } = await hung;
     expect(fastAt).toBeLessThan(at);
     expect(response.status).toBe(401);
-    expect(response.body.error_description).toMatch(/could not be used/);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/could not be used/);
   });
 });
 
@@ -150,7 +151,7 @@ describe('a plain-http jwks_uri without JWKS_URI_ALLOW_HTTP', () => {
       const id = await clientAt(key, keys.serve(nextPath(), { keys: [key.jwk] }), server);
       const response = await askWithKey(strict, key, id);
       expect(response.status).toBe(401);
-      expect(response.body.error_description).toMatch(/could not be used/);
+      expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/could not be used/);
     } finally {
       await strict.close();
     }

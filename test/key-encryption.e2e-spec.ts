@@ -5,6 +5,7 @@ import { basic, createClient, type TestClient } from './support/factories.js';
 import { clientKey, dpopProof, type ClientKey } from './support/keys.js';
 import { finished, startServerProcess } from './support/processes.js';
 import { freePorts, startTestApp, testDatabaseUrl, type TestApp } from './support/test-app.js';
+import { bodyOf, type OAuthErrorBody } from './support/bodies.js';
 
 /** A database of its own: sealing keys must not touch the keys other tests share. */
 async function freshDatabase(): Promise<string> {
@@ -63,7 +64,7 @@ describe('KEY_ENCRYPTION_SECRET and the DPoP nonce secret', () => {
   const storedNonceSecret = async (server: TestApp): Promise<string> => {
     const rows: { value: string }[] = await server.dataSource.query(`SELECT value FROM server_secret WHERE name = 'dpop-nonce'`);
     expect(rows).toHaveLength(1);
-    return rows[0]!.value;
+    return rows[0].value;
   };
   const tokenRequest = async (server: TestApp, client: TestClient, nonce?: string) =>
     request(server.url)
@@ -79,7 +80,7 @@ describe('KEY_ENCRYPTION_SECRET and the DPoP nonce secret', () => {
       const client = await createClient(server.app);
       const refused = await tokenRequest(server, client);
       expect(refused.status).toBe(400);
-      expect(refused.body.error).toBe('use_dpop_nonce');
+      expect(bodyOf<OAuthErrorBody>(refused).error).toBe('use_dpop_nonce');
       const stored = await storedNonceSecret(server);
       expect(stored).toMatch(/^enc:v1:/);
       expect(stored).not.toContain(refused.headers['dpop-nonce']);

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import request from 'supertest';
 import { ASSERTION_TYPE, assertion, clientKey, createKeyClient, dpopProof } from './support/keys.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type TokenBody } from './support/bodies.js';
 
 describe('no client assertion, DPoP proof or token in any log line (API.md §7, §9)', () => {
   it('holds over accepted and refused assertions, proofs and nonces', async () => {
@@ -29,7 +30,7 @@ describe('no client assertion, DPoP proof or token in any log line (API.md §7, 
       const nonce = refused.headers['dpop-nonce'];
       const issued = await send(await assertion(key, clientId, server.url), await dpopProof(key, endpoint, { nonce }));
       expect(issued.status).toBe(200);
-      secrets.push(issued.body.access_token);
+      secrets.push(bodyOf<TokenBody>(issued).access_token);
       await send(await assertion(key, clientId, server.url, { aud: 'https://elsewhere.example' }));
       await send(await assertion(key, unreachable, server.url));
       await send('eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.');

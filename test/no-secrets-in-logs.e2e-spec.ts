@@ -4,6 +4,7 @@ import { JSON_PATCH } from './support/admin.js';
 import { consentWorld } from './support/consent.js';
 import { basic, createClient } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type TokenBody } from './support/bodies.js';
 
 describe('no secret in any log line (API.md §7)', () => {
   it('holds over a full scenario: clients, tickets, tokens, errors, refresh, revoke, introspection, key rotation', async () => {
@@ -23,9 +24,9 @@ describe('no secret in any log line (API.md §7)', () => {
 
       const refresher = await createClient(server.app, { grantTypes: 'client_credentials refresh_token', allowedScopes: 'read uma_protection' });
       secrets.push(refresher.clientSecret, basic(refresher.clientId, refresher.clientSecret).slice(6));
-      const first = (await token(refresher, { grant_type: 'client_credentials', scope: 'read uma_protection' })).body;
+      const first = bodyOf<Required<TokenBody>>(await token(refresher, { grant_type: 'client_credentials', scope: 'read uma_protection' }));
       secrets.push(first.access_token, first.refresh_token);
-      const second = (await token(refresher, { grant_type: 'refresh_token', refresh_token: first.refresh_token })).body;
+      const second = bodyOf<Required<TokenBody>>(await token(refresher, { grant_type: 'refresh_token', refresh_token: first.refresh_token }));
       secrets.push(second.access_token, second.refresh_token);
       await token(refresher, { grant_type: 'refresh_token', refresh_token: first.refresh_token }); // reuse: invalid_grant
       await request(server.url).post('/oauth2/introspect').set('Authorization', basic(refresher.clientId, refresher.clientSecret)).type('form').send({ token: second.access_token });
@@ -39,7 +40,7 @@ describe('no secret in any log line (API.md §7)', () => {
 
       const grant = await consentWorld(server);
       secrets.push(grant.secret);
-      const ticketed = (await token({ clientId: grant.clientId, clientSecret: grant.secret }, { grant_type: 'client_credentials', scope: `${grant.definitionName}:read` })).body;
+      const ticketed = bodyOf<TokenBody>(await token({ clientId: grant.clientId, clientSecret: grant.secret }, { grant_type: 'client_credentials', scope: `${grant.definitionName}:read` }));
       secrets.push(ticketed.access_token);
 
       const chosen = 'an-admin-chosen-client-secret-0123';

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { ASSERTION_TYPE, assertion, clientKey, createKeyClient, dpopProof } from './support/keys.js';
 import { startBehindProxy } from './support/tcp-proxy.js';
+import { bodyOf, type OAuthErrorBody } from './support/bodies.js';
 
 describe('private_key_jwt and DPoP without the database', () => {
   let database: Awaited<ReturnType<typeof startBehindProxy>>;
@@ -25,7 +26,7 @@ describe('private_key_jwt and DPoP without the database', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     const response = await ask();
     expect(response.status).toBe(503);
-    expect(response.body.error).toBe('temporarily_unavailable');
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('temporarily_unavailable');
 
     await database.restore();
     const deadline = Date.now() + 10_000;

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import request from 'supertest';
 import { ASSERTION_TYPE, assertion, clientKey, createKeyClient, dpopProof, type ClientKey } from './support/keys.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type OAuthErrorBody, type TokenBody } from './support/bodies.js';
 
 // Malformed client assertions and DPoP proofs, built from random headers and claims: every
 // answer is a 4xx in the token endpoint's format, never a 5xx, and no access token is issued.
@@ -36,9 +37,9 @@ async function send(assertionValue: string, proof: string | undefined) {
   const response = await pending.send({ grant_type: 'client_credentials', scope: 'read', client_assertion_type: ASSERTION_TYPE, client_assertion: assertionValue });
   expect(response.status).toBeGreaterThanOrEqual(400);
   expect(response.status).toBeLessThan(500);
-  expect(typeof response.body.error).toBe('string');
-  expect(response.body.error_description).toBeTruthy();
-  expect(response.body.access_token).toBeUndefined();
+  expect(typeof bodyOf<OAuthErrorBody>(response).error).toBe('string');
+  expect(bodyOf<OAuthErrorBody>(response).error_description).toBeTruthy();
+  expect(bodyOf<TokenBody>(response).access_token).toBeUndefined();
 }
 
 // jose will not sign some headers (a malformed "crit", say): those cases have nothing to send.

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import request from 'supertest';
 import { basic, createClient } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type TokenBody } from './support/bodies.js';
 
 describe('request logs', () => {
   const lines: string[] = [];
@@ -34,7 +35,7 @@ describe('request logs', () => {
 
     const ours = linesWith('failed-token-request-1');
     expect(ours.length).toBeGreaterThan(0);
-    const entry = JSON.parse(ours[0]!);
+    const entry = JSON.parse(ours[0]) as { req: unknown; res: { statusCode: number } };
     expect(entry.req).toMatchObject({ id: 'failed-token-request-1', method: 'POST', url: '/oauth2/token' });
     expect(entry.res.statusCode).toBe(401);
     const everything = lines.join('\n');
@@ -55,7 +56,7 @@ describe('request logs', () => {
     const everything = lines.join('\n');
     expect(everything).not.toContain(client.clientSecret);
     expect(everything).not.toContain(basic(client.clientId, client.clientSecret).slice('Basic '.length));
-    expect(everything).not.toContain(response.body.access_token);
+    expect(everything).not.toContain(bodyOf<TokenBody>(response).access_token);
   });
 
   it('never logs the admin token or a client secret sent to the admin interface', async () => {

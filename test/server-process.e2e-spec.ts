@@ -6,6 +6,7 @@ import request from 'supertest';
 import { basic } from './support/factories.js';
 import { eventually, finished, runCli, startServerProcess } from './support/processes.js';
 import { freePorts } from './support/test-app.js';
+import type { CliClientJson } from './support/bodies-lint4.js';
 
 describe('server start-up configuration', () => {
   it.each([
@@ -58,7 +59,7 @@ describe('server on the embedded PostgreSQL (no DATABASE_URL)', () => {
     const first = await run(async () => {
       const created = await runCli(['client', 'create', '--client-id', 'kept', '--name', 'Kept', '--scopes', 'read', '--json'], environment);
       expect(created.code).toBe(0);
-      secret = JSON.parse(created.stdout).client_secret;
+      secret = (JSON.parse(created.stdout) as CliClientJson).client_secret;
       const response = await request(url).post('/oauth2/token').set('Authorization', basic('kept', secret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
       expect(response.status).toBe(200);
     });

@@ -3,6 +3,8 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { basic, createClient, type TestClient } from './support/factories.js';
 import { eventually } from './support/processes.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type IntrospectionBody, type TokenBody } from './support/bodies.js';
+import type { JwksBody } from './support/bodies-lint4.js';
 
 // API.md §2 and §5, FAPI 2.0: access tokens signed with PS256 or EdDSA (Ed25519).
 describe.each([
@@ -26,34 +28,34 @@ describe.each([
   it('signs tokens that jose verifies against the published JWKS', async () => {
     const response = await askToken();
     expect(response.status).toBe(200);
-    const { protectedHeader, payload } = await verify(response.body.access_token);
+    const { protectedHeader, payload } = await verify(bodyOf<TokenBody>(response).access_token);
     expect(protectedHeader.alg).toBe(alg);
     expect(payload.client_id).toBe(client.clientId);
-    const jwks = (await request(server.url).get('/oauth2/jwks')).body.keys;
-    expect(jwks.find((key: { kid: string }) => key.kid === protectedHeader.kid)).toMatchObject(jwkShape);
+    const jwks = bodyOf<JwksBody>(await request(server.url).get('/oauth2/jwks')).keys;
+    expect(jwks.find((key) => key.kid === protectedHeader.kid)).toMatchObject(jwkShape);
   });
 
   it('names the algorithm in the metadata', async () => {
-    const metadata = (await request(server.url).get('/.well-known/oauth-authorization-server')).body;
+    const metadata = bodyOf<{ access_token_signing_alg_values_supported: string[] }>(await request(server.url).get('/.well-known/oauth-authorization-server'));
     expect(metadata.access_token_signing_alg_values_supported).toEqual([alg]);
   });
 
   it('introspects its tokens as active', async () => {
-    const token = (await askToken()).body.access_token;
+    const token = bodyOf<TokenBody>(await askToken()).access_token;
     expect((await introspect(token)).body).toMatchObject({ active: true, client_id: client.clientId });
   });
 
   it('rotates the key without invalidating the tokens the old one signed', async () => {
-    const before = (await askToken()).body.access_token;
+    const before = bodyOf<TokenBody>(await askToken()).access_token;
     const rotation = await request(server.adminUrl).post('/admin/keys/rotate').set('Authorization', server.adminToken);
     expect(rotation.status).toBe(201);
     const old = await verify(before);
     // The new key reaches the signer through the change feed, within a second.
     const after = await eventually(async () => {
-      const token = (await askToken()).body.access_token as string;
+      const token = bodyOf<TokenBody>(await askToken()).access_token;
       return (await verify(token)).protectedHeader.kid !== old.protectedHeader.kid ? token : undefined;
     });
-    expect((await introspect(before)).body.active).toBe(true);
-    expect((await introspect(after)).body.active).toBe(true);
+    expect(bodyOf<IntrospectionBody>(await introspect(before)).active).toBe(true);
+    expect(bodyOf<IntrospectionBody>(await introspect(after)).active).toBe(true);
   });
 });

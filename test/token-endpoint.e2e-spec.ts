@@ -2,6 +2,8 @@ import request from 'supertest';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { basic, createClient, type TestClient } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { bodyOf, type OAuthErrorBody, type TokenBody } from './support/bodies.js';
+import { accessTokenClaims, type JwksBody } from './support/bodies-lint4.js';
 
 let server: TestApp;
 
@@ -23,10 +25,10 @@ function expectNoStore(response: request.Response): void {
 
 function expectError(response: request.Response, status: number, error: string): void {
   expect(response.status).toBe(status);
-  expect(response.body.error).toBe(error);
-  expect(typeof response.body.error_description).toBe('string');
-  expect(response.body.error_description.length).toBeGreaterThan(0);
-  expect(Object.keys(response.body).sort()).toEqual(['error', 'error_description']);
+  expect(bodyOf<OAuthErrorBody>(response).error).toBe(error);
+  expect(typeof bodyOf<OAuthErrorBody>(response).error_description).toBe('string');
+  expect(bodyOf<OAuthErrorBody>(response).error_description.length).toBeGreaterThan(0);
+  expect(Object.keys(bodyOf<Record<string, unknown>>(response)).sort()).toEqual(['error', 'error_description']);
   expectNoStore(response);
 }
 
@@ -44,7 +46,7 @@ describe('POST /oauth2/token, client credentials', () => {
       .send('{"grant_type":"client_credentials","scope":"read"}');
     expect(response.status).toBe(200);
     expectNoStore(response);
-    expect(Object.keys(response.body).sort()).toEqual(['access_token', 'expires_in', 'scope', 'token_type']);
+    expect(Object.keys(bodyOf<Record<string, unknown>>(response)).sort()).toEqual(['access_token', 'expires_in', 'scope', 'token_type']);
     expect(response.body).toMatchObject({ token_type: 'Bearer', expires_in: 600, scope: 'read' });
   });
 
@@ -54,7 +56,7 @@ describe('POST /oauth2/token, client credentials', () => {
       .type('form')
       .send({ grant_type: 'client_credentials', scope: 'read write' });
     expect(response.status).toBe(200);
-    expect(response.body.scope).toBe('read write');
+    expect(bodyOf<TokenBody>(response).scope).toBe('read write');
   });
 
   it('grants the requested scopes in order, once each', async () => {
@@ -62,7 +64,7 @@ describe('POST /oauth2/token, client credentials', () => {
       .set('Authorization', basic(client.clientId, client.clientSecret))
       .type('form')
       .send('grant_type=client_credentials&scope=write+uma_protection+write');
-    expect(response.body.scope).toBe('write uma_protection');
+    expect(bodyOf<TokenBody>(response).scope).toBe('write uma_protection');
   });
 
   it('signs an RFC 9068 JWT that verifies against the JWKS', async () => {
@@ -71,7 +73,7 @@ describe('POST /oauth2/token, client credentials', () => {
       .type('form')
       .send({ grant_type: 'client_credentials', scope: 'uma_protection read' });
     const jwks = createRemoteJWKSet(new URL(`${server.url}/oauth2/jwks`));
-    const { payload, protectedHeader } = await jwtVerify(response.body.access_token, jwks, {
+    const { payload, protectedHeader } = await jwtVerify(bodyOf<TokenBody>(response).access_token, jwks, {
       issuer: server.url,
       audience: server.url,
       typ: 'at+jwt',
@@ -87,8 +89,8 @@ describe('POST /oauth2/token, client credentials', () => {
   it('gives every token its own jti', async () => {
     const issue = () => token().set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
     const [first, second] = await Promise.all([issue(), issue()]);
-    const jti = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()).jti;
-    expect(jti(first.body.access_token)).not.toBe(jti(second.body.access_token));
+    const jti = (jwt: string) => accessTokenClaims(jwt).jti;
+    expect(jti(bodyOf<TokenBody>(first).access_token)).not.toBe(jti(bodyOf<TokenBody>(second).access_token));
   });
 
   it('form-urldecodes Basic credentials (RFC 6749 §2.3.1)', async () => {
@@ -105,7 +107,7 @@ describe('POST /oauth2/token, client credentials', () => {
       .set('Authorization', basic(client.clientId, client.clientSecret))
       .type('form')
       .send({ grant_type: 'client_credentials', scope: 'read' });
-    expect(response.body.refresh_token).toBeUndefined();
+    expect(bodyOf<TokenBody>(response).refresh_token).toBeUndefined();
   });
 });
 
@@ -119,7 +121,7 @@ describe('POST /oauth2/token, client_secret_post', () => {
   it('authenticates with client_id and client_secret in a form body', async () => {
     const response = await token().type('form').send({ grant_type: 'client_credentials', scope: 'read', client_id: client.clientId, client_secret: client.clientSecret });
     expect(response.status).toBe(200);
-    expect(response.body.scope).toBe('read');
+    expect(bodyOf<TokenBody>(response).scope).toBe('read');
   });
 
   it('authenticates with client_id and client_secret in a JSON body', async () => {
@@ -270,7 +272,7 @@ describe('POST /oauth2/token, request errors', () => {
   it('answers 400 invalid_scope naming a scope the client is not allowed', async () => {
     const response = await token().set('Authorization', authorization).type('form').send({ grant_type: 'client_credentials', scope: 'read admin' });
     expectError(response, 400, 'invalid_scope');
-    expect(response.body.error_description).toContain('admin');
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toContain('admin');
   });
 
   it('answers 400 invalid_scope for scope names not separated by single spaces', async () => {
@@ -280,7 +282,7 @@ describe('POST /oauth2/token, request errors', () => {
   it('answers 400 invalid_scope naming the resource type when no consent ticket covers a resource scope', async () => {
     const response = await token().set('Authorization', authorization).type('form').send({ grant_type: 'client_credentials', scope: 'blood-glucose-level:read' });
     expectError(response, 400, 'invalid_scope');
-    expect(response.body.error_description).toContain('blood-glucose-level');
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toContain('blood-glucose-level');
   });
 });
 
@@ -313,9 +315,10 @@ describe('GET /oauth2/jwks and metadata', () => {
   it('publishes public keys only', async () => {
     const response = await request(server.url).get('/oauth2/jwks');
     expect(response.status).toBe(200);
-    expect(response.body.keys.length).toBeGreaterThan(0);
-    for (const key of response.body.keys) {
-      expect(key).toMatchObject({ use: 'sig', kid: expect.any(String), alg: expect.stringMatching(/^(RS256|ES256)$/) });
+    const { keys } = bodyOf<JwksBody>(response);
+    expect(keys.length).toBeGreaterThan(0);
+    for (const key of keys) {
+      expect(key).toMatchObject({ use: 'sig', kid: expect.any(String) as unknown, alg: expect.stringMatching(/^(RS256|ES256)$/) as unknown });
       expect(key.d).toBeUndefined();
     }
   });
@@ -323,9 +326,9 @@ describe('GET /oauth2/jwks and metadata', () => {
   it('lists the JWKS key that signed a token', async () => {
     const client = await createClient(server.app);
     const issued = await token().set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
-    const { kid } = decodeProtectedHeader(issued.body.access_token);
+    const { kid } = decodeProtectedHeader(bodyOf<TokenBody>(issued).access_token);
     const jwks = await request(server.url).get('/oauth2/jwks');
-    expect(jwks.body.keys.map((key: { kid: string }) => key.kid)).toContain(kid);
+    expect(bodyOf<JwksBody>(jwks).keys.map((key) => key.kid)).toContain(kid);
   });
 
   it('serves RFC 8414 metadata naming the endpoints and methods', async () => {

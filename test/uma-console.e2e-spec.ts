@@ -37,7 +37,7 @@ describe('UMA in the console', () => {
     await expectPage(page.getByLabel('Client secret')).toBeVisible();
     const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: clientId }) });
     await expectPage(row).toContainText(UMA_GRANT);
-    const enrolled = await server.dataSource.query('SELECT m.grant_types FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.client_id = $1', [clientId]);
+    const enrolled = await server.dataSource.query<{ grant_types: string }[]>('SELECT m.grant_types FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.client_id = $1', [clientId]);
     expect(enrolled[0].grant_types).toBe(`client_credentials ${UMA_GRANT}`);
 
     await page.getByRole('button', { name: 'Done' }).click();

@@ -6,6 +6,7 @@ import { basic } from './support/factories.js';
 import { eventually, finished, runCli, startServerProcess } from './support/processes.js';
 import { slowPost } from './support/raw-http.js';
 import { freePorts, testDatabaseUrl } from './support/test-app.js';
+import type { CliClientJson } from './support/bodies-lint4.js';
 
 /** The worker processes of a primary: its children running main.js. */
 function workersOf(primary: number): number[] {
@@ -47,7 +48,7 @@ describe('WORKERS=2 (server process)', () => {
 
     const clientId = `workers-${randomBytes(6).toString('hex')}`;
     const created = await runCli(['client', 'create', '--client-id', clientId, '--name', 'Workers', '--scopes', 'read', '--json'], { DATABASE_URL: testDatabaseUrl() });
-    const secret = JSON.parse(created.stdout).client_secret as string;
+    const secret = (JSON.parse(created.stdout) as CliClientJson).client_secret;
     // One connection per request: the primary hands connections to the workers in turn.
     const token = () =>
       request(url).post('/oauth2/token').set('Connection', 'close').set('Authorization', basic(clientId, secret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
@@ -61,10 +62,10 @@ describe('WORKERS=2 (server process)', () => {
     }
 
     const [killed] = workersOf(child.pid!);
-    process.kill(killed!, 'SIGKILL');
-    const replaced = await eventually(async () => {
+    process.kill(killed, 'SIGKILL');
+    const replaced = await eventually(() => {
       const workers = workersOf(child.pid!);
-      return workers.length === 2 && !workers.includes(killed!) ? workers : undefined;
+      return workers.length === 2 && !workers.includes(killed) ? workers : undefined;
     }, 30_000, 100);
     expect(replaced).toHaveLength(2);
     await eventually(async () => {
@@ -74,7 +75,7 @@ describe('WORKERS=2 (server process)', () => {
 
     // Requests still sending their bodies across the SIGTERM, spread over both workers.
     const form = { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic(clientId, secret) };
-    const slow = Array.from({ length: 10 }, () => slowPost(port!, '/oauth2/token', form, 'grant_type=client_credentials&scope=read'));
+    const slow = Array.from({ length: 10 }, () => slowPost(port, '/oauth2/token', form, 'grant_type=client_credentials&scope=read'));
     await new Promise((resolve) => setTimeout(resolve, 300));
     child.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 500));

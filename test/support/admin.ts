@@ -35,7 +35,7 @@ const TABLES = [
 export async function rowCounts(server: TestApp): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const table of TABLES) {
-    const [{ count }] = await server.dataSource.query(`SELECT count(*)::int AS count FROM "${table}"`);
+    const [{ count }] = await server.dataSource.query<{ count: number }[]>(`SELECT count(*)::int AS count FROM "${table}"`);
     counts[table] = count;
   }
   return counts;

@@ -1,4 +1,5 @@
 import { add, freshIds, patchAdmin, ref } from './admin.js';
+import { clientSecretOf } from './bodies-lint4.js';
 import type { TestApp } from './test-app.js';
 
 export type ConsentGrant = {
@@ -45,7 +46,7 @@ export async function consentWorld(
   const response = await patchAdmin(server, operations);
   if (response.status !== 200) throw new Error(`consent world not created: ${JSON.stringify(response.body)}`);
   return {
-    clientId, secret: response.body[0].meta.clientSecret, client, definitionName, combination, ticketId, resourceId,
+    clientId, secret: clientSecretOf(response), client, definitionName, combination, ticketId, resourceId,
     ids: { definition, read, write, purpose, ticket, resource, binding },
   };
 }
@@ -68,5 +69,5 @@ export async function enrolDataSource(
     })),
   ]);
   if (response.status !== 200) throw new Error(`data source not enrolled: ${JSON.stringify(response.body)}`);
-  return { id, resourceUri, pairs: pairs as number[] };
+  return { id, resourceUri, pairs: pairs };
 }

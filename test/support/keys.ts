@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { INestApplicationContext } from '@nestjs/common';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { ClientsService } from '../../src/clients/clients.service.js';
 import type { ClientRegistration } from '../../src/clients/client-registration.js';
 
@@ -44,7 +44,7 @@ export async function assertion(
 ): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const payload = withOverrides({ iss: clientId, sub: clientId, aud: audience, iat: now, exp: now + 60, jti: randomUUID() }, claims);
-  return new SignJWT(payload as JWTPayload)
+  return new SignJWT(payload)
     .setProtectedHeader(withOverrides({ alg: key.alg, kid: key.jwk.kid }, header) as { alg: string })
     .sign(key.privateKey);
 }
@@ -57,7 +57,7 @@ export function withOverrides(base: Record<string, unknown>, overrides: Record<s
 
 /** The payload of a compact JWT, unverified (for tests that look inside a token). */
 export function claimsOf(jwt: string): Record<string, unknown> {
-  return JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8'));
+  return JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8')) as Record<string, unknown>;
 }
 
 /**
@@ -70,9 +70,9 @@ export async function dpopProof(
   claims: Record<string, unknown> = {},
   header: Record<string, unknown> = {},
 ): Promise<string> {
-  const { kid: _kid, alg: _alg, use: _use, ...publicJwk } = key.jwk;
+  const publicJwk = withOverrides({ ...key.jwk }, { kid: undefined, alg: undefined, use: undefined });
   const payload = withOverrides({ htm: 'POST', htu, iat: Math.floor(Date.now() / 1000), jti: randomUUID() }, claims);
-  return new SignJWT(payload as JWTPayload)
+  return new SignJWT(payload)
     .setProtectedHeader(withOverrides({ alg: key.alg, typ: 'dpop+jwt', jwk: publicJwk }, header) as { alg: string })
     .sign(key.privateKey);
 }

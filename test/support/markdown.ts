@@ -60,7 +60,7 @@ export function headingAnchors(markdown: string): Set<string> {
   const anchors = new Set<string>();
   const withoutFences = markdown.replace(/^```[^\n]*\n[\s\S]*?^```[ \t]*$/gm, '');
   for (const [, heading] of withoutFences.matchAll(/^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$/gm)) {
-    const text = heading!.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1');
+    const text = heading.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1');
     const base = text.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').trim().replace(/\s/g, '-');
     let anchor = base;
     for (let repeat = 1; anchors.has(anchor); repeat += 1) anchor = `${base}-${repeat}`;
@@ -74,7 +74,7 @@ export function linksOf(markdown: string): { target: string; line: number }[] {
   const prose = proseOf(markdown);
   const links: { target: string; line: number }[] = [];
   for (const match of prose.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
-    links.push({ target: match[1]!, line: prose.slice(0, match.index).split('\n').length });
+    links.push({ target: match[1], line: prose.slice(0, match.index).split('\n').length });
   }
   return links;
 }

@@ -2,10 +2,13 @@ import type { Locator } from 'playwright-core';
 
 const TIMEOUT_MS = 5_000;
 
-// Run in the page (the tests' TypeScript has no DOM library, so these are written as source).
-const IS_FOCUSED = new Function('element', 'return element === document.activeElement') as (element: unknown) => boolean;
-const DESCRIPTION = new Function('element', `return (element.getAttribute('aria-describedby') || '').split(' ')
-  .map((id) => (document.getElementById(id) || {}).textContent || '').join(' ')`) as (element: unknown) => string;
+// Run in the page, where `document` exists: Playwright sends these functions' source to the
+// browser. The tests' TypeScript has no DOM library, so the little of the DOM they use is declared.
+type PageElement = { getAttribute(name: string): string | null };
+declare const document: { activeElement: unknown; getElementById(id: string): { textContent: string | null } | null };
+const IS_FOCUSED = (element: unknown): boolean => element === document.activeElement;
+const DESCRIPTION = (element: PageElement): string => (element.getAttribute('aria-describedby') || '').split(' ')
+  .map((id) => (document.getElementById(id) || { textContent: '' }).textContent || '').join(' ');
 
 /**
  * Web-first assertions for playwright-core locators inside Jest (the auto-waiting `expect` of

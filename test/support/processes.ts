@@ -27,11 +27,11 @@ export function finished(child: ChildProcess): Promise<Finished> {
   return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
 }
 
-/** Polls until `check` holds or the time is up. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 5_000, intervalMs = 50): Promise<T> {
+/** Polls until `check` holds or the time is up; a check that throws or rejects has not held yet. */
+export async function eventually<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs = 5_000, intervalMs = 50): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const result = await check().catch(() => undefined);
+    const result = await Promise.resolve().then(check).catch(() => undefined);
     if (result !== undefined) return result;
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import request from 'supertest';
 import { add, freshIds, patchAdmin, ref } from './admin.js';
 import { consentWorld, enrolDataSource, type ConsentGrant } from './consent.js';
+import { bodyOf, type TokenBody } from './bodies.js';
+import { clientSecretOf } from './bodies-lint4.js';
 import { basic } from './factories.js';
 import { dpopProof, type ClientKey } from './keys.js';
 import type { TestApp } from './test-app.js';
@@ -34,7 +36,7 @@ export async function protectionClient(server: TestApp, options: { dpopBound?: b
   const clientId = `glucose-rs-${id}`;
   const response = await patchAdmin(server, [add('uma-client', { id, attributes: { clientId, clientName: 'Glucose API', allowedScopes: 'uma_protection', ...(options.dpopBound ? { dpopBoundAccessTokens: true } : {}) } })]);
   if (response.status !== 200) throw new Error(`client not created: ${JSON.stringify(response.body)}`);
-  return { clientId, secret: response.body[0].meta.clientSecret, id: id! };
+  return { clientId, secret: clientSecretOf(response), id: id };
 }
 
 /** Another data source of `umaClient` serving `definition` (its resourceUri). */
@@ -46,7 +48,7 @@ export async function accessToken(server: TestApp, clientId: string, secret: str
   const response = await request(server.url).post('/oauth2/token').set('Authorization', basic(clientId, secret))
     .set(dpop ? { DPoP: dpop } : {}).type('form').send({ grant_type: 'client_credentials', scope });
   if (response.status !== 200) throw new Error(`no token: ${JSON.stringify(response.body)}`);
-  return response.body.access_token;
+  return bodyOf<TokenBody>(response).access_token;
 }
 
 export function registerResource(server: TestApp, pat: string, description: unknown) {
@@ -57,7 +59,7 @@ export function registerResource(server: TestApp, pat: string, description: unkn
 export async function registeredResource(server: TestApp, world: UmaWorld, scopes = ['read', 'write']): Promise<string> {
   const response = await registerResource(server, world.pat, { type: world.definitionName, resource_scopes: scopes, name: 'Glucose readings' });
   if (response.status !== 201) throw new Error(`resource not registered: ${JSON.stringify(response.body)}`);
-  return response.body._id;
+  return bodyOf<{ _id: string }>(response)._id;
 }
 
 export function askPermission(server: TestApp, pat: string, body: unknown) {
@@ -67,7 +69,7 @@ export function askPermission(server: TestApp, pat: string, body: unknown) {
 export async function ticketFor(server: TestApp, world: UmaWorld, resourceId: string, scopes = ['read']): Promise<string> {
   const response = await askPermission(server, world.pat, { resource_id: resourceId, resource_scopes: scopes });
   if (response.status !== 201) throw new Error(`no ticket: ${JSON.stringify(response.body)}`);
-  return response.body.ticket;
+  return bodyOf<{ ticket: string }>(response).ticket;
 }
 
 /** The UMA grant for the world's requesting client. */
@@ -86,7 +88,7 @@ export function resourceProof(key: ClientKey, method: string, url: string, token
 }
 
 export async function ticketCount(server: TestApp): Promise<number> {
-  const [{ count }] = await server.dataSource.query('SELECT count(*)::int AS count FROM permission_ticket');
+  const [{ count }] = await server.dataSource.query<{ count: number }[]>('SELECT count(*)::int AS count FROM permission_ticket');
   return count;
 }
 
