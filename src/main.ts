@@ -37,7 +37,7 @@ async function runWorker(config: AppConfig, rootLogger: Logger): Promise<void> {
   await serve({
     config: { ...config, databaseUrl: settings.databaseUrl, adminToken: settings.adminToken },
     rootLogger,
-    release: async () => undefined,
+    release: () => Promise.resolve(),
     onServing: () => process.send?.({ type: WORKER_SERVING }),
   });
 }

@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { FAILURES_PER_ADDRESS, FAILURES_PER_CLIENT } from '../src/auth/auth-throttle.js';
+import { bodyOf, type OAuthErrorBody } from './support/bodies.js';
 import { basic, createClient, type TestClient } from './support/factories.js';
 import { eventually, finished, startServerProcess } from './support/processes.js';
 import { freePorts, startTestApp, testDatabaseUrl, type TestApp } from './support/test-app.js';
@@ -52,8 +53,8 @@ describe('brute-force protection', () => {
     await failTimes(client, FAILURES_PER_CLIENT, newAddress);
     const response = await attempt(client, 'yet-another-guess', newAddress());
     expect(response.status).toBe(429);
-    expect(response.body.error).toBe('too_many_requests');
-    expect(response.body.error_description).toBeTruthy();
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('too_many_requests');
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toBeTruthy();
     expect(Number(response.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(response.headers['retry-after'])).toBeLessThanOrEqual(60);
     expect(response.headers['cache-control']).toBe('no-store');
@@ -126,7 +127,7 @@ describe('brute-force protection', () => {
     const client = await createClient(server.app);
     await failTimes(client, 3, newAddress);
     const rows: { points: number }[] = await server.dataSource.query('SELECT points FROM auth_failure ORDER BY points DESC LIMIT 1');
-    expect(rows[0]!.points).toBe(3);
+    expect(rows[0].points).toBe(3);
     const second = await startTestApp({ TRUST_PROXY: 'loopback' });
     try {
       await failTimes(client, FAILURES_PER_CLIENT - 3, newAddress);
@@ -153,15 +154,15 @@ describe('a flood of wrong secrets', () => {
     const flooder = async (lane: number) => {
       for (let index = 0; flooding; index += 1) {
         const ghost = { clientId: `ghost-${lane}-${index}-${randomBytes(3).toString('hex')}`, clientSecret: '' };
-        const response = await attempt(ghost, 'wrong-secret', addresses[(lane + index) % addresses.length]!);
-        floodAnswers.push({ status: response.status, error: response.body.error, retryAfter: response.headers['retry-after'] });
+        const response = await attempt(ghost, 'wrong-secret', addresses[(lane + index) % addresses.length]);
+        floodAnswers.push({ status: response.status, error: bodyOf<Partial<OAuthErrorBody>>(response).error, retryAfter: response.headers['retry-after'] });
       }
     };
     const lanes = Array.from({ length: 24 }, (_, lane) => flooder(lane));
     const knownStatuses: number[] = [];
     try {
       // Once the flood is under way, the known client asks for twenty tokens, one after the other.
-      await eventually(async () => (floodAnswers.length >= 24 ? true : undefined), 30_000, 20);
+      await eventually(() => Promise.resolve(floodAnswers.length >= 24 ? true : undefined), 30_000, 20);
       for (let index = 0; index < 20; index += 1) knownStatuses.push((await attempt(known, known.clientSecret, newAddress())).status);
     } finally {
       flooding = false;
@@ -202,9 +203,9 @@ describe('a locked-out client with WORKERS=2 (server process)', () => {
     expect((await send(client.clientSecret, newAddress())).status).toBe(200);
     const attackers = [newAddress(), newAddress(), newAddress(), newAddress()];
     for (let index = 0; index < FAILURES_PER_CLIENT; index += 1) {
-      expect((await send(`wrong-${index}`, attackers[index % 4]!)).status).toBe(401);
+      expect((await send(`wrong-${index}`, attackers[index % 4])).status).toBe(401);
     }
-    expect((await send('one-more-guess', attackers[0]!)).status).toBe(429);
+    expect((await send('one-more-guess', attackers[0])).status).toBe(429);
     // Each worker verifies one attempt per second at most: four answers in a row are soon all 200.
     const fourInARow = await eventually(async () => {
       const statuses: number[] = [];

@@ -71,7 +71,7 @@ describe('listener separation', () => {
     // The same request on the admin port writes the record: the body above was a valid one.
     const admin = await send(portOf(server.adminUrl), 'PATCH', 'http://x/admin', { Authorization: server.adminToken, 'Content-Type': JSON_PATCH, ApiVersion: 'v1.0' }, body);
     expect(admin.status).toBe(200);
-    expect((await rowCounts(server)).purpose).toBe(before.purpose! + 1);
+    expect((await rowCounts(server)).purpose).toBe(before.purpose + 1);
   });
 
   it('answers the admin interface on the admin port, in the absolute form too', async () => {

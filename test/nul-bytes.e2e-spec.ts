@@ -1,5 +1,7 @@
 import request from 'supertest';
 import { rowCounts } from './support/admin.js';
+import { bodyOf, type OAuthErrorBody } from './support/bodies.js';
+import { parsedAs } from './support/bodies-lint3.js';
 import { basic, createClient, type TestClient } from './support/factories.js';
 import { assertion, ASSERTION_TYPE, clientKey, createKeyClient, type ClientKey } from './support/keys.js';
 import { RawConnection } from './support/raw-http.js';
@@ -31,8 +33,8 @@ afterAll(() => server.close());
 
 function expectOAuthError(response: request.Response, statuses: number[], errors: string[]): void {
   expect(statuses).toContain(response.status);
-  expect(errors).toContain(response.body.error);
-  expect(response.body.error_description).toBeTruthy();
+  expect(errors).toContain(bodyOf<OAuthErrorBody>(response).error);
+  expect(bodyOf<OAuthErrorBody>(response).error_description).toBeTruthy();
 }
 
 /** Basic with raw (unencoded) text inside the base64, as a hand-made client might send it. */
@@ -95,7 +97,7 @@ describe.each(ENDPOINTS)('NUL at %s', (endpoint) => {
       const body = `client_id=${client.clientId}\u0000&client_secret=${client.clientSecret}&token=x&grant_type=client_credentials&scope=read`;
       const response = await connection.send('POST', endpoint, { 'Content-Type': 'application/x-www-form-urlencoded' }, body);
       expect(response.status).toBe(400);
-      expect(JSON.parse(response.body).error).toBe('invalid_request');
+      expect(parsedAs<OAuthErrorBody>(response.body).error).toBe('invalid_request');
     } finally {
       connection.destroy();
     }
@@ -124,7 +126,7 @@ describe('NUL elsewhere', () => {
   });
 
   it('still gives the right secret a token (the checks above refused only because of the NUL)', async () => {
-    const response = await request(server.url).post('/oauth2/token').set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send(PARAMETERS['/oauth2/token']!);
+    const response = await request(server.url).post('/oauth2/token').set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send(PARAMETERS['/oauth2/token']);
     expect(response.status).toBe(200);
   });
 });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { add, patchAdmin } from './support/admin.js';
+import { bodyOf, type JsonApiDocument, type JsonApiResource } from './support/bodies.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 // A caller-chosen id at the top of the 32-bit range once moved the table's sequence to its end,
@@ -23,11 +24,11 @@ const client = (id?: number) => {
 async function addedId(operation: unknown): Promise<number> {
   const response = await patchAdmin(server, [operation]);
   expect(response.status).toBe(200);
-  return Number(response.body[0].data.id);
+  return Number(bodyOf<JsonApiDocument<JsonApiResource>[]>(response)[0].data.id);
 }
 
 async function sequenceValue(table: string): Promise<number> {
-  const [{ value }] = await server.dataSource.query(`SELECT last_value::int AS value FROM pg_sequences WHERE sequencename = $1`, [`${table}_id_seq`]);
+  const [{ value }] = await server.dataSource.query<{ value: number }[]>(`SELECT last_value::int AS value FROM pg_sequences WHERE sequencename = $1`, [`${table}_id_seq`]);
   return value;
 }
 
@@ -68,10 +69,10 @@ describe('server-assigned ids', () => {
   });
 
   it('refuses an id beyond the 32-bit range with 400 and stores nothing', async () => {
-    const [{ count }] = await server.dataSource.query('SELECT count(*)::int AS count FROM purpose');
+    const [{ count }] = await server.dataSource.query<{ count: number }[]>('SELECT count(*)::int AS count FROM purpose');
     const response = await patchAdmin(server, [purpose(TOP + 1)]);
     expect(response.status).toBe(400);
-    const [{ count: after }] = await server.dataSource.query('SELECT count(*)::int AS count FROM purpose');
+    const [{ count: after }] = await server.dataSource.query<{ count: number }[]>('SELECT count(*)::int AS count FROM purpose');
     expect(after).toBe(count);
   });
 });

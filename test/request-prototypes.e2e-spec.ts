@@ -32,13 +32,13 @@ describe('request and response prototypes', () => {
 
   beforeAll(async () => {
     server = await startTestApp();
-    express = server.app.getHttpAdapter().getInstance() as Express;
+    express = server.app.getHttpAdapter().getInstance();
   });
 
   afterAll(() => server.close());
 
   it('keeps Express prototypes on the public listener from creation to the end of a response', async () => {
-    const traces = tracePrototypes(server.app.getHttpServer() as Server);
+    const traces = tracePrototypes(server.app.getHttpServer());
     expect((await request(server.url).get('/oauth2/jwks')).status).toBe(200);
     expect(traces).toEqual([{ createdWith: express.request, finishedWith: express.request, responseCreatedWith: express.response, responseFinishedWith: express.response }]);
   });

@@ -6,6 +6,8 @@ import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import type { TokenBody } from './support/bodies.js';
+import { jwtPayload, parsedAs, type CliClientOutput } from './support/bodies-lint3.js';
 import { basic } from './support/factories.js';
 import { eventually, finished, runCli, startServerProcess } from './support/processes.js';
 import { RawConnection } from './support/raw-http.js';
@@ -149,12 +151,12 @@ describe.each([1, 2])('native TLS with WORKERS=%i (server process)', (workers) =
   it('gives a token over HTTPS, with HSTS, issued by https://localhost:PORT', async () => {
     const clientId = `tls-${randomBytes(5).toString('hex')}`;
     const created = await runCli(['client', 'create', '--client-id', clientId, '--name', 'TLS', '--scopes', 'read', '--json'], { DATABASE_URL: testDatabaseUrl() });
-    const secret = JSON.parse(created.stdout).client_secret as string;
+    const secret = parsedAs<CliClientOutput>(created.stdout).client_secret;
     for (let index = 0; index < 2 * workers; index += 1) {
       const response = await https(port, 'POST', '/oauth2/token', { Authorization: basic(clientId, secret), 'Content-Type': 'application/x-www-form-urlencoded' }, 'grant_type=client_credentials&scope=read');
       expect(response.status).toBe(200);
       expect(response.headers['strict-transport-security']).toBe(HSTS);
-      const claims = JSON.parse(Buffer.from((JSON.parse(response.body) as { access_token: string }).access_token.split('.')[1]!, 'base64url').toString());
+      const claims = jwtPayload<{ iss: string }>(parsedAs<TokenBody>(response.body).access_token);
       expect(claims.iss).toBe(`https://localhost:${port}`);
     }
   });

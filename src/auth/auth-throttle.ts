@@ -4,8 +4,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { DataSource } from 'typeorm';
 
-// API.md §4: at most 20 failed authentications per client per minute (from all addresses
-// together) and 100 per source address per minute.
+// docs/reference/token-endpoint.md#brute-force-protection: at most 20 failed authentications
+// per client per minute (from all addresses together) and 100 per source address per minute.
 export const FAILURES_PER_CLIENT = 20;
 export const FAILURES_PER_ADDRESS = 100;
 const WINDOW_SECONDS = 60;

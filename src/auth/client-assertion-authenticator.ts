@@ -25,9 +25,10 @@ type AssertionHeader = { alg: string; kid?: string; jku?: string };
 export type BeforeConsume = (client: ClientRecord) => void;
 
 /**
- * `private_key_jwt` (RFC 7523 §2.2, API.md §9): the assertion's signature is verified with the
- * client's registered keys, its claims checked, and its jti used up on every instance at once.
- * Failures count towards the brute-force limits of API.md §4.
+ * `private_key_jwt` (RFC 7523 §2.2, docs/reference/token-endpoint.md#client-assertions-private_key_jwt):
+ * the assertion's signature is verified with the client's registered keys, its claims checked,
+ * and its jti used up on every instance at once. Failures count towards the brute-force limits
+ * (docs/reference/token-endpoint.md#brute-force-protection).
  */
 @Injectable()
 export class ClientAssertionAuthenticator {
@@ -58,9 +59,10 @@ export class ClientAssertionAuthenticator {
   }
 
   /**
-   * API.md §4 limits, counted only when an assertion fails: a valid signature cannot be guessed,
-   * so (like a recently verified secret) it passes without a look at the counters, and a working
-   * client cannot be locked out. Past either limit a failure is answered 429.
+   * The brute-force limits (docs/reference/token-endpoint.md#brute-force-protection), counted
+   * only when an assertion fails: a valid signature cannot be guessed, so (like a recently
+   * verified secret) it passes without a look at the counters, and a working client cannot be
+   * locked out. Past either limit a failure is answered 429.
    */
   private async countFailure(clientId: string, sourceAddress: string): Promise<void> {
     const wait = await this.throttle.blockedFor(clientId, sourceAddress);
@@ -134,7 +136,7 @@ const members = new WeakMap<KeySet, readonly Record<string, unknown>[]>();
 function membersOf(keys: KeySet): readonly Record<string, unknown>[] {
   let found = members.get(keys);
   if (!found) {
-    found = keys.jwks().keys as Record<string, unknown>[];
+    found = keys.jwks().keys;
     members.set(keys, found);
   }
   return found;
@@ -149,9 +151,14 @@ function checkKidKey(keys: KeySet, header: AssertionHeader): void {
   const matching = membersOf(keys).filter((jwk) => jwk.kid === header.kid);
   if (matching.length === 0) throw refused('no key of the client\'s key set has the assertion\'s "kid"');
   if (matching.length > 1) throw refused('several keys of the client\'s key set have the assertion\'s "kid"');
-  const jwk = matching[0]!;
+  const jwk = matching[0];
   if (!keyFitsAlgorithm(jwk, header.alg)) throw refused(`the key with the assertion's "kid" is a ${String(jwk.kty)} key${jwk.kty === 'EC' ? ` on ${String(jwk.crv)}` : ''}, which cannot verify "alg" ${header.alg}`);
-  if (jwk.alg !== undefined && jwk.alg !== header.alg) throw refused(`the key with the assertion's "kid" is registered for "alg" ${String(jwk.alg)}, not ${header.alg}`);
+  if (jwk.alg !== undefined && jwk.alg !== header.alg) throw refused(`the key with the assertion's "kid" is registered for "alg" ${shown(jwk.alg)}, not ${header.alg}`);
+}
+
+// A JWK member as message text: whatever JSON value the client registered, as String() shows it.
+function shown(value: unknown): string {
+  return String(value);
 }
 
 /** jose picks the key; several candidates (no kid) are each tried. */
@@ -214,5 +221,5 @@ function readAssertion(parameters: TokenParameters): { assertion: string; client
   // PostgreSQL cannot store NUL: refused before the client is looked up (docs/operations/security.md).
   if (clientId.includes('\0')) throw refused('the assertion\'s "sub" contains a NUL character');
   if (parameters.client_id !== undefined && sub !== parameters.client_id) throw refused('client_id differs from the assertion\'s "sub"');
-  return { assertion, clientId, header: { alg: header.alg, kid: header.kid as string | undefined, jku: header.jku as string | undefined } };
+  return { assertion, clientId, header: { alg: header.alg, kid: header.kid, jku: header.jku } };
 }

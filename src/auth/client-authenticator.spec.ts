@@ -2,10 +2,10 @@ import { jest } from '@jest/globals';
 import type { ClientRecord } from '../clients/client-record.js';
 
 // The slow hash is replaced by a counting fake: these tests are about when it runs.
-const verifyClientSecret = jest.fn(async (secret: string, hash: string) => hash === `hash-of:${secret}`);
+const verifyClientSecret = jest.fn((secret: string, hash: string) => Promise.resolve(hash === `hash-of:${secret}`));
 jest.unstable_mockModule('../clients/client-secrets.js', () => ({
   verifyClientSecret,
-  decoySecretHash: async () => 'decoy-hash',
+  decoySecretHash: () => Promise.resolve('decoy-hash'),
 }));
 const { ClientAuthenticator } = await import('./client-authenticator.js');
 const { WorkGate } = await import('./slow-hash-gate.js');
@@ -28,13 +28,13 @@ function record(secretHash: string): ClientRecord {
 }
 
 function setup(stored: ClientRecord | null, limits: LimitsReached = {}, gate = new WorkGate(4, 4)) {
-  const directory = { current: stored, find: jest.fn(async () => directory.current) };
+  const directory = { current: stored, find: jest.fn(() => Promise.resolve(directory.current)) };
   const throttle = {
-    limitsReached: jest.fn(async (): Promise<LimitsReached> => limits),
-    claimLockedVerification: jest.fn(async () => true),
-    recordFailure: jest.fn(async () => undefined),
+    limitsReached: jest.fn((): Promise<LimitsReached> => Promise.resolve(limits)),
+    claimLockedVerification: jest.fn(() => Promise.resolve(true)),
+    recordFailure: jest.fn(() => Promise.resolve(undefined)),
   };
-  const authenticator = new ClientAuthenticator(directory as never, throttle as never, gate as never);
+  const authenticator = new ClientAuthenticator(directory as never, throttle as never, gate);
   const attempt = (clientSecret: string, method: ClientRecord['authenticationType'] = 'client_secret_basic') =>
     authenticator.authenticate({ clientId: 'reader', clientSecret, method, sourceAddress: '192.0.2.1' });
   return { directory, throttle, attempt };
@@ -139,7 +139,7 @@ describe('ClientAuthenticator', () => {
 
   it('challenges with WWW-Authenticate only when Basic was tried', async () => {
     const { attempt } = setup(record('hash-of:s3cret'));
-    await expect(attempt('guess')).rejects.toMatchObject({ headers: { 'WWW-Authenticate': expect.stringMatching(/^Basic /) } });
+    await expect(attempt('guess')).rejects.toMatchObject({ headers: { 'WWW-Authenticate': expect.stringMatching(/^Basic /) as unknown } });
     await expect(attempt('guess', 'client_secret_post')).rejects.toMatchObject({ headers: {} });
   });
 });

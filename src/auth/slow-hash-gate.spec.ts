@@ -19,7 +19,7 @@ describe('WorkGate', () => {
     }));
     await Promise.resolve();
     expect(started).toEqual([0, 1]);
-    blockers[0]!.resolve();
+    blockers[0].resolve();
     await runs[0];
     await new Promise((resolve) => setImmediate(resolve));
     expect(started).toEqual([0, 1, 2]);

@@ -4,8 +4,9 @@ import type { Response } from 'express';
 import { ConsoleAssets } from './console-assets.js';
 
 /**
- * API.md §13: everything the page loads comes from this origin, no script or style is inline,
- * the page is never framed, forms post nowhere else, and nothing is fetched but the admin API.
+ * docs/guides/console.md#security-and-accessibility: everything the page loads comes from this
+ * origin, no script or style is inline, the page is never framed, forms post nowhere else, and
+ * nothing is fetched but the admin API.
  */
 export const CONSOLE_CSP = [
   "default-src 'self'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "img-src 'self' data:",

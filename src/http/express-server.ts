@@ -58,13 +58,12 @@ export function httpClassesOf(app: Express): HttpClasses {
  * An HTTP server for `app` (every listener of the application must be made here): `handler`
  * defaults to the application itself; a wrapper that ends in it (the admin listener's) may be given.
  */
-export function createHttpServer(app: Express, handler: RequestListener = app as unknown as RequestListener): Server {
+export function createHttpServer(app: Express, handler: RequestListener = app): Server {
   return createServer(httpClassesOf(app), handler);
 }
 
 // The Express registration methods Nest calls for routes and middleware.
-const REGISTRATIONS = ['use', 'get', 'post', 'put', 'patch', 'delete', 'head', 'options', 'all', 'search'] as const;
-type Registration = (typeof REGISTRATIONS)[number];
+type Registration = 'use' | 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head' | 'options' | 'all' | 'search';
 type Register = (...args: unknown[]) => unknown;
 
 /**
@@ -160,7 +159,7 @@ export class ExpressServerAdapter extends ExpressAdapter {
     }
     const app = this.getInstance<Express>();
     this.httpServer = this.tls
-      ? (createHttpsServer({ cert: this.tls.cert, key: this.tls.key, minVersion: 'TLSv1.2', ...httpClassesOf(app) }, app) as unknown as Server)
+      ? createHttpsServer({ cert: this.tls.cert, key: this.tls.key, minVersion: 'TLSv1.2', ...httpClassesOf(app) }, app)
       : createHttpServer(app);
   }
 }

@@ -11,10 +11,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  */
 export function parseBasicAuthorization(header: string): BasicCredentials | undefined {
   const match = /^basic +([^ ]+) *$/i.exec(header);
-  if (!match || !BASE64.test(match[1]!)) return undefined;
+  if (!match || !BASE64.test(match[1])) return undefined;
   let decoded: string;
   try {
-    decoded = utf8.decode(Buffer.from(match[1]!, 'base64'));
+    decoded = utf8.decode(Buffer.from(match[1], 'base64'));
   } catch {
     return undefined;
   }

@@ -1,18 +1,18 @@
 import { OAuthError } from './oauth-error.js';
 
 export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
-/** API.md §9: an assertion lives at most 5 minutes. */
+/** docs/reference/token-endpoint.md#client-assertions-private_key_jwt: an assertion lives at most 5 minutes. */
 export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
-/** API.md §9: iat and nbf may be at most 10 s ahead of our clock. */
+/** docs/reference/token-endpoint.md#client-assertions-private_key_jwt: iat and nbf may be at most 10 s ahead of our clock. */
 export const MAX_CLOCK_AHEAD_SECONDS = 10;
 const MAX_JTI_LENGTH = 256;
 
 export type AssertionClaims = { jti: string; exp: number };
 
 /**
- * The claim checks of a `private_key_jwt` assertion (RFC 7523 §3, API.md §9), once its signature
- * has been verified. Each refusal is invalid_client naming the check; nothing of the assertion
- * is echoed.
+ * The claim checks of a `private_key_jwt` assertion (RFC 7523 §3,
+ * docs/reference/token-endpoint.md#client-assertions-private_key_jwt), once its signature has been
+ * verified. Each refusal is invalid_client naming the check; nothing of the assertion is echoed.
  */
 export function checkAssertionClaims(
   payload: Record<string, unknown>,
@@ -30,7 +30,7 @@ export function checkAssertionClaims(
   if (iat !== undefined && !isNumericDate(iat)) throw refused('the assertion\'s "iat" is not a NumericDate');
   if (payload.nbf !== undefined && !isNumericDate(payload.nbf)) throw refused('the assertion\'s "nbf" is not a NumericDate');
   if (iat !== undefined && iat > now + MAX_CLOCK_AHEAD_SECONDS) throw refused('the assertion\'s "iat" is in the future');
-  if (payload.nbf !== undefined && (payload.nbf as number) > now + MAX_CLOCK_AHEAD_SECONDS) throw refused('the assertion is not valid yet ("nbf" is in the future)');
+  if (payload.nbf !== undefined && payload.nbf > now + MAX_CLOCK_AHEAD_SECONDS) throw refused('the assertion is not valid yet ("nbf" is in the future)');
   const start = iat ?? now;
   if (exp - start > MAX_ASSERTION_LIFETIME_SECONDS) {
     throw refused(`the assertion lives too long: "exp" must be at most ${MAX_ASSERTION_LIFETIME_SECONDS} s after "iat" (or now)`);

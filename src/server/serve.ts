@@ -8,8 +8,8 @@ import type { AppConfig } from '../config/app-config.js';
 import { Readiness } from '../health/readiness.js';
 import { HttpDrain } from './http-drain.js';
 
-// API.md §7: from SIGTERM on /health/ready answers 503, and the listeners keep accepting for this
-// long so that load balancers see it and stop sending before connections are refused.
+// docs/operations/shutdown.md: from SIGTERM on /health/ready answers 503, and the listeners keep
+// accepting for this long so that load balancers see it and stop sending before connections are refused.
 export const READINESS_GRACE_MS = 2_000;
 // Requests in flight get until this long after the signal; then their connections are closed,
 // so that the application and the database still close cleanly within the deadline.
@@ -42,7 +42,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   let adminServer: Server | undefined;
   try {
     app = await createApp(config, rootLogger);
-    const publicServer = app.getHttpServer() as Server;
+    const publicServer = app.getHttpServer();
     hardenServer(publicServer);
     drain.track(publicServer);
     await app.listen(config.port).catch((error: unknown) => {

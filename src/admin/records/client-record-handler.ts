@@ -10,7 +10,7 @@ import { attributeFields, idField, selectPage, type Collection, type ListQuery }
 import { allocateId } from './record-ids.js';
 import type { RecordHandler, Snapshot, Written } from './record-handler.js';
 
-// API.md §3: the client registration, its metadata row and its redirect URIs, as one type.
+// docs/concepts/consent-tickets.md#the-records: the client registration, its metadata row and its redirect URIs, as one type.
 const ATTRIBUTES: AttributeSpec[] = [
   { name: 'clientId', column: 'client_id', kind: 'string', required: true },
   { name: 'clientName', column: 'client_name', kind: 'string', required: true },
@@ -65,15 +65,15 @@ export class ClientRecordHandler implements RecordHandler {
   async create(manager: EntityManager, input: ResourceInput): Promise<Written> {
     const values = this.read(input, true);
     const registration = this.validate({ ...(values as ClientRegistration) });
-    // API.md §9: a private_key_jwt client holds keys, not a secret.
+    // docs/reference/token-endpoint.md#client-assertions-private_key_jwt: a private_key_jwt client holds keys, not a secret.
     const keyHolding = registration.authenticationType === 'private_key_jwt';
     const generated = registration.clientSecret === undefined && !keyHolding;
     const secret = keyHolding ? undefined : (registration.clientSecret ?? generateClientSecret());
     const id = input.id ?? (await allocateId(manager, 'client'));
-    if (input.id !== undefined && (await manager.query('SELECT 1 FROM client WHERE id = $1', [id])).length > 0) {
+    if (input.id !== undefined && (await manager.query<unknown[]>('SELECT 1 FROM client WHERE id = $1', [id])).length > 0) {
       throw conflict(`uma-client ${id} already exists`, '/value/id');
     }
-    const [{ id: metadataId }] = await manager.query(
+    const [{ id: metadataId }] = await manager.query<{ id: number }[]>(
       `INSERT INTO client_metadata (client_type, client_authentication_type, grant_types, allowed_scopes, client_secret_hash, issuer_uri, jwks_uri, jwks_raw, meta_data_raw, dpop_bound_access_tokens, access_token_lifetime)
        VALUES ('CONFIDENTIAL', $1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
       [registration.authenticationType, registration.grantTypes, registration.allowedScopes, secret === undefined ? null : await hashClientSecret(secret),
@@ -117,7 +117,7 @@ export class ClientRecordHandler implements RecordHandler {
       await manager.query('DELETE FROM redirect_uri WHERE client_id = $1', [id]);
       await this.writeRedirectUris(manager, id, registration.redirectUris);
     }
-    // API.md §3: the introspection client of a data source keeps uma_protection.
+    // docs/concepts/consent-tickets.md#the-rules-that-keep-the-records-consistent: the introspection client of a data source keeps uma_protection.
     if (await dataSourceClientLacksProtection(manager, 'd.client_id = $1', id)) {
       throw ruleBroken('this uma-client introspects for a data-source: its allowedScopes must keep uma_protection', '/value/attributes/allowedScopes');
     }
@@ -199,7 +199,7 @@ export class ClientRecordHandler implements RecordHandler {
   private read(input: ResourceInput, creating: boolean): Record<string, unknown> {
     if (input.relationships.size > 0) {
       const [name] = input.relationships.keys();
-      throw malformed(`uma-client has no relationship "${name}"`, `/value/relationships/${escape(name!)}`);
+      throw malformed(`uma-client has no relationship "${name}"`, `/value/relationships/${escape(name)}`);
     }
     const values: Record<string, unknown> = {};
     for (const [spec, value] of readAttributes(ATTRIBUTES, input.attributes, creating)) {

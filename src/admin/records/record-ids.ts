@@ -45,6 +45,6 @@ async function firstFreeFrom(manager: EntityManager, table: string, start: numbe
      ORDER BY t.id LIMIT 1`,
     [start],
   );
-  const free = rows.length > 0 ? Number(rows[0]!.free) : undefined;
+  const free = rows.length > 0 ? Number(rows[0].free) : undefined;
   return free !== undefined && free <= MAX_RECORD_ID ? free : undefined;
 }

@@ -10,7 +10,7 @@ import type { RecordHandler, Snapshot, Written } from './record-handler.js';
 /** A to-one relationship; an `optional` one may be absent on create and set to `{"data": null}`. */
 export type RelationshipSpec = { name: string; type: string; table: string; column: string; optional?: boolean };
 
-/** A consistency rule of API.md §3, run after a write of this type. */
+/** A consistency rule (docs/concepts/consent-tickets.md#the-rules-that-keep-the-records-consistent), run after a write of this type. */
 export type Rule = (manager: EntityManager, id: number) => Promise<void>;
 
 export type TableSpec = {
@@ -72,7 +72,7 @@ export class TableRecordHandler implements RecordHandler {
   }
 
   async remove(manager: EntityManager, id: number): Promise<void> {
-    const rows: unknown[] = await manager.query(`DELETE FROM "${this.spec.table}" WHERE id = $1 RETURNING id`, [id]).catch((error: unknown) => {
+    const rows = await manager.query<unknown[]>(`DELETE FROM "${this.spec.table}" WHERE id = $1 RETURNING id`, [id]).catch((error: unknown) => {
       if (isForeignKeyViolation(error)) throw conflict(`${this.type} ${id} is still referenced by other records`, '/path');
       throw error;
     });
@@ -144,7 +144,7 @@ export class TableRecordHandler implements RecordHandler {
   }
 
   private async write(manager: EntityManager, sql: string, parameters: unknown[]): Promise<unknown[]> {
-    return manager.query(sql, parameters).catch((error: unknown) => {
+    return manager.query<unknown[]>(sql, parameters).catch((error: unknown) => {
       if (isUniqueViolation(error)) {
         const { constraint } = error as { constraint?: string };
         // Two requests adding the same id at once: the primary key decides.
