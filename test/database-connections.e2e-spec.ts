@@ -50,9 +50,12 @@ describe('DATABASE_POOL_SIZE with WORKERS=2 (server process)', () => {
     await eventually(async () => ((await request(issuer).get('/health/ready')).status === 200 ? true : undefined), 60_000, 200);
 
     const clientId = `pool-${randomBytes(6).toString('hex')}`;
+    const before = await connections();
     const created = await runCli(['client', 'create', '--client-id', clientId, '--name', 'Pool', '--scopes', 'read', '--json'], { DATABASE_URL: databaseUrl });
     const secret = (JSON.parse(created.stdout) as CliClientJson).client_secret;
     const proofKey = await clientKey('ES256');
+    // The CLI's session may outlive its process by a moment: count only the server's.
+    await eventually(async () => ((await connections()) <= before ? true : undefined), 10_000);
 
     let peak = 0;
     let stop = false;

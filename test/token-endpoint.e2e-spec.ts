@@ -318,7 +318,7 @@ describe('GET /oauth2/jwks and metadata', () => {
     const { keys } = bodyOf<JwksBody>(response);
     expect(keys.length).toBeGreaterThan(0);
     for (const key of keys) {
-      expect(key).toMatchObject({ use: 'sig', kid: expect.any(String) as unknown, alg: expect.stringMatching(/^(RS256|ES256)$/) as unknown });
+      expect(key).toMatchObject({ use: 'sig', kid: expect.any(String) as unknown, alg: expect.stringMatching(/^(RS256|PS256|ES256|EdDSA)$/) as unknown });
       expect(key.d).toBeUndefined();
     }
   });

@@ -35,6 +35,8 @@ describe('UMA in the console', () => {
     await page.getByRole('group', { name: 'Grant types' }).getByLabel(/UMA grant/).check();
     await page.getByRole('button', { name: 'Enrol client' }).click();
     await expectPage(page.getByLabel('Client secret')).toBeVisible();
+    // The list is paged; other suites' clients may come first, so find this one by searching.
+    await page.getByLabel('Search clients').fill(clientId);
     const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: clientId }) });
     await expectPage(row).toContainText(UMA_GRANT);
     const enrolled = await server.dataSource.query<{ grant_types: string }[]>('SELECT m.grant_types FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.client_id = $1', [clientId]);
@@ -57,6 +59,7 @@ describe('UMA in the console', () => {
     const { context, page } = await openTab(browser);
     await signIn(page, server.adminUrl, server.adminToken);
     await openScreen(page, 'Data sources');
+    await page.getByLabel('Search data sources').fill(name);
     await page.getByRole('button', { name: `UMA resources of ${name}` }).click();
     const table = page.getByRole('table', { name: `UMA resources registered by ${name} (2)` });
     await expectPage(table).toBeVisible();
@@ -77,6 +80,7 @@ describe('UMA in the console', () => {
     const { context, page } = await openTab(browser);
     await signIn(page, server.adminUrl, server.adminToken);
     await openScreen(page, 'Data sources');
+    await page.getByLabel('Search data sources').fill(name);
     await page.getByRole('button', { name: `UMA resources of ${name}` }).click();
     await expectPage(page.getByText(`${name} has registered no UMA resource.`)).toBeVisible();
     await context.close();

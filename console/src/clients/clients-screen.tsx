@@ -36,7 +36,8 @@ export function ClientsScreen({ api }: ScreenProps) {
       const generated = result?.meta?.clientSecret;
       if (generated) setSecret({ clientId: values.clientId ?? "", secret: generated });
       setStatus(`Client ${values.clientId} enrolled.`);
-      clients.reload();
+      // Shown by its id: the newest-first page may lead with ids chosen by callers.
+      paged.searchFor(values.clientId ?? '');
       return true;
     } catch (error) {
       setErrors(formErrorsOf(error, CLIENT_LAYOUT));

@@ -48,13 +48,15 @@ export function DataSourcesScreen({ api }: ScreenProps) {
     return id ? { id, label: clientName(id) } : undefined;
   };
 
-  const submit = async (values: DataSourceValues, operations: Operation[], layout: Parameters<typeof formErrorsOf>[1], done: string) => {
+  const submit = async (values: DataSourceValues, operations: Operation[], layout: Parameters<typeof formErrorsOf>[1], done: string, show?: string) => {
     try {
       await api.patch(operations);
       setErrors(NO_ERRORS);
       setMode({ kind: 'enrol' });
       setStatus(done);
-      data.reload();
+      // A new data source is shown by its name: the newest-first page may lead with ids chosen by callers.
+      if (show !== undefined) paged.searchFor(show);
+      else data.reload();
       return true;
     } catch (error) {
       setErrors(formErrorsOf(error, layout));
@@ -69,7 +71,7 @@ export function DataSourcesScreen({ api }: ScreenProps) {
       ...values.definitions.map((definition) => add('data-source-resource-definitions', {}, { dataSource: source, resourceDefinition: { type: 'resource-definition', id: definition } })),
     ];
     const layout = [{ name: 'name', kind: 'kind', resourceUri: 'resourceUri', umaClient: 'client' }, ...values.definitions.map(() => ({ resourceDefinition: 'definitions', dataSource: 'definitions' }))];
-    return submit(values, operations, layout, `Data source ${values.name} enrolled.`);
+    return submit(values, operations, layout, `Data source ${values.name} enrolled.`, values.name);
   };
   const save = (source: ResourceObject, values: DataSourceValues) => {
     const pairs = pairsOf(source);

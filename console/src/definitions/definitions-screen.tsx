@@ -30,14 +30,16 @@ export function DefinitionsScreen({ api }: ScreenProps) {
   const errorsOf = (form: FormName) => (errors.form === form ? errors.errors : NO_ERRORS);
 
   /** One change, one request; the form is emptied and the list read again only when it succeeded. */
-  const change = async (form: FormName, operations: Operation[], layout: PointerLayout, done: string, element?: HTMLFormElement) => {
+  const change = async (form: FormName, operations: Operation[], layout: PointerLayout, done: string, element?: HTMLFormElement, show?: string) => {
     try {
       await api.patch(operations);
       setErrors({ errors: NO_ERRORS });
       setStatus(done);
       element?.reset();
       setChosen({ definition: '', scope: '' });
-      definitions.reload();
+      // A new definition is shown by its name: the newest-first page may lead with ids chosen by callers.
+      if (show !== undefined) paged.searchFor(show);
+      else definitions.reload();
     } catch (error) {
       setStatus(undefined);
       setErrors({ form, errors: formErrorsOf(error, layout) });
@@ -54,7 +56,7 @@ export function DefinitionsScreen({ api }: ScreenProps) {
     const { element, values } = submitted(event);
     const mapping = { fhirResourceType: optional(values.fhirResourceType, false), fhirQuery: optional(values.fhirQuery, false) };
     void change('add-definition', [add('resource-definition', withoutUndefined({ name: values.name, description: values.description, ...mapping }))],
-      [{ name: 'name', description: 'description', fhirResourceType: 'fhirResourceType', fhirQuery: 'fhirQuery' }], `Resource definition ${values.name} added.`, element);
+      [{ name: 'name', description: 'description', fhirResourceType: 'fhirResourceType', fhirQuery: 'fhirQuery' }], `Resource definition ${values.name} added.`, element, values.name);
   };
   const addScope = (event: Event) => {
     const { element, values } = submitted(event);

@@ -39,6 +39,8 @@ export function SearchBox(props: { id: string; label: string; hint?: string; val
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const [text, setText] = useState(props.value ?? '');
   useEffect(() => () => clearTimeout(timer.current), []);
+  // The screen may search on the user's behalf (for a record it just created): show what it searched for.
+  useEffect(() => setText(props.value ?? ''), [props.value]);
   const onInput = (event: Event) => {
     const typed = (event.currentTarget as HTMLInputElement).value;
     setText(typed);
