@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { SigningKeysService } from '../tokens/signing-keys.service.js';
@@ -11,6 +11,8 @@ import { ClientRecordHandler } from './records/client-record-handler.js';
 import type { RecordHandler, Written } from './records/record-handler.js';
 import { TICKET_RECORD_HANDLERS } from './records/ticket-records.js';
 import { DATA_SOURCE_RECORD_HANDLERS } from './records/data-source-records.js';
+import { DisclosureRecordHandler, refuseDisclosureWrite } from './records/disclosure-record-handler.js';
+import { DisclosureWithdrawals, type RecordChange } from '../disclosures/disclosure-withdrawals.js';
 
 export const MAX_OPERATIONS = 1000;
 
@@ -30,14 +32,16 @@ export type Page = { number: number; size: number };
  */
 @Injectable()
 export class AdminRecordsService {
+  private readonly logger = new Logger(AdminRecordsService.name);
   private readonly handlers: Map<string, RecordHandler>;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly keys: SigningKeysService,
+    private readonly withdrawals: DisclosureWithdrawals,
   ) {
     this.handlers = new Map(
-      [...TICKET_RECORD_HANDLERS, ...DATA_SOURCE_RECORD_HANDLERS, new ClientRecordHandler(), new AuditEventHandler()].map((handler) => [handler.type, handler]),
+      [...TICKET_RECORD_HANDLERS, ...DATA_SOURCE_RECORD_HANDLERS, new ClientRecordHandler(), new AuditEventHandler(), new DisclosureRecordHandler()].map((handler) => [handler.type, handler]),
     );
   }
 
@@ -58,19 +62,22 @@ export class AdminRecordsService {
     try {
       const operations = values.map((value, index) => {
         failedAt = index;
+        refuseDisclosureWrite(value);
         return parsePatchOperation(value, this.handlers);
       });
+      const changes: RecordChange[] = [];
       const results = await this.dataSource.transaction(async (manager) => {
         const done: OperationResult[] = [];
         const localIds = new LocalIds();
         for (const [index, operation] of operations.entries()) {
           failedAt = index;
-          const result = await this.apply(manager, localIds.resolve(operation), actor);
+          const result = await this.apply(manager, localIds.resolve(operation), actor, changes);
           localIds.remember(operation, result.data?.id);
           done.push(result);
         }
         return done;
       });
+      await this.withdrawAfter(changes);
       return { ok: true, results };
     } catch (error) {
       if (!(error instanceof AdminError)) throw error;
@@ -93,7 +100,10 @@ export class AdminRecordsService {
   /** PATCH /admin/<type>/<id>: one replace. */
   async update(type: string, id: number, document: unknown, actor: string): Promise<OperationResult> {
     this.handlerForUrl(type);
-    return this.dataSource.transaction((manager) => this.apply(manager, { op: 'replace', type, id, value: dataOf(document) }, actor));
+    const changes: RecordChange[] = [];
+    const result = await this.dataSource.transaction((manager) => this.apply(manager, { op: 'replace', type, id, value: dataOf(document) }, actor, changes));
+    await this.withdrawAfter(changes);
+    return result;
   }
 
   /** POST /admin/keys/rotate, recorded in the audit trail like any other change. */
@@ -108,7 +118,22 @@ export class AdminRecordsService {
   /** DELETE /admin/<type>/<id>. */
   async remove(type: string, id: number, actor: string): Promise<void> {
     this.handlerForUrl(type);
-    await this.dataSource.transaction((manager) => this.apply(manager, { op: 'remove', type, id }, actor));
+    const changes: RecordChange[] = [];
+    await this.dataSource.transaction((manager) => this.apply(manager, { op: 'remove', type, id }, actor, changes));
+    await this.withdrawAfter(changes);
+  }
+
+  /**
+   * Once a change has committed, the disclosures it ended are withdrawn before it is answered
+   * (docs/guides/consent-withdrawal.md). The change stands even if this fails: it is logged, and
+   * the later sweeps try again.
+   */
+  private async withdrawAfter(changes: RecordChange[]): Promise<void> {
+    try {
+      await this.withdrawals.afterChange(changes);
+    } catch (error) {
+      this.logger.error(`withdrawing the disclosures of a change failed: ${(error as Error).message}`);
+    }
   }
 
   async read(type: string, id: number, include: string[]): Promise<{ data: ResourceObject; included?: ResourceObject[] }> {
@@ -126,12 +151,13 @@ export class AdminRecordsService {
     return { data: records, ...(await this.included(records, include)), meta: { total, page }, lastPage: Math.max(1, Math.ceil(total / page.size)) };
   }
 
-  private async apply(manager: EntityManager, operation: Operation, actor: string): Promise<OperationResult> {
+  private async apply(manager: EntityManager, operation: Operation, actor: string, changes?: RecordChange[]): Promise<OperationResult> {
     const handler = this.handlers.get(operation.type)!;
     if (operation.op === 'remove') {
       const before = await handler.snapshot(manager, operation.id);
       await handler.remove(manager, operation.id);
-      await audit(manager, actor, operation.op, handler.type, operation.id, before, null);
+      const auditEventId = await audit(manager, actor, operation.op, handler.type, operation.id, before, null);
+      changes?.push({ auditEventId, operation: 'remove', recordType: handler.type, recordId: operation.id, before });
       return { data: null };
     }
     const input = parseResourceInput(operation.value, '/value');
@@ -149,7 +175,8 @@ export class AdminRecordsService {
       before = await handler.snapshot(manager, operation.id);
       written = await handler.update(manager, operation.id, input);
     }
-    await audit(manager, actor, operation.op, handler.type, written.id, before, await handler.snapshot(manager, written.id));
+    const auditEventId = await audit(manager, actor, operation.op, handler.type, written.id, before, await handler.snapshot(manager, written.id));
+    if (operation.op === 'replace') changes?.push({ auditEventId, operation: 'replace', recordType: handler.type, recordId: written.id, before });
     const [data] = await handler.find(manager, [written.id]);
     if (!written.meta) return { data: data! };
     return { data: { ...data!, meta: { ...data!.meta, ...written.meta } }, meta: written.meta };
@@ -226,9 +253,10 @@ async function audit(
   recordId: number,
   before: object | null,
   after: object | null,
-): Promise<void> {
-  await manager.query(
-    'INSERT INTO audit_event (actor, operation, record_type, record_id, before, after) VALUES ($1, $2, $3, $4, $5, $6)',
+): Promise<number> {
+  const [{ id }]: { id: number }[] = await manager.query(
+    'INSERT INTO audit_event (actor, operation, record_type, record_id, before, after) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id',
     [actor, operation, recordType, recordId, before === null ? null : JSON.stringify(before), after === null ? null : JSON.stringify(after)],
   );
+  return id;
 }

@@ -119,7 +119,7 @@ function includeOf(request: Request): string[] {
   return include.split(',');
 }
 
-function pageOf(request: Request): Page {
+export function pageOf(request: Request): Page {
   const read = (name: string, fallback: number, max: number) => {
     const value = request.query[`page[${name}]`];
     if (value === undefined) return fallback;

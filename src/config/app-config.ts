@@ -31,6 +31,8 @@ export type AppConfig = {
   dpopNonce: boolean;
   /** API.md §9: plain-http jwks_uri allowed (development and tests only). */
   jwksUriAllowHttp: boolean;
+  /** Days a disclosure row is kept after its token expired (docs/guides/consent-withdrawal.md). */
+  disclosureRetentionDays: number;
 };
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';

@@ -22,6 +22,8 @@ export class ConfigurationError extends Error {}
 const MAX_TTL_SECONDS = 86_400;
 const MAX_REFRESH_TTL_SECONDS = 365 * 86_400;
 const MAX_WORKERS = 256;
+const MAX_RETENTION_DAYS = 36_500;
+const RETENTION_MESSAGE = `DISCLOSURE_RETENTION_DAYS must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}`;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 class Environment {
@@ -110,6 +112,13 @@ class Environment {
   JWKS_URI_ALLOW_HTTP?: string;
 
   @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: RETENTION_MESSAGE })
+  @Min(1, { message: RETENTION_MESSAGE })
+  @Max(MAX_RETENTION_DAYS, { message: RETENTION_MESSAGE })
+  DISCLOSURE_RETENTION_DAYS?: number;
+
+  @IsOptional()
   @Matches(/^\s*(auto|0*[1-9]\d{0,2})\s*$/, { message: `WORKERS must be auto or a whole number from 1 to ${MAX_WORKERS}` })
   WORKERS?: string;
 }
@@ -119,7 +128,7 @@ const VARIABLES = [
   'ADMIN_TOKEN_FILE', 'ACCESS_TOKEN_TTL', 'TOKEN_SIGNING_ALG', 'TRUST_PROXY', 'DATA_DIR',
   'REFRESH_TOKEN_TTL', 'KEY_ENCRYPTION_SECRET',
   'LOG_LEVEL', 'LOG_FORMAT', 'CORS_ALLOWED_ORIGINS', 'WORKERS',
-  'DPOP_NONCE', 'JWKS_URI_ALLOW_HTTP',
+  'DPOP_NONCE', 'JWKS_URI_ALLOW_HTTP', 'DISCLOSURE_RETENTION_DAYS',
 ];
 
 /**
@@ -134,7 +143,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       env[name],
     ]),
   );
-  for (const name of ['PORT', 'ADMIN_PORT', 'ACCESS_TOKEN_TTL', 'REFRESH_TOKEN_TTL']) {
+  for (const name of ['PORT', 'ADMIN_PORT', 'ACCESS_TOKEN_TTL', 'REFRESH_TOKEN_TTL', 'DISCLOSURE_RETENTION_DAYS']) {
     if (present[name] !== undefined && !/^\d+$/.test(present[name]!.trim())) {
       throw new ConfigurationError(numberMessage(name, present[name]!));
     }
@@ -181,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     logFormat: (environment.LOG_FORMAT ?? (process.stdout.isTTY && env.NODE_ENV !== 'production' ? 'pretty' : 'json')) as LogFormat,
     dpopNonce: environment.DPOP_NONCE === 'true',
     jwksUriAllowHttp: environment.JWKS_URI_ALLOW_HTTP === 'true',
+    disclosureRetentionDays: environment.DISCLOSURE_RETENTION_DAYS ?? 2190,
   };
 }
 
@@ -197,6 +207,7 @@ function numberMessage(name: string, value: string): string {
   const ranges: Record<string, string> = {
     ACCESS_TOKEN_TTL: `a whole number of seconds from 1 to ${MAX_TTL_SECONDS}`,
     REFRESH_TOKEN_TTL: `a whole number of seconds from 60 to ${MAX_REFRESH_TTL_SECONDS}`,
+    DISCLOSURE_RETENTION_DAYS: `a whole number of days from 1 to ${MAX_RETENTION_DAYS}`,
   };
   const range = ranges[name] ?? 'a whole number from 1 to 65535';
   return `${name} must be ${range} (got ${JSON.stringify(value)})`;

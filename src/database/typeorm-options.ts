@@ -15,13 +15,15 @@ import { ResourceDefinition } from '../tickets/resource-definition.entity.js';
 import { Scope } from '../tickets/scope.entity.js';
 import { DataSourceEntity } from '../tickets/data-source.entity.js';
 import { DataSourceResourceDefinitions } from '../tickets/data-source-resource-definitions.entity.js';
+import { Disclosure } from '../disclosures/disclosure.entity.js';
+import { DisclosureBasis } from '../disclosures/disclosure-basis.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 export const ENTITIES = [
   Client, ClientMetadata, RedirectUri, SigningKey,
   ResourceDefinition, Scope, Purpose, CapabilityTicket, RequestedResource, RequestedResourceScopes,
   RequestedResourcesCapabilityTickets, AuditEvent, RevokedToken, RefreshToken,
-  DataSourceEntity, DataSourceResourceDefinitions,
+  DataSourceEntity, DataSourceResourceDefinitions, Disclosure, DisclosureBasis,
 ];
 
 /** The one options builder for the server, the tests and the TypeORM CLI (ormconfig.ts). */

@@ -7,6 +7,7 @@ import type { ClientRecord } from '../clients/client-record.js';
 import { OAuthExceptionFilter } from '../common/filters/oauth-exception.filter.js';
 import { sendNoStoreJson } from '../common/send-json.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { requestIdOf } from '../logging/request-log.js';
 import { OAuthBodyGuard } from './oauth-body.guard.js';
 import { TokenLifecycleService } from './token-lifecycle.service.js';
 import { TokensService } from './tokens.service.js';
@@ -84,10 +85,10 @@ export class TokensController {
   @ApiResponse({ status: 401, description: 'invalid_client', schema: OAUTH_ERROR })
   @ApiResponse({ status: 413, description: 'body over 16 KiB (invalid_request)', schema: OAUTH_ERROR })
   @ApiResponse({ status: 429, description: 'too_many_requests, with Retry-After', schema: OAUTH_ERROR })
-  @ApiResponse({ status: 503, description: 'temporarily_unavailable: the database is unreachable', schema: OAUTH_ERROR })
+  @ApiResponse({ status: 503, description: 'temporarily_unavailable: the database is unreachable, or the disclosure of a resource-scope token could not be committed', schema: OAUTH_ERROR })
   @ClientAuthenticated()
   async token(@Req() request: ProofRequest, @Res() response: Response): Promise<void> {
-    const issued = await this.tokens.issue(request.user as ClientRecord, request.body as TokenParameters, request.dpop?.jkt);
+    const issued = await this.tokens.issue(request.user as ClientRecord, request.body as TokenParameters, request.dpop?.jkt, requestIdOf(request));
     // API.md §10: with DPOP_NONCE on, every token response carries a fresh nonce.
     sendNoStoreJson(response, 200, issued, this.proofs.noncesRequired ? { 'DPoP-Nonce': await this.proofs.freshNonce() } : undefined);
     this.metrics.tokenIssued();

@@ -12,6 +12,7 @@ import { ClientAuthGuard } from '../auth/guards/client-auth.guard.js';
 import { ClientBasicStrategy } from '../auth/strategies/client-basic.strategy.js';
 import { ClientsModule } from '../clients/clients.module.js';
 import { TicketsModule } from '../tickets/tickets.module.js';
+import { DisclosuresModule } from '../disclosures/disclosures.module.js';
 import { DiscoveryController } from './discovery.controller.js';
 import { SigningKeysService } from './signing-keys.service.js';
 import { TokensController } from './tokens.controller.js';
@@ -21,7 +22,7 @@ import { RefreshTokensService } from './refresh-tokens.service.js';
 import { TokenLifecycleService } from './token-lifecycle.service.js';
 
 @Module({
-  imports: [PassportModule, ClientsModule, TicketsModule],
+  imports: [PassportModule, ClientsModule, TicketsModule, DisclosuresModule],
   controllers: [TokensController, DiscoveryController],
   providers: [
     TokensService,

@@ -11,6 +11,7 @@ import { parseScope } from '../oauth/scope.js';
 import { SigningKeysService } from './signing-keys.service.js';
 import { signAccessToken } from './token-signer.js';
 import { resourcesOf, type TokenParameters } from '../oauth/token-request.js';
+import { DisclosuresService } from '../disclosures/disclosures.service.js';
 
 export type TokenResponse = {
   access_token: string;
@@ -20,8 +21,8 @@ export type TokenResponse = {
   refresh_token?: string;
 };
 
-/** A granted decision: its scopes, lifetime, audience and the consent tickets behind its resource scopes. */
-type Grant = { scopes: string[]; decision: Decision };
+/** A granted decision: its scopes, lifetime, audience and the consent tickets behind its resource scopes; the `resource` parameters asked for. */
+type Grant = { scopes: string[]; decision: Decision; resources: string[] };
 
 const SUPPORTED_GRANTS = new Set(['client_credentials', 'refresh_token']);
 
@@ -32,13 +33,15 @@ export class TokensService {
     private readonly keys: SigningKeysService,
     private readonly decisions: AccessDecisions,
     private readonly refreshTokens: RefreshTokensService,
+    private readonly disclosures: DisclosuresService,
   ) {}
 
   /**
    * Answers an authenticated token request (API.md §4), or throws the OAuthError it earns.
    * `jkt`: the thumbprint of a valid DPoP proof's key, which the access token is bound to (§10).
+   * `requestId`: the response's X-Request-Id, kept in the token's disclosure.
    */
-  async issue(client: ClientRecord, parameters: TokenParameters, jkt?: string): Promise<TokenResponse> {
+  async issue(client: ClientRecord, parameters: TokenParameters, jkt?: string, requestId?: string): Promise<TokenResponse> {
     if (client.dpopBound && jkt === undefined) {
       throw new OAuthError('invalid_dpop_proof', 'DPoP: this client must send a DPoP proof with every token request');
     }
@@ -53,8 +56,8 @@ export class TokensService {
     if (!client.grantTypes.has(grantType)) {
       throw new OAuthError('unauthorized_client', `the client is not registered for the ${grantType} grant`);
     }
-    if (grantType === 'refresh_token') return this.refresh(client, parameters, jkt);
-    const response = await this.accessToken(client, await this.grant(client, parseScope(parameters.scope), resourcesOf(parameters)), jkt);
+    if (grantType === 'refresh_token') return this.refresh(client, parameters, jkt, requestId);
+    const response = await this.accessToken(client, await this.grant(client, parseScope(parameters.scope), resourcesOf(parameters)), jkt, requestId);
     if (client.grantTypes.has('refresh_token')) response.refresh_token = await this.refreshTokens.issue(client, response.scope);
     return response;
   }
@@ -65,7 +68,7 @@ export class TokensService {
    * scopes and consent tickets. A request mistake (a wider scope, a bad resource) is refused
    * before the token is used up; a client no longer entitled loses the whole family.
    */
-  private async refresh(client: ClientRecord, parameters: TokenParameters, jkt: string | undefined): Promise<TokenResponse> {
+  private async refresh(client: ClientRecord, parameters: TokenParameters, jkt: string | undefined, requestId: string | undefined): Promise<TokenResponse> {
     if (parameters.refresh_token === undefined) throw new OAuthError('invalid_request', 'the refresh_token parameter is required');
     const presented = await this.refreshTokens.findUsable(client, parameters.refresh_token);
     if (presented === undefined) return this.refreshTokens.refuse(client, parameters.refresh_token);
@@ -73,7 +76,8 @@ export class TokensService {
     const scopes = parameters.scope === undefined ? original : parseScope(parameters.scope);
     const wider = scopes.filter((name) => !original.includes(name));
     if (wider.length > 0) throw new OAuthError('invalid_scope', `scope not granted with this refresh token: ${wider.join(' ')}`);
-    const decision = await this.decisions.decide(client, { scopes, resources: resourcesOf(parameters) });
+    const resources = resourcesOf(parameters);
+    const decision = await this.decisions.decide(client, { scopes, resources });
     if (decision.refusal?.error === 'invalid_target') throw new OAuthError(decision.refusal.error, decision.refusal.description);
     const used = await this.refreshTokens.consume(client, parameters.refresh_token);
     if (decision.refusal) {
@@ -82,7 +86,7 @@ export class TokensService {
       throw new OAuthError(decision.refusal.error, decision.refusal.description);
     }
     // RFC 9449 §5: the refresh token of a confidential client is not bound; this access token is.
-    const response = await this.accessToken(client, { scopes, decision }, jkt);
+    const response = await this.accessToken(client, { scopes, decision, resources }, jkt, requestId);
     response.refresh_token = await this.refreshTokens.issue(client, response.scope, used.family_id);
     return response;
   }
@@ -94,10 +98,10 @@ export class TokensService {
   private async grant(client: ClientRecord, scopes: string[], resources: string[]): Promise<Grant> {
     const decision = await this.decisions.decide(client, { scopes, resources });
     if (decision.refusal) throw new OAuthError(decision.refusal.error, decision.refusal.description);
-    return { scopes, decision };
+    return { scopes, decision, resources };
   }
 
-  private async accessToken(client: ClientRecord, { scopes, decision }: Grant, jkt?: string): Promise<TokenResponse> {
+  private async accessToken(client: ClientRecord, { scopes, decision, resources }: Grant, jkt?: string, requestId?: string): Promise<TokenResponse> {
     // API.md §4 rule 3 and §11: the lifetime and audience the decision gave.
     const { lifetime, aud } = decision.verdict as { lifetime: number; aud: string | string[] };
     const { resourceScopes, covered: covering } = decision;
@@ -116,6 +120,14 @@ export class TokensService {
       ...(jkt !== undefined ? { cnf: { jkt } } : {}),
     };
     const token = await signAccessToken(claims, await this.keys.signingKey());
-    return { access_token: token, token_type: jkt !== undefined ? 'DPoP' : 'Bearer', expires_in: lifetime, scope };
+    const tokenType = jkt !== undefined ? 'DPoP' : 'Bearer';
+    // docs/guides/consent-withdrawal.md: no token with a resource scope leaves before its disclosure is committed.
+    if (decision.chains.length > 0) {
+      await this.disclosures.record({
+        jti: claims.jti, clientKey: client.id, clientId: client.clientId, scope, aud, resources, issuedAt, expiresAt: claims.exp,
+        tokenType, jkt, requestId, chains: decision.chains, defaultAudience: this.config.audience,
+      });
+    }
+    return { access_token: token, token_type: tokenType, expires_in: lifetime, scope };
   }
 }

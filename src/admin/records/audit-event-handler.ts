@@ -3,7 +3,7 @@ import { AdminError } from '../json-api/admin-error.js';
 import type { ResourceObject } from '../json-api/resource-object.js';
 import type { RecordHandler, Snapshot, Written } from './record-handler.js';
 
-type Row = { id: number; occurred_at: Date; actor: string; operation: string; record_type: string; record_id: number; before: unknown; after: unknown };
+type Row = { id: number; occurred_at: Date; actor: string; operation: string; record_type: string; record_id: number; before: unknown; after: unknown; withdrawn_tokens: number };
 
 /** `audit-event`: the trail of administrative changes, read-only. */
 export class AuditEventHandler implements RecordHandler {
@@ -51,6 +51,7 @@ function serialise(row: Row): ResourceObject {
       recordId: String(row.record_id),
       before: row.before,
       after: row.after,
+      withdrawnTokens: row.withdrawn_tokens,
     },
   };
 }

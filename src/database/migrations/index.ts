@@ -4,6 +4,7 @@ import { TicketIndexes1764000000000 } from './1764000000000-TicketIndexes.js';
 import { TokenLifecycle1764100000000 } from './1764100000000-TokenLifecycle.js';
 import { ProofOfPossession1764200000000 } from './1764200000000-ProofOfPossession.js';
 import { DataSources1764300000000 } from './1764300000000-DataSources.js';
+import { Disclosures1764700000000 } from './1764700000000-Disclosures.js';
 
 /** Listed as classes, not globs, so the same list works in Jest, in dist/ and from the CLI. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   TokenLifecycle1764100000000,
   ProofOfPossession1764200000000,
   DataSources1764300000000,
+  Disclosures1764700000000,
 ];
