@@ -13,6 +13,7 @@ import { TICKET_RECORD_HANDLERS } from './records/ticket-records.js';
 import { DATA_SOURCE_RECORD_HANDLERS } from './records/data-source-records.js';
 import { DisclosureRecordHandler, refuseDisclosureWrite } from './records/disclosure-record-handler.js';
 import { DisclosureWithdrawals, type RecordChange } from '../disclosures/disclosure-withdrawals.js';
+import { recordAuditEvent } from '../tickets/audit-trail.js';
 
 export const MAX_OPERATIONS = 1000;
 
@@ -108,10 +109,9 @@ export class AdminRecordsService {
 
   /** POST /admin/keys/rotate, recorded in the audit trail like any other change. */
   async rotateSigningKey(actor: string): Promise<ResourceObject> {
-    const kid = await this.keys.rotate();
+    // The audit event is written in the rotation's own transaction.
+    const kid = await this.keys.rotate(undefined, actor);
     const jwk = (await this.keys.publicKeys()).find((key) => key.kid === kid) ?? { kid };
-    const [{ id }]: { id: number }[] = await this.dataSource.query('SELECT id FROM signing_key WHERE kid = $1', [kid]);
-    await audit(this.dataSource.manager, actor, 'rotate', 'signing-key', id, null, { kid, alg: jwk.alg });
     return { type: 'signing-key', id: kid, attributes: { ...jwk } };
   }
 
@@ -245,7 +245,7 @@ function notApplied(index: number, failedAt: number): ErrorObject {
   };
 }
 
-async function audit(
+function audit(
   manager: EntityManager,
   actor: string,
   operation: string,
@@ -254,9 +254,5 @@ async function audit(
   before: object | null,
   after: object | null,
 ): Promise<number> {
-  const [{ id }]: { id: number }[] = await manager.query(
-    'INSERT INTO audit_event (actor, operation, record_type, record_id, before, after) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id',
-    [actor, operation, recordType, recordId, before === null ? null : JSON.stringify(before), after === null ? null : JSON.stringify(after)],
-  );
-  return id;
+  return recordAuditEvent(manager, { actor, operation, recordType, recordId, before, after });
 }
