@@ -23,7 +23,7 @@ const config = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
   algs: (process.env.BENCH_ALGS ?? 'RS256,ES256').split(',').map((s) => s.trim()).filter(Boolean),
   // Which cases run (names from CASES below, and `pop`: private_key_jwt + DPoP, ours and oidc-provider).
-  servers: (process.env.BENCH_SERVERS ?? 'ours,tickets,workers2,oidc-provider,bare,pop').split(',').map((s) => s.trim()),
+  servers: (process.env.BENCH_SERVERS ?? 'ours,tickets,disclosures,workers2,oidc-provider,bare,pop').split(',').map((s) => s.trim()),
 };
 
 const CLIENT_ID = 'bench-client';
@@ -402,6 +402,14 @@ const CASES = [
     unit: 'tok/s',
     run: (alg) => runOurs(alg, { name: 'ours, resource scope + 100k ticket records', logName: 'ours-tickets', prepare: seedTickets, body: TICKET_REQUEST_BODY }),
   },
+  // Every token of this case commits its disclosure row (docs/guides/consent-withdrawal.md) before it is answered.
+  {
+    name: 'disclosures',
+    key: 'oursDisclosures',
+    label: 'ours, disclosure',
+    unit: 'tok/s',
+    run: (alg) => runOurs(alg, { name: 'ours, resource scope with its disclosure row', logName: 'ours-disclosures', prepare: seedBenchTicket, body: TICKET_REQUEST_BODY }),
+  },
   // WORKERS (API.md §2) forks workers sharing the port; CPU per token then counts them all.
   { name: 'workers2', key: 'oursWorkers2', label: 'ours, WORKERS=2', unit: 'tok/s', run: (alg) => runOurs(alg, { name: 'ours, WORKERS=2', logName: 'ours-workers2', env: { WORKERS: '2' } }) },
   { name: 'oidc-provider', key: 'oidcProvider', label: 'oidc-provider', unit: 'tok/s', run: (alg) => runOidcProvider(alg) },
@@ -414,15 +422,9 @@ const CASES = [
 // records), plus one ticket for the bench client covering RESOURCE_SCOPE; and 1,000 data sources
 // plus one serving RESOURCE_SCOPE's definition (the token's aud).
 async function seedTickets(dataDir) {
-  const password = readFileSync(path.join(dataDir, 'postgres-password'), 'utf8').trim();
-  const port = readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[3];
-  const db = new pg.Client({ connectionString: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/authorization_server` });
-  await db.connect();
-  try {
-    await db.query('BEGIN');
+  await withBenchDatabase(dataDir, async (db) => {
     const [definition, clients, rows] = [1_000_000, 10_000, 20_000];
-    await db.query(`INSERT INTO resource_definition (id, name) VALUES ($1, 'blood-glucose-level')`, [definition]);
-    await db.query(`INSERT INTO scope (id, name, resource_definition_id) VALUES ($1, 'read', $1)`, [definition]);
+    await insertBenchTicket(db, definition);
     await db.query(`INSERT INTO client_metadata (id, client_authentication_type, grant_types, allowed_scopes, client_secret_hash)
       SELECT 1000000 + g, 'client_secret_basic', 'client_credentials', $1, 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'
       FROM generate_series(1, $2) g`, [RESOURCE_SCOPE, clients]);
@@ -433,25 +435,49 @@ async function seedTickets(dataDir) {
     await db.query(`INSERT INTO requested_resource (id, max_permission_duration, requested_resource_id, resource_definition_id, client_id) SELECT 1000000 + g, 3600, 'load-resource-' || g, $2, ${owner} FROM generate_series(1, $1) g`, [rows, definition]);
     await db.query(`INSERT INTO requested_resource_scopes (id, scope_id, purpose_id, requested_resource_id) SELECT 1000000 + g, $2, 1000000 + g, 1000000 + g FROM generate_series(1, $1) g`, [rows, definition]);
     await db.query(`INSERT INTO requested_resources_capability_tickets (id, capability_ticket_id, requested_resource_id) SELECT 1000000 + g, 1000000 + g, 1000000 + g FROM generate_series(1, $1) g`, [rows]);
-    const [{ id: benchClient }] = (await db.query(`SELECT id FROM client WHERE client_id = $1`, [CLIENT_ID])).rows;
-    const mine = 2_000_000;
-    await db.query(`INSERT INTO purpose (id, name) VALUES ($1, 'Your doctor follows your blood glucose level')`, [mine]);
-    await db.query(`INSERT INTO capability_ticket (id, ticket_id, ticket_name, purpose_id, client_id) VALUES ($1, 'bench-ticket', 'Bench', $1, $2)`, [mine, benchClient]);
-    await db.query(`INSERT INTO requested_resource (id, max_permission_duration, requested_resource_id, resource_definition_id, client_id) VALUES ($1, 3600, 'bench-resource', $2, $3)`, [mine, definition, benchClient]);
-    await db.query(`INSERT INTO requested_resource_scopes (id, scope_id, purpose_id, requested_resource_id) VALUES ($1, $2, $1, $1)`, [mine, definition]);
-    await db.query(`INSERT INTO requested_resources_capability_tickets (id, capability_ticket_id, requested_resource_id) VALUES ($1, $1, $1)`, [mine]);
     // Issue 13: 1,000 data sources, each serving a definition of its own, and one serving the benched definition.
     const dataSources = 1_000;
     await db.query(`INSERT INTO resource_definition (id, name) SELECT 1100000 + g, 'load-definition-' || g FROM generate_series(1, $1) g`, [dataSources]);
     await db.query(`INSERT INTO data_source (id, name, kind, resource_uri) SELECT 1000000 + g, 'Load ' || g, 'resource-server', 'https://load-' || g || '.example/api' FROM generate_series(1, $1) g`, [dataSources]);
     await db.query(`INSERT INTO data_source_resource_definitions (id, data_source_id, resource_definition_id) SELECT 1000000 + g, 1000000 + g, 1100000 + g FROM generate_series(1, $1) g`, [dataSources]);
-    await db.query(`INSERT INTO data_source (id, name, kind, resource_uri) VALUES ($1, 'Glucose API', 'resource-server', 'https://glucose.example/api')`, [mine]);
-    await db.query(`INSERT INTO data_source_resource_definitions (id, data_source_id, resource_definition_id) VALUES ($1, $1, $2)`, [mine, definition]);
+  });
+}
+
+// The disclosures case: only the bench client's ticket and its data source, so the figure is
+// what a resource-scope token costs (its decision and its durable disclosure row), not the seeding.
+async function seedBenchTicket(dataDir) {
+  await withBenchDatabase(dataDir, (db) => insertBenchTicket(db, 1_000_000));
+}
+
+/** Runs `work` in one transaction on our embedded database of `dataDir`, then ANALYZE. */
+async function withBenchDatabase(dataDir, work) {
+  const password = readFileSync(path.join(dataDir, 'postgres-password'), 'utf8').trim();
+  const port = readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[3];
+  const db = new pg.Client({ connectionString: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/authorization_server` });
+  await db.connect();
+  try {
+    await db.query('BEGIN');
+    await work(db);
     await db.query('COMMIT');
     await db.query('ANALYZE');
   } finally {
     await db.end();
   }
+}
+
+/** The definition of RESOURCE_SCOPE, a consent ticket of the bench client covering it, and one data source serving it (the token's aud). */
+async function insertBenchTicket(db, definition) {
+  await db.query(`INSERT INTO resource_definition (id, name) VALUES ($1, 'blood-glucose-level')`, [definition]);
+  await db.query(`INSERT INTO scope (id, name, resource_definition_id) VALUES ($1, 'read', $1)`, [definition]);
+  const [{ id: benchClient }] = (await db.query(`SELECT id FROM client WHERE client_id = $1`, [CLIENT_ID])).rows;
+  const mine = 2_000_000;
+  await db.query(`INSERT INTO purpose (id, name) VALUES ($1, 'Your doctor follows your blood glucose level')`, [mine]);
+  await db.query(`INSERT INTO capability_ticket (id, ticket_id, ticket_name, purpose_id, client_id) VALUES ($1, 'bench-ticket', 'Bench', $1, $2)`, [mine, benchClient]);
+  await db.query(`INSERT INTO requested_resource (id, max_permission_duration, requested_resource_id, resource_definition_id, client_id) VALUES ($1, 3600, 'bench-resource', $2, $3)`, [mine, definition, benchClient]);
+  await db.query(`INSERT INTO requested_resource_scopes (id, scope_id, purpose_id, requested_resource_id) VALUES ($1, $2, $1, $1)`, [mine, definition]);
+  await db.query(`INSERT INTO requested_resources_capability_tickets (id, capability_ticket_id, requested_resource_id) VALUES ($1, $1, $1)`, [mine]);
+  await db.query(`INSERT INTO data_source (id, name, kind, resource_uri) VALUES ($1, 'Glucose API', 'resource-server', 'https://glucose.example/api')`, [mine]);
+  await db.query(`INSERT INTO data_source_resource_definitions (id, data_source_id, resource_definition_id) VALUES ($1, $1, $2)`, [mine, definition]);
 }
 
 // ---------------------------------------------------------------------------
@@ -548,6 +574,7 @@ function printReport(results) {
     console.log(`${alg}  ours/oidc-provider ${fmtRatio(r.ours, r.oidcProvider)}   ours/bare ${fmtRatio(r.ours, r.bare)}   CPU per token ours/oidc-provider ${fmtCpuRatio(r.ours, r.oidcProvider)}`);
     if (r.oursWorkers2) console.log(`${alg}  WORKERS=2 / WORKERS=1 ${fmtRatio(r.oursWorkers2, r.ours)} (the load generator takes much of the second core)`);
     if (r.oursTickets) console.log(`${alg}  resource scope with 10k clients, 100k ticket records and 1k data sources / plain scope ${fmtRatio(r.oursTickets, r.ours)} (issue 13 wants at least 0.95x: a cost at most 1.05x)`);
+    if (r.oursDisclosures) console.log(`${alg}  resource scope with its durable disclosure row / plain scope ${fmtRatio(r.oursDisclosures, r.ours)} (wanted: at least 0.8x)   µs CPU per token ${fmtMicros(r.oursDisclosures)} vs ${r.ours ? fmtMicros(r.ours) : 'n/a'}`);
     if (r.oursPop) console.log(`${alg}  private_key_jwt + DPoP: ours/oidc-provider ${fmtRatio(r.oursPop, r.oidcProviderPop)}   ours pop/ours plain ${fmtRatio(r.oursPop, r.ours)}`);
   }
   if (notes.length > 0) console.log(`\nNotes:\n${notes.map((n) => `  - ${n}`).join('\n')}`);
@@ -565,6 +592,7 @@ function writeJson(results) {
       cpuPerTokenOursOverOidcProvider: r.ours?.cpu?.microsPerResponse && r.oidcProvider?.cpu?.microsPerResponse ? r.ours.cpu.microsPerResponse / r.oidcProvider.cpu.microsPerResponse : null,
       workers2OverWorkers1: r.oursWorkers2 && r.ours ? r.oursWorkers2.perSecond / r.ours.perSecond : null,
       ticketsOverPlain: r.oursTickets && r.ours ? r.oursTickets.perSecond / r.ours.perSecond : null,
+      disclosuresOverPlain: r.oursDisclosures && r.ours ? r.oursDisclosures.perSecond / r.ours.perSecond : null,
       proofOfPossessionOursOverOidcProvider: r.oursPop && r.oidcProviderPop ? r.oursPop.perSecond / r.oidcProviderPop.perSecond : null,
     }])),
     notes,

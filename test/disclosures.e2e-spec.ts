@@ -1,7 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { DisclosureRetention } from '../src/disclosures/disclosure-retention.js';
+import { DisclosuresService } from '../src/disclosures/disclosures.service.js';
 import { add, freshIds, getAdmin, JSON_API, patchAdmin, ref } from './support/admin.js';
 import { consentWorld, enrolDataSource, type ConsentGrant } from './support/consent.js';
 import { basic } from './support/factories.js';
+import { eventually } from './support/processes.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 let server: TestApp;
@@ -292,5 +296,51 @@ describe('withdrawal', () => {
     const before = await metric();
     expect((await patchAdmin(server, [remove('requested-resources-capability-tickets', grant.combination)])).status).toBe(200);
     expect(await metric()).toBe(before + 2);
+  });
+});
+
+describe('a token issued by an instance that had not yet heard of the change', () => {
+  it('is withdrawn too, within two seconds of the change', async () => {
+    const grant = await consentWorld(server);
+    const token = await issued(grant);
+    const [row] = (await disclosuresOf(grant.clientId)).body.data;
+    expect((await patchAdmin(server, [remove('requested-resources-capability-tickets', grant.combination)])).status).toBe(200);
+    // What a lagging instance would commit now: a row resting on the combination just removed.
+    const late = { ...row.attributes, jti: randomUUID() };
+    await server.app.get(DisclosuresService).record({
+      jti: late.jti, clientKey: grant.client, clientId: grant.clientId, scope: late.scope, aud: late.aud, resources: [],
+      issuedAt: Math.floor(Date.now() / 1000), expiresAt: Math.floor(Date.now() / 1000) + 600, tokenType: 'Bearer',
+      chains: late.chains, defaultAudience: server.config.audience,
+    });
+    expect(await activeOnSecond(grant, token)).toBe(false);
+    const withdrawn = await eventually(async () => {
+      const [found] = (await disclosuresOf(grant.clientId)).body.data.filter((entry: { attributes: { jti: string } }) => entry.attributes.jti === late.jti);
+      return found?.attributes.withdrawnAt ? found : undefined;
+    }, 2_500, 100);
+    const original = (await getAdmin(server, `/admin/disclosure/${row.id}`)).body.data;
+    expect(original.attributes.withdrawnBy).not.toBeNull();
+    expect(withdrawn.attributes.withdrawnBy).toBe(original.attributes.withdrawnBy);
+  });
+});
+
+describe('retention', () => {
+  it('deletes disclosures whose token expired more than DISCLOSURE_RETENTION_DAYS ago, and keeps the rest', async () => {
+    const grant = await consentWorld(server);
+    await issued(grant);
+    const service = server.app.get(DisclosuresService);
+    const old = randomUUID();
+    const now = Math.floor(Date.now() / 1000);
+    const chains = (await disclosuresOf(grant.clientId)).body.data[0].attributes.chains;
+    await service.record({
+      jti: old, clientKey: grant.client, clientId: grant.clientId, scope: `${grant.definitionName}:read`, aud: server.config.audience, resources: [],
+      issuedAt: now - 2191 * 86_400 - 60, expiresAt: now - 2191 * 86_400, tokenType: 'Bearer', chains, defaultAudience: server.config.audience,
+    });
+    expect((await disclosuresOf(grant.clientId)).body.meta.total).toBe(2);
+    expect(await server.app.get(DisclosureRetention).prune()).toBeGreaterThanOrEqual(1);
+    const left = (await disclosuresOf(grant.clientId)).body.data.map((entry: { attributes: { jti: string } }) => entry.attributes.jti);
+    expect(left).toHaveLength(1);
+    expect(left).not.toContain(old);
+    const basis: unknown[] = await server.dataSource.query(`SELECT 1 FROM disclosure_basis WHERE expires_at < now() - interval '2190 days'`);
+    expect(basis).toEqual([]);
   });
 });

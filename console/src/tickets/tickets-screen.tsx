@@ -6,10 +6,15 @@ import { formErrorsOf, NO_ERRORS, type FormErrors } from '../forms/form-errors.j
 import { loadTickets, removalOf, type Chain } from './ticket-chains.js';
 import { TicketForm, ticketOperations, type TicketValues } from './ticket-form.js';
 import { ticketSentence } from './ticket-sentence.js';
+import { activeTokensByTicket, activeTokensText, ConfirmRemoval } from './active-tokens.js';
 
 /** Consent tickets: each client's tickets as sentences, the one form, removal of a whole chain. */
 export function TicketsScreen({ api }: ScreenProps) {
-  const tickets = useLoad(() => loadTickets(api));
+  const tickets = useLoad(async () => {
+    const data = await loadTickets(api);
+    return { ...data, active: await activeTokensByTicket(api, data.chains.map((chain) => chain.ticketRecordId)) };
+  });
+  const [confirming, setConfirming] = useState<string>();
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [listErrors, setListErrors] = useState<FormErrors>(NO_ERRORS);
   const [status, setStatus] = useState<string>();
@@ -29,6 +34,7 @@ export function TicketsScreen({ api }: ScreenProps) {
     }
   };
   const removeChain = async (chain: Chain) => {
+    setConfirming(undefined);
     try {
       await api.patch(removalOf(chain, tickets.value!));
       setListErrors(NO_ERRORS);
@@ -41,7 +47,7 @@ export function TicketsScreen({ api }: ScreenProps) {
 
   if (tickets.error) return <p class="load-error" role="alert">{tickets.error}</p>;
   if (!tickets.value) return <p class="loading">Loading…</p>;
-  const { chains, clients, definitions } = tickets.value;
+  const { chains, clients, definitions, active } = tickets.value;
   const owners = [...new Set(chains.map((chain) => chain.clientId))].sort();
   return (
     <>
@@ -57,8 +63,12 @@ export function TicketsScreen({ api }: ScreenProps) {
               {chains.filter((chain) => chain.clientId === owner).map((chain) => (
                 <li key={chain.combinationId}>
                   <span class="sentence">{ticketSentence(chain)}</span>
-                  <span class="detail">{chain.ticketName} · requested resource {chain.requestedResourceId}</span>
-                  <button type="button" class="danger" aria-label={`Remove ticket ${chain.ticketId}`} onClick={() => void removeChain(chain)}>Remove</button>
+                  <span class="detail">{chain.ticketName} · requested resource {chain.requestedResourceId} · {activeTokensText(active.get(chain.ticketRecordId) ?? 0)}</span>
+                  <button type="button" class="danger" aria-label={`Remove ticket ${chain.ticketId}`}
+                    onClick={() => ((active.get(chain.ticketRecordId) ?? 0) > 0 ? setConfirming(chain.combinationId) : void removeChain(chain))}>Remove</button>
+                  {confirming === chain.combinationId && (
+                    <ConfirmRemoval ticketId={chain.ticketId} count={active.get(chain.ticketRecordId) ?? 0} onConfirm={() => void removeChain(chain)} onCancel={() => setConfirming(undefined)} />
+                  )}
                 </li>
               ))}
             </ul>
