@@ -5,6 +5,8 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { durablePool, GroupCommit } from '../database/group-commit.js';
 
 const PURGE_INTERVAL_MS = 60_000;
+// Batches committing at once: a commit waits for its disk flush, and PostgreSQL flushes concurrent commits together.
+const CONCURRENT_BATCHES = 4;
 
 /** A single-use identifier: `jti` within `namespace` (the client, or the DPoP key) until `expiresAt` (seconds). */
 export type SingleUse = { kind: string; namespace: string; jti: string; expiresAt: number };
@@ -28,8 +30,8 @@ export class ReplayStore implements OnModuleInit, OnApplicationShutdown {
   private readonly batches: GroupCommit<Row, boolean>;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.pool = durablePool(config.databaseUrl, 'authorization-server-replay');
-    this.batches = new GroupCommit(this.pool, insertFirstUses);
+    this.pool = durablePool(config.databaseUrl, 'authorization-server-replay', CONCURRENT_BATCHES);
+    this.batches = new GroupCommit(this.pool, insertFirstUses, { concurrency: CONCURRENT_BATCHES });
   }
 
   onModuleInit(): void {

@@ -10,19 +10,23 @@ export type GroupCommitOptions = {
   maxBatch?: number;
   /** Wrap the writer in BEGIN/COMMIT (a writer of one statement commits on its own). */
   transaction?: boolean;
+  /** Batches committing at the same time (PostgreSQL flushes their commits to disk together). */
+  concurrency?: number;
 };
 
 /**
  * Group commit (docs/guides/consent-withdrawal.md, "How rows are written"): the items of concurrent
- * requests go to PostgreSQL together, one batch and one durable commit at a time, and each request
- * waits for the commit of its batch. While a batch commits, the next one gathers. A failed batch
- * fails each of its waiters; nothing is retried behind a caller's back.
+ * requests go to PostgreSQL together, one multi-row statement and one durable commit per batch,
+ * and each request waits for the commit of its batch. While batches commit (at most
+ * `concurrency` at once, their disk flushes shared by PostgreSQL), the next one gathers. A failed
+ * batch fails each of its waiters; nothing is retried behind a caller's back.
  */
 export class GroupCommit<T, R> {
   private queue: Waiter<T, R>[] = [];
-  private flushing = false;
+  private running = 0;
   private readonly maxBatch: number;
   private readonly transaction: boolean;
+  private readonly concurrency: number;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -31,15 +35,16 @@ export class GroupCommit<T, R> {
   ) {
     this.maxBatch = options.maxBatch ?? 500;
     this.transaction = options.transaction ?? false;
+    this.concurrency = options.concurrency ?? 1;
   }
 
   /** Resolves once the item's batch is committed; rejects when that batch failed. */
   submit(item: T): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
-      if (this.flushing) return;
-      this.flushing = true;
-      // Items submitted in the same tick (one request's several rows) share the first batch.
+      if (this.running >= this.concurrency) return;
+      this.running += 1;
+      // Items submitted in the same tick (one request's several rows) share a batch.
       queueMicrotask(() => void this.flush());
     });
   }
@@ -56,7 +61,7 @@ export class GroupCommit<T, R> {
         }
       }
     } finally {
-      this.flushing = false;
+      this.running -= 1;
     }
   }
 

@@ -75,19 +75,6 @@ export class DisclosureReads {
       after = { issuedAt: last.issued_at, id: last.id };
     }
   }
-
-  /** Outstanding (active) disclosures per capability ticket id: for the console's "2 active tokens". */
-  async activeByTicket(ticketIds: number[]): Promise<Map<number, number>> {
-    if (ticketIds.length === 0) return new Map();
-    const rows: { ticket: string; count: number }[] = await this.dataSource.query(
-      `SELECT b.record_ref AS ticket, count(*)::int AS count
-         FROM disclosure_basis b JOIN disclosure d ON d.id = b.disclosure_id
-        WHERE b.record_type = 'capability-ticket' AND b.record_ref = ANY($1) AND b.expires_at > now() AND d.withdrawn_at IS NULL
-        GROUP BY b.record_ref`,
-      [ticketIds.map(String)],
-    );
-    return new Map(rows.map((row) => [Number(row.ticket), row.count]));
-  }
 }
 
 function conditionsOf(filter: DisclosureFilter): { where: string; values: unknown[] } {

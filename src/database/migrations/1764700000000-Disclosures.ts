@@ -14,7 +14,7 @@ export class Disclosures1764700000000 implements MigrationInterface {
     await queryRunner.query(`CREATE INDEX "IDX_disclosure_expires" ON "disclosure" ("expires_at")`);
     await queryRunner.query(`CREATE INDEX "IDX_disclosure_client" ON "disclosure" ("client_id", "issued_at", "id")`);
     await queryRunner.query(`CREATE INDEX "IDX_disclosure_issued" ON "disclosure" ("issued_at", "id")`);
-    await queryRunner.query(`CREATE TABLE "disclosure_basis" ("record_type" character varying(64) NOT NULL, "record_ref" character varying(2048) NOT NULL, "disclosure_id" bigint NOT NULL, "expires_at" TIMESTAMP WITH TIME ZONE NOT NULL, CONSTRAINT "PK_465aa3fa210a8138b091efbfccc" PRIMARY KEY ("record_type", "record_ref", "disclosure_id"))`);
+    await queryRunner.query(`CREATE TABLE "disclosure_basis" ("record_type" character varying(64) NOT NULL, "record_ref" character varying(2048) NOT NULL, "expires_at" TIMESTAMP WITH TIME ZONE NOT NULL, "disclosure_id" bigint NOT NULL, CONSTRAINT "PK_disclosure_basis" PRIMARY KEY ("record_type", "record_ref", "expires_at", "disclosure_id"))`);
     await queryRunner.query(`CREATE INDEX "IDX_disclosure_basis_expires" ON "disclosure_basis" ("expires_at")`);
     await queryRunner.query(`ALTER TABLE "audit_event" ADD "withdrawn_tokens" integer NOT NULL DEFAULT '0'`);
   }
