@@ -46,6 +46,17 @@ export async function fillDatabase(db, { scope, benchClientId, extraDefinitions 
   await db.query('ANALYZE');
 }
 
+/** Only the definition `blood-glucose-level` with `read`, the bench client's ticket for it and one data source serving it. */
+export async function fillBenchTicket(db, { benchClientId }) {
+  const definition = 1_000_000;
+  await db.query('BEGIN');
+  await db.query(`INSERT INTO resource_definition (id, name) VALUES ($1, 'blood-glucose-level')`, [definition]);
+  await db.query(`INSERT INTO scope (id, name, resource_definition_id) VALUES ($1, 'read', $1)`, [definition]);
+  await ticketForBenchClient(db, benchClientId, definition);
+  await db.query('COMMIT');
+  await db.query('ANALYZE');
+}
+
 async function ticketForBenchClient(db, clientId, definition) {
   const [{ id: benchClient }] = (await db.query(`SELECT id FROM client WHERE client_id = $1`, [clientId])).rows;
   const mine = 2_000_000;

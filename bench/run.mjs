@@ -9,7 +9,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { connectEmbedded, fillDatabase } from './fill-database.mjs';
+import { connectEmbedded, fillBenchTicket, fillDatabase } from './fill-database.mjs';
 import { measureProofOfPossession, POP_CLIENT_ID, popClientKey } from './proof-of-possession.mjs';
 import { startCpuMeasurement } from './proc-cpu.mjs';
 
@@ -23,7 +23,7 @@ const config = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
   algs: (process.env.BENCH_ALGS ?? 'RS256,ES256').split(',').map((s) => s.trim()).filter(Boolean),
   // Which cases run (names from CASES below, and `pop`: private_key_jwt + DPoP, ours and oidc-provider).
-  servers: (process.env.BENCH_SERVERS ?? 'ours,flood,tickets,workers2,oidc-provider,bare,pop').split(',').map((s) => s.trim()),
+  servers: (process.env.BENCH_SERVERS ?? 'ours,flood,tickets,disclosures,workers2,oidc-provider,bare,pop').split(',').map((s) => s.trim()),
 };
 
 const CLIENT_ID = 'bench-client';
@@ -410,6 +410,14 @@ const CASES = [
     unit: 'tok/s',
     run: (alg) => runOurs(alg, { name: 'ours, resource scope + 100k ticket records', logName: 'ours-tickets', prepare: seedTickets, body: TICKET_REQUEST_BODY }),
   },
+  // Every token of this case commits its disclosure row (docs/guides/consent-withdrawal.md) before it is answered.
+  {
+    name: 'disclosures',
+    key: 'oursDisclosures',
+    label: 'ours, disclosure',
+    unit: 'tok/s',
+    run: (alg) => runOurs(alg, { name: 'ours, resource scope with its disclosure row', logName: 'ours-disclosures', prepare: seedBenchTicket, body: TICKET_REQUEST_BODY }),
+  },
   // WORKERS (API.md §2) forks workers sharing the port; CPU per token then counts them all.
   { name: 'workers2', key: 'oursWorkers2', label: 'ours, WORKERS=2', unit: 'tok/s', run: (alg) => runOurs(alg, { name: 'ours, WORKERS=2', logName: 'ours-workers2', env: { WORKERS: '2' } }) },
   // A known client's tokens while 24 connections send wrong secrets for unknown client ids from 40
@@ -450,6 +458,17 @@ async function seedTickets(dataDir) {
   const db = await connectEmbedded(dataDir);
   try {
     await fillDatabase(db, { scope: RESOURCE_SCOPE, benchClientId: CLIENT_ID });
+  } finally {
+    await db.end();
+  }
+}
+
+// The disclosures case: only the bench client's ticket and its data source, so the figure is
+// what a resource-scope token costs (its decision and its durable disclosure row), not the seeding.
+async function seedBenchTicket(dataDir) {
+  const db = await connectEmbedded(dataDir);
+  try {
+    await fillBenchTicket(db, { benchClientId: CLIENT_ID });
   } finally {
     await db.end();
   }
@@ -550,6 +569,7 @@ function printReport(results) {
     if (r.oursWorkers2) console.log(`${alg}  WORKERS=2 / WORKERS=1 ${fmtRatio(r.oursWorkers2, r.ours)} (the load generator takes much of the second core)`);
     if (r.oursFlood) console.log(`${alg}  known client during a wrong-secret flood / plain ${fmtRatio(r.oursFlood, r.ours)}`);
     if (r.oursTickets) console.log(`${alg}  resource scope with 10k clients, 100k ticket records and 1k data sources / plain scope ${fmtRatio(r.oursTickets, r.ours)} (issue 13 wants at least 0.95x: a cost at most 1.05x)`);
+    if (r.oursDisclosures) console.log(`${alg}  resource scope with its durable disclosure row / plain scope ${fmtRatio(r.oursDisclosures, r.ours)} (wanted: at least 0.8x)   µs CPU per token ${fmtMicros(r.oursDisclosures)} vs ${r.ours ? fmtMicros(r.ours) : 'n/a'}`);
     if (r.oursPop) console.log(`${alg}  private_key_jwt + DPoP: ours/oidc-provider ${fmtRatio(r.oursPop, r.oidcProviderPop)}   ours pop/ours plain ${fmtRatio(r.oursPop, r.ours)}`);
   }
   if (notes.length > 0) console.log(`\nNotes:\n${notes.map((n) => `  - ${n}`).join('\n')}`);
@@ -568,6 +588,7 @@ function writeJson(results) {
       workers2OverWorkers1: r.oursWorkers2 && r.ours ? r.oursWorkers2.perSecond / r.ours.perSecond : null,
       floodOverPlain: r.oursFlood && r.ours ? r.oursFlood.perSecond / r.ours.perSecond : null,
       ticketsOverPlain: r.oursTickets && r.ours ? r.oursTickets.perSecond / r.ours.perSecond : null,
+      disclosuresOverPlain: r.oursDisclosures && r.ours ? r.oursDisclosures.perSecond / r.ours.perSecond : null,
       proofOfPossessionOursOverOidcProvider: r.oursPop && r.oidcProviderPop ? r.oursPop.perSecond / r.oidcProviderPop.perSecond : null,
     }])),
     notes,

@@ -15,6 +15,7 @@ import { SigningKeysService } from './tokens/signing-keys.service.js';
 import { TicketsModule } from './tickets/tickets.module.js';
 import { AccessDecisions } from './tickets/access-decisions.js';
 import { verdictText } from './tickets/verdict-text.js';
+import { cliActor } from './tickets/audit-trail.js';
 import { parseScope } from './oauth/scope.js';
 import { OAuthError } from './oauth/oauth-error.js';
 
@@ -105,18 +106,18 @@ async function main(argv: string[]): Promise<void> {
           jwksUri: values['jwks-uri'],
           dpopBound: values['dpop-bound'],
           accessTokenLifetime,
-        });
+        }, cliActor());
         printCredentials(issued, values.json);
       });
     }
     case 'client rotate-secret': {
       if (positionals.length !== 3) throw new UsageError('client rotate-secret takes exactly one client id');
-      return run(async (app) => printCredentials(await app.get(ClientsService).rotateSecret(positionals[2]!), values.json));
+      return run(async (app) => printCredentials(await app.get(ClientsService).rotateSecret(positionals[2]!, cliActor()), values.json));
     }
     case 'keys rotate': {
       if (positionals.length !== 2) throw new UsageError('keys rotate takes no arguments');
       return run(async (app) => {
-        const kid = await app.get(SigningKeysService).rotate();
+        const kid = await app.get(SigningKeysService).rotate(undefined, cliActor());
         process.stdout.write(values.json ? JSON.stringify({ kid, alg: config.tokenSigningAlg }) + '\n' : `new ${config.tokenSigningAlg} signing key: ${kid}\n`);
       });
     }

@@ -170,8 +170,8 @@ describe('PostgreSQL saying "not now"', () => {
   });
 
   it('answers 503 with Retry-After when the pool has no connection to give in time', async () => {
-    // DATABASE_POOL_SIZE=4: the change feed's, the replay store's, and two for TypeORM.
-    const small = await startTestApp({ DATABASE_URL: roleUrl(), DATABASE_POOL_SIZE: '4' });
+    // DATABASE_POOL_SIZE=5: the change feed's, the replay store's, the disclosure writer's, and two for TypeORM.
+    const small = await startTestApp({ DATABASE_URL: roleUrl(), DATABASE_POOL_SIZE: '5' });
     try {
       const clients = [];
       for (let index = 0; index < 3; index += 1) clients.push(await createClient(small.app, { allowedScopes: 'read' }));

@@ -16,7 +16,7 @@ describe('server start-up configuration', () => {
     ['ISSUER', { ISSUER: 'not a url' }],
     ['ADMIN_TOKEN', { DATABASE_URL: 'postgres://user:pw@127.0.0.1:1/db' }],
     ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: 'plenty' }],
-    ['DATABASE_POOL_SIZE', { WORKERS: '2', DATABASE_POOL_SIZE: '7' }],
+    ['DATABASE_POOL_SIZE', { WORKERS: '2', DATABASE_POOL_SIZE: '9' }],
   ])('stops with one line naming %s and a non-zero exit', async (variable, environment) => {
     const result = await finished(startServerProcess(environment));
     expect(result.code).not.toBe(0);

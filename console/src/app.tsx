@@ -5,6 +5,7 @@ import { AuditScreen } from './audit/audit-screen.js';
 import { ClientsScreen } from './clients/clients-screen.js';
 import { DataSourcesScreen } from './data-sources/data-sources-screen.js';
 import { DefinitionsScreen } from './definitions/definitions-screen.js';
+import { DisclosuresScreen } from './disclosures/disclosures-screen.js';
 import { ExplainScreen } from './explain/explain-screen.js';
 import { ServerScreen } from './server/server-screen.js';
 import { SignInScreen } from './sign-in/sign-in-screen.js';
@@ -20,6 +21,7 @@ const SCREENS = [
   { path: 'tickets', title: 'Consent tickets', Screen: TicketsScreen },
   { path: 'explain', title: 'Explain', Screen: ExplainScreen },
   { path: 'audit', title: 'Audit trail', Screen: AuditScreen },
+  { path: 'disclosures', title: 'Disclosures', Screen: DisclosuresScreen },
 ] as const;
 
 function currentPath(): string {

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -13,6 +13,9 @@ import { ClientRecordHandler } from './records/client-record-handler.js';
 import type { RecordHandler, Written } from './records/record-handler.js';
 import { TICKET_RECORD_HANDLERS } from './records/ticket-records.js';
 import { DATA_SOURCE_RECORD_HANDLERS } from './records/data-source-records.js';
+import { DisclosureRecordHandler, refuseDisclosureWrite } from './records/disclosure-record-handler.js';
+import { DisclosureWithdrawals, type RecordChange } from '../disclosures/disclosure-withdrawals.js';
+import { recordAuditEvent } from '../tickets/audit-trail.js';
 
 export const MAX_OPERATIONS = 1000;
 
@@ -30,16 +33,18 @@ export type PatchOutcome =
  */
 @Injectable()
 export class AdminRecordsService {
+  private readonly logger = new Logger(AdminRecordsService.name);
   private readonly handlers: Map<string, RecordHandler>;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly keys: SigningKeysService,
     @Inject(APP_CONFIG) config: AppConfig,
+    private readonly withdrawals: DisclosureWithdrawals,
   ) {
     const clients = new ClientRecordHandler({ allowPrivateJwksUri: config.jwksUriAllowHttp });
     this.handlers = new Map(
-      [...TICKET_RECORD_HANDLERS, ...DATA_SOURCE_RECORD_HANDLERS, clients, new AuditEventHandler()].map((handler) => [handler.type, handler]),
+      [...TICKET_RECORD_HANDLERS, ...DATA_SOURCE_RECORD_HANDLERS, clients, new AuditEventHandler(), new DisclosureRecordHandler()].map((handler) => [handler.type, handler]),
     );
   }
 
@@ -60,19 +65,22 @@ export class AdminRecordsService {
     try {
       const operations = values.map((value, index) => {
         failedAt = index;
+        refuseDisclosureWrite(value);
         return parsePatchOperation(value, this.handlers);
       });
+      const changes: RecordChange[] = [];
       const results = await this.dataSource.transaction(async (manager) => {
         const done: OperationResult[] = [];
         const localIds = new LocalIds();
         for (const [index, operation] of operations.entries()) {
           failedAt = index;
-          const result = await this.apply(manager, localIds.resolve(operation), actor);
+          const result = await this.apply(manager, localIds.resolve(operation), actor, changes);
           localIds.remember(operation, result.data?.id);
           done.push(result);
         }
         return done;
       });
+      await this.withdrawAfter(changes);
       return { ok: true, results };
     } catch (error) {
       if (!(error instanceof AdminError)) throw error;
@@ -95,22 +103,39 @@ export class AdminRecordsService {
   /** PATCH /admin/<type>/<id>: one replace. */
   async update(type: string, id: number, document: unknown, actor: string): Promise<OperationResult> {
     this.handlerForUrl(type);
-    return this.dataSource.transaction((manager) => this.apply(manager, { op: 'replace', type, id, value: dataOf(document) }, actor));
+    const changes: RecordChange[] = [];
+    const result = await this.dataSource.transaction((manager) => this.apply(manager, { op: 'replace', type, id, value: dataOf(document) }, actor, changes));
+    await this.withdrawAfter(changes);
+    return result;
   }
 
   /** POST /admin/keys/rotate, recorded in the audit trail like any other change. */
   async rotateSigningKey(actor: string): Promise<ResourceObject> {
-    const kid = await this.keys.rotate();
+    // The audit event is written in the rotation's own transaction.
+    const kid = await this.keys.rotate(undefined, actor);
     const jwk = (await this.keys.publicKeys()).find((key) => key.kid === kid) ?? { kid };
-    const [{ id }]: { id: number }[] = await this.dataSource.query('SELECT id FROM signing_key WHERE kid = $1', [kid]);
-    await audit(this.dataSource.manager, actor, 'rotate', 'signing-key', id, null, { kid, alg: jwk.alg });
     return { type: 'signing-key', id: kid, attributes: { ...jwk } };
   }
 
   /** DELETE /admin/<type>/<id>. */
   async remove(type: string, id: number, actor: string): Promise<void> {
     this.handlerForUrl(type);
-    await this.dataSource.transaction((manager) => this.apply(manager, { op: 'remove', type, id }, actor));
+    const changes: RecordChange[] = [];
+    await this.dataSource.transaction((manager) => this.apply(manager, { op: 'remove', type, id }, actor, changes));
+    await this.withdrawAfter(changes);
+  }
+
+  /**
+   * Once a change has committed, the disclosures it ended are withdrawn before it is answered
+   * (docs/guides/consent-withdrawal.md). The change stands even if this fails: it is logged, and
+   * the later sweeps try again.
+   */
+  private async withdrawAfter(changes: RecordChange[]): Promise<void> {
+    try {
+      await this.withdrawals.afterChange(changes);
+    } catch (error) {
+      this.logger.error(`withdrawing the disclosures of a change failed: ${(error as Error).message}`);
+    }
   }
 
   async read(type: string, id: number, include: string[]): Promise<{ data: ResourceObject; included?: ResourceObject[] }> {
@@ -130,12 +155,13 @@ export class AdminRecordsService {
     return { data: records, ...(await this.included(records, include)), meta: { total, page }, lastPage: Math.max(1, Math.ceil(total / page.size)) };
   }
 
-  private async apply(manager: EntityManager, operation: Operation, actor: string): Promise<OperationResult> {
+  private async apply(manager: EntityManager, operation: Operation, actor: string, changes?: RecordChange[]): Promise<OperationResult> {
     const handler = this.handlers.get(operation.type)!;
     if (operation.op === 'remove') {
       const before = await handler.snapshot(manager, operation.id);
       await handler.remove(manager, operation.id);
-      await audit(manager, actor, operation.op, handler.type, operation.id, before, null);
+      const auditEventId = await audit(manager, actor, operation.op, handler.type, operation.id, before, null);
+      changes?.push({ auditEventId, operation: 'remove', recordType: handler.type, recordId: operation.id, before });
       return { data: null };
     }
     const input = parseResourceInput(operation.value, '/value');
@@ -153,7 +179,8 @@ export class AdminRecordsService {
       before = await handler.snapshot(manager, operation.id);
       written = await handler.update(manager, operation.id, input);
     }
-    await audit(manager, actor, operation.op, handler.type, written.id, before, await handler.snapshot(manager, written.id));
+    const auditEventId = await audit(manager, actor, operation.op, handler.type, written.id, before, await handler.snapshot(manager, written.id));
+    if (operation.op === 'replace') changes?.push({ auditEventId, operation: 'replace', recordType: handler.type, recordId: written.id, before });
     const [data] = await handler.find(manager, [written.id]);
     if (!written.meta) return { data: data! };
     return { data: { ...data!, meta: { ...data!.meta, ...written.meta } }, meta: written.meta };
@@ -222,7 +249,7 @@ function notApplied(index: number, failedAt: number): ErrorObject {
   };
 }
 
-async function audit(
+function audit(
   manager: EntityManager,
   actor: string,
   operation: string,
@@ -230,9 +257,6 @@ async function audit(
   recordId: number,
   before: object | null,
   after: object | null,
-): Promise<void> {
-  await manager.query(
-    'INSERT INTO audit_event (actor, operation, record_type, record_id, before, after) VALUES ($1, $2, $3, $4, $5, $6)',
-    [actor, operation, recordType, recordId, before === null ? null : JSON.stringify(before), after === null ? null : JSON.stringify(after)],
-  );
+): Promise<number> {
+  return recordAuditEvent(manager, { actor, operation, recordType, recordId, before, after });
 }

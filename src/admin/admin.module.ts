@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TicketsModule } from '../tickets/tickets.module.js';
 import { TokensModule } from '../tokens/tokens.module.js';
+import { DisclosuresModule } from '../disclosures/disclosures.module.js';
+import { DisclosuresController } from './disclosures.controller.js';
 import { AdminController } from './admin.controller.js';
 import { AuthorizationServerController } from './authorization-server.controller.js';
 import { AdminRecordsService } from './admin-records.service.js';
@@ -10,9 +12,9 @@ import { UmaResourcesController } from './uma-resources.controller.js';
 
 /** The administrative interface; served only on ADMIN_PORT (see src/http/listener-routes.ts). */
 @Module({
-  imports: [TicketsModule, TokensModule],
+  imports: [TicketsModule, TokensModule, DisclosuresModule],
   // Static paths first: they must win over AdminController's GET /admin/:type.
-  controllers: [ExplainController, AuthorizationServerController, UmaResourcesController, AdminController],
+  controllers: [ExplainController, AuthorizationServerController, UmaResourcesController, DisclosuresController, AdminController],
   providers: [AdminRecordsService, AdminTokenGuard],
 })
 export class AdminModule {}

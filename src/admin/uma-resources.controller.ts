@@ -6,12 +6,11 @@ import { DataSource } from 'typeorm';
 import { resourcesOfDataSource, type UmaResourceView } from '../uma/data-source-resources.js';
 import { AdminExceptionFilter } from './admin-exception.filter.js';
 import { AdminTokenGuard } from './admin-token.guard.js';
-import { malformed, notFound } from './json-api/admin-error.js';
+import { notFound } from './json-api/admin-error.js';
+import { pageOf } from './json-api/collection-parameters.js';
 import type { ResourceObject } from './json-api/resource-object.js';
 import { parseId } from './json-api/resource-object.js';
 import { sendJsonApi } from './json-api/send-json-api.js';
-
-const MAX_PAGE_SIZE = 100;
 
 /**
  * `GET {admin_url}/data-source/{id}/uma-resources` (docs/guides/uma.md): the UMA resources its
@@ -32,8 +31,7 @@ export class UmaResourcesController {
   @ApiResponse({ status: 404, description: 'no such data source' })
   async list(@Param('id') id: string, @Req() request: Request, @Res() response: Response): Promise<void> {
     const dataSourceId = parseId(id, '/id');
-    const number = pageParameter(request, 'number', 1, 999_999);
-    const size = pageParameter(request, 'size', 20, MAX_PAGE_SIZE);
+    const { number, size } = pageOf(request);
     const page = await resourcesOfDataSource(this.dataSource, dataSourceId, (number - 1) * size, size);
     if (!page) throw notFound(`no data-source with id ${dataSourceId}`);
     const link = (at: number) => `/admin/data-source/${dataSourceId}/uma-resources?page[number]=${at}&page[size]=${size}`;
@@ -59,11 +57,4 @@ function resourceObject(resource: UmaResourceView): ResourceObject {
       resourceDefinition: { data: { type: 'resource-definition', id: String(resource.definitionId) } },
     },
   };
-}
-
-function pageParameter(request: Request, name: string, fallback: number, max: number): number {
-  const value = request.query[`page[${name}]`];
-  if (value === undefined) return fallback;
-  if (typeof value !== 'string' || !/^[1-9]\d{0,5}$/.test(value) || Number(value) > max) throw malformed(`page[${name}] must be a whole number from 1 to ${max}`);
-  return Number(value);
 }

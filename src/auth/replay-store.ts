@@ -3,40 +3,37 @@ import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } fro
 import pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { connectionBudget } from '../database/connection-budget.js';
+import { durablePool, GroupCommit } from '../database/group-commit.js';
 
 const PURGE_INTERVAL_MS = 60_000;
+// Batches committing at once: a commit waits for its disk flush, and PostgreSQL flushes concurrent commits together.
+const CONCURRENT_BATCHES = 4;
 
 /** A single-use identifier: `jti` within `namespace` (the client, or the DPoP key) until `expiresAt` (seconds). */
 export type SingleUse = { kind: string; namespace: string; jti: string; expiresAt: number };
+
+type Row = { key: string; expiresAt: number };
 
 /**
  * Single-use identifiers (client assertion and DPoP proof `jti`s) shared by every instance:
  * one row per identifier in PostgreSQL until it expires. The primary key decides a race between
  * two instances; an expired row may be reused, and a timer purges them.
  *
- * The rows are written through a small pool of their own whose sessions commit asynchronously
- * (`synchronous_commit=off`): a token request does not wait for a WAL flush per jti, which
- * halved the proof-of-possession throughput. The price, only if PostgreSQL itself crashes: the
- * jtis recorded in the last fraction of a second (at most 3 × wal_writer_delay, 600 ms by
- * default) may be forgotten. The rows are still WAL-logged and replicated.
+ * Every row is committed durably before the token is answered, so a jti accepted just before a
+ * database crash is still refused after it (docs/guides/consent-withdrawal.md, "How rows are
+ * written"). The rows of concurrent requests share one INSERT and one commit (group commit), so
+ * the WAL flush is paid once per batch, not once per request.
  */
 @Injectable()
 export class ReplayStore implements OnModuleInit, OnApplicationShutdown {
   private purgeTimer?: NodeJS.Timeout;
   private readonly pool: pg.Pool;
+  private readonly batches: GroupCommit<Row, boolean>;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.pool = new pg.Pool({
-      connectionString: config.databaseUrl,
-      max: connectionBudget(config).replayStore,
-      options: '-c synchronous_commit=off',
-      application_name: 'authorization-server-replay',
-      connectionTimeoutMillis: 5_000,
-      query_timeout: 10_000,
-      keepAlive: true,
-    });
-    // An idle connection that breaks is dropped by the pool; the next query reconnects.
-    this.pool.on('error', () => undefined);
+    const size = connectionBudget(config).replayStore;
+    this.pool = durablePool(config.databaseUrl, 'authorization-server-replay', size);
+    this.batches = new GroupCommit(this.pool, insertFirstUses, { concurrency: Math.min(CONCURRENT_BATCHES, size) });
   }
 
   onModuleInit(): void {
@@ -55,32 +52,45 @@ export class ReplayStore implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * Records every identifier in one statement, all or none: -1 when all were new, else the index
-   * of the first one already used. The new ones of a refused set are given back at once (only a
-   * lost race between two instances can leave one behind). One multi-row INSERT per token
-   * request keeps PostgreSQL's share of the work small (it measured 2.5x cheaper than a CTE
-   * that checks before inserting).
+   * Records every identifier, all or none: -1 when all were new, else the index of the first one
+   * already used. The new ones of a refused set are given back at once (only a lost race between
+   * two instances can leave one behind).
    */
   async useOnce(entries: SingleUse[]): Promise<number> {
     const keys = entries.map(keyOf);
-    // A named statement per row count: parsed and planned once per connection.
-    const result = await this.pool.query<{ key: string }>({
-      name: `use-jti-${entries.length}`,
-      text: `INSERT INTO used_jti (key, expires_at)
-             VALUES ${entries.map((_, index) => `($${2 * index + 1}, to_timestamp($${2 * index + 2}))`).join(', ')}
-             ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE used_jti.expires_at <= now()
-             RETURNING key`,
-      values: entries.flatMap((entry, index) => [keys[index], entry.expiresAt]),
-    });
-    const fresh = new Set(result.rows.map((row) => row.key));
-    const replayed = keys.findIndex((key) => !fresh.has(key));
-    if (replayed !== -1 && fresh.size > 0) await this.pool.query('DELETE FROM used_jti WHERE key = ANY($1)', [[...fresh]]);
+    const fresh = await Promise.all(keys.map((key, index) => this.batches.submit({ key, expiresAt: entries[index]!.expiresAt })));
+    const replayed = fresh.indexOf(false);
+    const given = keys.filter((_, index) => fresh[index]);
+    if (replayed !== -1 && given.length > 0) await this.pool.query('DELETE FROM used_jti WHERE key = ANY($1)', [given]);
     return replayed;
   }
 
   async purge(): Promise<void> {
     await this.pool.query('DELETE FROM used_jti WHERE expires_at < now()');
   }
+}
+
+/**
+ * One statement per batch: true for each row inserted now (or reusing an expired one), false for
+ * a replay. A key twice in one batch is new only the first time: one INSERT cannot touch a row
+ * twice, and the second one is a replay of the first.
+ */
+async function insertFirstUses(client: pg.PoolClient, rows: readonly Row[]): Promise<boolean[]> {
+  const firstIndex = new Map<string, number>();
+  rows.forEach((row, index) => {
+    if (!firstIndex.has(row.key)) firstIndex.set(row.key, index);
+  });
+  const unique = [...firstIndex.values()].map((index) => rows[index]!);
+  const result = await client.query<{ key: string }>({
+    name: 'use-jti-batch',
+    text: `INSERT INTO used_jti (key, expires_at)
+           SELECT key, to_timestamp(expires_at) FROM unnest($1::text[], $2::float8[]) AS fresh(key, expires_at)
+           ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE used_jti.expires_at <= now()
+           RETURNING key`,
+    values: [unique.map((row) => row.key), unique.map((row) => row.expiresAt)],
+  });
+  const inserted = new Set(result.rows.map((row) => row.key));
+  return rows.map((row, index) => inserted.has(row.key) && firstIndex.get(row.key) === index);
 }
 
 // Digests: nothing a client sent is stored in clear, and every key fits the column.

@@ -44,6 +44,8 @@ export type AppConfig = {
   clientAssertionAudience: ClientAssertionAudience;
   /** TLS_CERT_FILE and TLS_KEY_FILE: the public listener serves HTTPS only (docs/operations/tls.md). */
   tls?: TlsFiles;
+  /** Days a disclosure row is kept after its token expired (docs/guides/consent-withdrawal.md). */
+  disclosureRetentionDays: number;
 };
 
 export type ClientAssertionAudience = 'issuer-or-token-endpoint' | 'issuer';

@@ -40,6 +40,16 @@ describe('loadConfig', () => {
     expect(loadConfig({ CLIENT_ASSERTION_AUDIENCE: 'issuer' }).clientAssertionAudience).toBe('issuer');
   });
 
+  it('keeps disclosures six years by default, and as many days as DISCLOSURE_RETENTION_DAYS says', () => {
+    expect(loadConfig({}).disclosureRetentionDays).toBe(2190);
+    expect(loadConfig({ DISCLOSURE_RETENTION_DAYS: '1' }).disclosureRetentionDays).toBe(1);
+  });
+
+  it.each(['0', '-5', '1.5', 'soon', '99999999'])('refuses DISCLOSURE_RETENTION_DAYS=%s with one line naming it', (value) => {
+    expect(() => loadConfig({ DISCLOSURE_RETENTION_DAYS: value })).toThrow(ConfigurationError);
+    expect(() => loadConfig({ DISCLOSURE_RETENTION_DAYS: value })).toThrow(/^DISCLOSURE_RETENTION_DAYS must be a whole number of days from 1 to 36500/);
+  });
+
   it('runs one server process by default, one per core with WORKERS=auto, and N with WORKERS=N', () => {
     expect(loadConfig({}).workers).toBe(1);
     expect(loadConfig({ WORKERS: 'auto' }).workers).toBe(availableParallelism());
@@ -93,10 +103,10 @@ describe('loadConfig', () => {
     ['WORKERS', { WORKERS: '1000' }],
     ['WORKERS', { WORKERS: '-2' }],
     ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: 'plenty' }],
-    ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: '3' }],
+    ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: '4' }],
     ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: '-10' }],
     ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: '20000' }],
-    ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: '7', WORKERS: '2' }],
+    ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: '9', WORKERS: '2' }],
   ])('refuses a bad %s with one line naming it', (variable, environment) => {
     let error: unknown;
     try {

@@ -25,12 +25,15 @@ const MAX_TTL_SECONDS = 86_400;
 const MAX_REFRESH_TTL_SECONDS = 365 * 86_400;
 const MAX_WORKERS = 256;
 /**
- * Each process needs the change feed's connection, one for the replay store and two for TypeORM
+ * Each process needs the change feed's connection, one for the replay store, one for the
+ * disclosure writer and two for TypeORM
  * (the migrations at start hold a lock on one while running on another): docs/operations/database.md.
  */
-export const MIN_DATABASE_CONNECTIONS_PER_WORKER = 4;
+export const MIN_DATABASE_CONNECTIONS_PER_WORKER = 5;
 export const DEFAULT_DATABASE_CONNECTIONS_PER_WORKER = 10;
 const MAX_DATABASE_POOL_SIZE = 10_000;
+const MAX_RETENTION_DAYS = 36_500;
+const RETENTION_MESSAGE = `DISCLOSURE_RETENTION_DAYS must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}`;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 class Environment {
@@ -221,6 +224,17 @@ class Environment {
   CLIENT_ASSERTION_AUDIENCE?: string;
 
   @Describe({
+    meaning: 'Days a disclosure row is kept after its token expired (1–36500); a job deletes older rows at start and hourly; see [consent withdrawal and the accounting of disclosures](../guides/consent-withdrawal.md).',
+    default: '`2190` (six years)',
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: RETENTION_MESSAGE })
+  @Min(1, { message: RETENTION_MESSAGE })
+  @Max(MAX_RETENTION_DAYS, { message: RETENTION_MESSAGE })
+  DISCLOSURE_RETENTION_DAYS?: number;
+
+  @Describe({
     meaning: 'Server processes on this host; `auto` is one per core (`os.availableParallelism()`). They share both ports and the database; see [scaling out](../operations/scaling.md#every-core-workers).',
     default: '`1`',
   })
@@ -229,7 +243,7 @@ class Environment {
   WORKERS?: string;
 
   @Describe({
-    meaning: 'Database connections of the whole host, divided equally among `WORKERS` (at least 4 per worker); see [the connection budget](../operations/database.md).',
+    meaning: 'Database connections of the whole host, divided equally among `WORKERS` (at least 5 per worker); see [the connection budget](../operations/database.md).',
     default: '10 per worker',
   })
   @IsOptional()
@@ -260,7 +274,7 @@ export const VARIABLES = [
   'REFRESH_TOKEN_TTL', 'KEY_ENCRYPTION_SECRET',
   'LOG_LEVEL', 'LOG_FORMAT', 'CORS_ALLOWED_ORIGINS', 'WORKERS',
   'DPOP_NONCE', 'JWKS_URI_ALLOW_HTTP', 'DATABASE_POOL_SIZE', 'PERMISSION_TICKET_TTL', 'CLIENT_ASSERTION_AUDIENCE',
-  'TLS_CERT_FILE', 'TLS_KEY_FILE',
+  'TLS_CERT_FILE', 'TLS_KEY_FILE', 'DISCLOSURE_RETENTION_DAYS',
 ];
 
 /** The validated variables with their descriptions, for docs/reference/configuration.md. */
@@ -280,7 +294,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       env[name],
     ]),
   );
-  for (const name of ['PORT', 'ADMIN_PORT', 'ACCESS_TOKEN_TTL', 'REFRESH_TOKEN_TTL', 'PERMISSION_TICKET_TTL']) {
+  for (const name of ['PORT', 'ADMIN_PORT', 'ACCESS_TOKEN_TTL', 'REFRESH_TOKEN_TTL', 'PERMISSION_TICKET_TTL', 'DISCLOSURE_RETENTION_DAYS']) {
     if (present[name] !== undefined && !/^\d+$/.test(present[name]!.trim())) {
       throw new ConfigurationError(numberMessage(name, present[name]!));
     }
@@ -332,6 +346,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     permissionTicketTtl: environment.PERMISSION_TICKET_TTL ?? 300,
     clientAssertionAudience: (environment.CLIENT_ASSERTION_AUDIENCE ?? 'issuer-or-token-endpoint') as ClientAssertionAudience,
     tls,
+    disclosureRetentionDays: environment.DISCLOSURE_RETENTION_DAYS ?? 2190,
   };
 }
 
@@ -366,6 +381,7 @@ function numberMessage(name: string, value: string): string {
     ACCESS_TOKEN_TTL: `a whole number of seconds from 1 to ${MAX_TTL_SECONDS}`,
     REFRESH_TOKEN_TTL: `a whole number of seconds from 60 to ${MAX_REFRESH_TTL_SECONDS}`,
     PERMISSION_TICKET_TTL: 'a whole number of seconds from 1 to 3600',
+    DISCLOSURE_RETENTION_DAYS: `a whole number of days from 1 to ${MAX_RETENTION_DAYS}`,
   };
   const range = ranges[name] ?? 'a whole number from 1 to 65535';
   return `${name} must be ${range} (got ${JSON.stringify(value)})`;

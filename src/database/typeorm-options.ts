@@ -18,6 +18,8 @@ import { DataSourceResourceDefinitions } from '../tickets/data-source-resource-d
 import { UmaResource } from '../uma/uma-resource.entity.js';
 import { UmaResourceScope } from '../uma/uma-resource-scope.entity.js';
 import { PermissionTicket } from '../uma/permission-ticket.entity.js';
+import { Disclosure } from '../disclosures/disclosure.entity.js';
+import { DisclosureBasis } from '../disclosures/disclosure-basis.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 export const ENTITIES = [
@@ -25,7 +27,7 @@ export const ENTITIES = [
   ResourceDefinition, Scope, Purpose, CapabilityTicket, RequestedResource, RequestedResourceScopes,
   RequestedResourcesCapabilityTickets, AuditEvent, RevokedToken, RefreshToken,
   DataSourceEntity, DataSourceResourceDefinitions,
-  UmaResource, UmaResourceScope, PermissionTicket,
+  UmaResource, UmaResourceScope, PermissionTicket, Disclosure, DisclosureBasis,
 ];
 
 /**

@@ -28,6 +28,8 @@ export class MetricsService implements OnModuleInit {
   private readonly latency: Histogram<'listener' | 'route' | 'status'>;
   private readonly latencyChildren = new Map<string, Histogram.Internal<'listener' | 'route' | 'status'>>();
   private readonly cacheLookups: Counter<'cache' | 'result'>;
+  private readonly disclosures: Counter;
+  private readonly withdrawn: Counter;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -54,6 +56,8 @@ export class MetricsService implements OnModuleInit {
       labelNames: ['cache', 'result'],
       registers,
     });
+    this.disclosures = new Counter({ name: 'disclosures_recorded_total', help: 'Disclosure rows committed (access tokens with a resource scope).', registers });
+    this.withdrawn = new Counter({ name: 'tokens_withdrawn_total', help: 'Disclosed access tokens withdrawn because an administrative change ended their consent.', registers });
     this.databaseGauges(registers);
   }
 
@@ -69,6 +73,14 @@ export class MetricsService implements OnModuleInit {
 
   tokenIssued(): void {
     this.issued.inc();
+  }
+
+  disclosuresRecorded(count: number): void {
+    this.disclosures.inc(count);
+  }
+
+  tokensWithdrawn(count: number): void {
+    if (count > 0) this.withdrawn.inc(count);
   }
 
   tokenRefused(reason: OAuthErrorCode): void {

@@ -29,6 +29,20 @@ function facts(overrides: Partial<AccessFacts> = {}): AccessFacts {
 const decide = (scopes: string[], resources: string[] = [], given = facts()) => decideAccess({ scopes, resources }, given, policy);
 
 describe('decideAccess', () => {
+  it('lists one chain per resource scope, covering combination and binding record, and none when refused', () => {
+    const twice: HeldResource = { ...glucose, bindings: new Map([['read', [40, 41]]]), combinations: [combination(60), combination(61)] };
+    const { chains } = decide(['uma_protection', 'glucose:read'], [], facts({ held: [twice] }));
+    expect(chains.map((chain) => [chain.scope, chain.capabilityTicket.ticketId, chain.requestedResourceScopes.id, chain.requestedResourcesCapabilityTickets.id])).toEqual([
+      ['glucose:read', 'T-60', '40', '60'], ['glucose:read', 'T-60', '41', '60'], ['glucose:read', 'T-61', '40', '61'], ['glucose:read', 'T-61', '41', '61'],
+    ]);
+    expect(chains[0]).toEqual({
+      scope: 'glucose:read', capabilityTicket: { id: '130', ticketId: 'T-60' }, requestedResource: { id: '30', requestedResourceId: 'patient-1' },
+      requestedResourceScopes: { id: '40' }, requestedResourcesCapabilityTickets: { id: '60' }, purpose: { id: '50', name: 'Follow-up' },
+    });
+    expect(decide(['glucose:read', 'weight:read']).chains).toEqual([]);
+    expect(decide(['uma_protection']).chains).toEqual([]);
+  });
+
   it('grants a covered resource scope with its evidence, lifetime and aud', () => {
     const { verdict, refusal, covered } = decide(['uma_protection', 'glucose:read']);
     expect(refusal).toBeUndefined();

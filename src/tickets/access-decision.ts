@@ -85,6 +85,19 @@ export type Verdict = {
   missing?: string;
 };
 
+/**
+ * One record chain that covers a granted resource scope: one per resource scope × covering
+ * combination × binding record (what a disclosure keeps, docs/guides/consent-withdrawal.md).
+ */
+export type CoveringChain = {
+  scope: string;
+  capabilityTicket: { id: string; ticketId: string };
+  requestedResource: { id: string; requestedResourceId: string };
+  requestedResourceScopes: { id: string };
+  requestedResourcesCapabilityTickets: { id: string };
+  purpose: { id: string; name: string };
+};
+
 export type Refusal = { error: 'invalid_scope' | 'invalid_target'; description: string };
 
 /** The verdict, and for the token endpoint the refusal or what the token carries. */
@@ -96,6 +109,8 @@ export type Decision = {
   covered: CoveredResource[];
   /** The token's scope names: as requested, SMART wildcards replaced by their expansions, repeats dropped. */
   scopes: string[];
+  /** Every chain behind the granted resource scopes (none when refused). */
+  chains: CoveringChain[];
 };
 
 type Link = 'not-allowed' | 'scope' | 'target';
@@ -126,7 +141,8 @@ export function decideAccess(request: AccessRequest, facts: AccessFacts, policy:
     ...(unknownTarget !== undefined ? { missing: noDataSource(unknownTarget) } : {}),
   };
   const scopes = [...new Set(checked.flatMap((entry) => entry.granted))];
-  return { verdict, refusal, resourceScopes, covered: refusal ? [] : covered.map(coveredResource), scopes };
+  const chains = refusal ? [] : checked.flatMap((entry) => entry.covered.flatMap((resource) => chainsOf(entry.verdict.denotes ?? entry.verdict.scope, resource)));
+  return { verdict, refusal, resourceScopes, covered: refusal ? [] : covered.map(coveredResource), scopes, chains };
 }
 
 /** A requested name's entries: one, or for a SMART wildcard its own entry followed by one per expansion. */
@@ -293,6 +309,18 @@ function coveringOf(resource: HeldResource, scope: string): Covering {
     requestedResourceScopes: (resource.bindings.get(scope) ?? []).map(String),
     requestedResourcesCapabilityTickets: resource.combinations.map((combination) => String(combination.id)),
   };
+}
+
+function chainsOf(name: string, resource: HeldResource): CoveringChain[] {
+  const bindings = resource.bindings.get(asResourceScope(name)!.scope) ?? [];
+  return resource.combinations.flatMap((combination) => bindings.map((binding) => ({
+    scope: name,
+    capabilityTicket: { id: String(combination.ticket.id), ticketId: combination.ticket.ticketId },
+    requestedResource: { id: String(resource.id), requestedResourceId: resource.requestedResourceId },
+    requestedResourceScopes: { id: String(binding) },
+    requestedResourcesCapabilityTickets: { id: String(combination.id) },
+    purpose: { id: String(combination.purpose.id), name: combination.purpose.name },
+  })));
 }
 
 function coveredResource(resource: HeldResource): CoveredResource {

@@ -34,4 +34,8 @@ export class AuditEvent {
 
   @Column({ type: 'jsonb', nullable: true })
   after!: Record<string, unknown> | null;
+
+  /** Disclosures this change withdrew (docs/guides/consent-withdrawal.md). */
+  @Column({ name: 'withdrawn_tokens', type: 'integer', default: 0 })
+  withdrawnTokens!: number;
 }

@@ -1,3 +1,4 @@
+import { recordAuditEvent } from '../tickets/audit-trail.js';
 import { generateKeyPair, createPrivateKey, createPublicKey, createHash, type KeyObject } from 'node:crypto';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -104,8 +105,11 @@ export class SigningKeysService implements OnModuleInit {
     });
   }
 
-  /** A new signing key; the previous ones stay in the JWKS until their tokens have expired. */
-  async rotate(alg: SigningAlgorithm = this.config.tokenSigningAlg): Promise<string> {
+  /**
+   * A new signing key; the previous ones stay in the JWKS until their tokens have expired. With
+   * an `actor`, the rotation is an audit event of the same transaction.
+   */
+  async rotate(alg: SigningAlgorithm = this.config.tokenSigningAlg, actor?: string): Promise<string> {
     const kid = await this.withKeyLock(async (manager) => {
       await manager.query(
         `UPDATE signing_key
@@ -114,7 +118,12 @@ export class SigningKeysService implements OnModuleInit {
           WHERE alg = $1 AND retired_at IS NULL`,
         [alg, this.config.accessTokenTtl + VERIFY_GRACE_SECONDS],
       );
-      return this.insertKey(manager, alg);
+      const kid = await this.insertKey(manager, alg);
+      if (actor !== undefined) {
+        const [{ id }]: { id: number }[] = await manager.query('SELECT id FROM signing_key WHERE kid = $1', [kid]);
+        await recordAuditEvent(manager, { actor, operation: 'rotate', recordType: 'signing-key', recordId: id, before: null, after: { kid, alg } });
+      }
+      return kid;
     });
     // This process signs with the new key from the next request on, without waiting for its own
     // notification to come back through the change feed (other processes hear of it that way).

@@ -7,6 +7,7 @@ import type { ClientRecord } from '../clients/client-record.js';
 import { OAuthExceptionFilter } from '../common/filters/oauth-exception.filter.js';
 import { sendNoStoreJson } from '../common/send-json.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { requestIdOf } from '../logging/request-log.js';
 import { OAuthBodyGuard } from './oauth-body.guard.js';
 import { ApiIntrospectionEndpoint, ApiRevocationEndpoint, ApiTokenEndpoint } from './tokens.openapi.js';
 import { TokenLifecycleService } from './token-lifecycle.service.js';
@@ -38,7 +39,7 @@ export class TokensController {
   @ApiTokenEndpoint()
   @ClientAuthenticated()
   async token(@Req() request: ProofRequest, @Res() response: Response): Promise<void> {
-    const issued = await this.tokens.issue(request.user as ClientRecord, request.body as TokenParameters, request.dpop?.jkt);
+    const issued = await this.tokens.issue(request.user as ClientRecord, request.body as TokenParameters, request.dpop?.jkt, requestIdOf(request));
     // API.md §10: with DPOP_NONCE on, every token response carries a fresh nonce.
     sendNoStoreJson(response, 200, issued, this.proofs.noncesRequired ? { 'DPoP-Nonce': await this.proofs.freshNonce() } : undefined);
     this.metrics.tokenIssued();

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
 import { ClientsModule } from '../clients/clients.module.js';
 import { TicketsModule } from '../tickets/tickets.module.js';
+import { DisclosuresModule } from '../disclosures/disclosures.module.js';
 import { DiscoveryController } from './discovery.controller.js';
 import { SigningKeysService } from './signing-keys.service.js';
 import { TokensController } from './tokens.controller.js';
@@ -14,7 +15,7 @@ import { PatAuthenticator } from '../uma/pat-authenticator.js';
 import { IntrospectionCallerGuard } from '../uma/introspection-caller.guard.js';
 
 @Module({
-  imports: [AuthModule, ClientsModule, TicketsModule, UmaGrantModule],
+  imports: [AuthModule, ClientsModule, TicketsModule, UmaGrantModule, DisclosuresModule],
   controllers: [TokensController, DiscoveryController],
   providers: [
     TokensService,

@@ -56,7 +56,7 @@ export function ApiTokenEndpoint(): MethodDecorator {
     ApiResponse({ status: 401, description: 'invalid_client', schema: OAUTH_ERROR }),
     ApiResponse({ status: 413, description: 'body over 16 KiB (invalid_request)', schema: OAUTH_ERROR }),
     ApiResponse({ status: 429, description: 'too_many_requests, with Retry-After', schema: OAUTH_ERROR }),
-    ApiResponse({ status: 503, description: 'temporarily_unavailable: the database is unreachable', schema: OAUTH_ERROR }),
+    ApiResponse({ status: 503, description: 'temporarily_unavailable: the database is unreachable, or the disclosure of a resource-scope token could not be committed', schema: OAUTH_ERROR }),
   );
 }
 

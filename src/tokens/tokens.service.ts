@@ -14,6 +14,7 @@ import { resourcesOf, type TokenParameters } from '../oauth/token-request.js';
 import { UmaGrant } from '../uma/uma-grant.js';
 import type { RptClaims } from '../uma/rpt.js';
 import { UMA_TICKET_GRANT } from './server-metadata.js';
+import { DisclosuresService } from '../disclosures/disclosures.service.js';
 
 export type TokenResponse = {
   access_token: string;
@@ -25,9 +26,10 @@ export type TokenResponse = {
 
 /**
  * A granted decision: its scopes, lifetime, audience and the consent tickets behind its resource
- * scopes; for the UMA grant also the RPT's audience and permissions (docs/guides/uma.md).
+ * scopes; the `resource` parameters asked for (kept in the disclosure); for the UMA grant also the
+ * RPT's audience and permissions (docs/guides/uma.md).
  */
-type Grant = { scopes: string[]; decision: Decision; rpt?: RptClaims };
+type Grant = { scopes: string[]; decision: Decision; resources: string[]; rpt?: RptClaims };
 
 const SUPPORTED_GRANTS = new Set(['client_credentials', 'refresh_token', UMA_TICKET_GRANT]);
 
@@ -39,14 +41,16 @@ export class TokensService {
     private readonly decisions: AccessDecisions,
     private readonly refreshTokens: RefreshTokensService,
     private readonly uma: UmaGrant,
+    private readonly disclosures: DisclosuresService,
   ) {}
 
   /**
    * Answers an authenticated token request (API.md §4), or throws the OAuthError it earns.
    * `jkt`: the thumbprint of a valid DPoP proof's key, which the access token is bound to (§10);
-   * ClientAuthGuard has already refused a DPoP-bound client without one.
+   * ClientAuthGuard has already refused a DPoP-bound client without one. `requestId`: the
+   * response's X-Request-Id, kept in the token's disclosure.
    */
-  async issue(client: ClientRecord, parameters: TokenParameters, jkt?: string): Promise<TokenResponse | Omit<TokenResponse, 'scope'>> {
+  async issue(client: ClientRecord, parameters: TokenParameters, jkt?: string, requestId?: string): Promise<TokenResponse | Omit<TokenResponse, 'scope'>> {
     const grantType = parameters.grant_type;
     if (grantType === undefined) throw new OAuthError('invalid_request', 'the grant_type parameter is required');
     if (!SUPPORTED_GRANTS.has(grantType)) {
@@ -58,9 +62,9 @@ export class TokensService {
     if (!client.grantTypes.has(grantType)) {
       throw new OAuthError('unauthorized_client', `the client is not registered for the ${grantType} grant`);
     }
-    if (grantType === 'refresh_token') return this.refresh(client, parameters, jkt);
-    if (grantType === UMA_TICKET_GRANT) return this.umaTicket(client, parameters, jkt);
-    const response = await this.accessToken(client, await this.grant(client, parseScope(parameters.scope), resourcesOf(parameters)), jkt);
+    if (grantType === 'refresh_token') return this.refresh(client, parameters, jkt, requestId);
+    if (grantType === UMA_TICKET_GRANT) return this.umaTicket(client, parameters, jkt, requestId);
+    const response = await this.accessToken(client, await this.grant(client, parseScope(parameters.scope), resourcesOf(parameters)), jkt, requestId);
     if (client.grantTypes.has('refresh_token')) response.refresh_token = await this.refreshTokens.issue(client, response.scope);
     return response;
   }
@@ -71,7 +75,7 @@ export class TokensService {
    * scopes and consent tickets. A request mistake (a wider scope, a bad resource) is refused
    * before the token is used up; a client no longer entitled loses the whole family.
    */
-  private async refresh(client: ClientRecord, parameters: TokenParameters, jkt: string | undefined): Promise<TokenResponse> {
+  private async refresh(client: ClientRecord, parameters: TokenParameters, jkt: string | undefined, requestId: string | undefined): Promise<TokenResponse> {
     if (parameters.refresh_token === undefined) throw new OAuthError('invalid_request', 'the refresh_token parameter is required');
     const presented = await this.refreshTokens.findUsable(client, parameters.refresh_token);
     if (presented === undefined) return this.refreshTokens.refuse(client, parameters.refresh_token);
@@ -79,7 +83,8 @@ export class TokensService {
     const scopes = parameters.scope === undefined ? original : parseScope(parameters.scope);
     const wider = scopes.filter((name) => !original.includes(name));
     if (wider.length > 0) throw new OAuthError('invalid_scope', `scope not granted with this refresh token: ${wider.join(' ')}`);
-    const decision = await this.decisions.decide(client, { scopes, resources: resourcesOf(parameters) });
+    const resources = resourcesOf(parameters);
+    const decision = await this.decisions.decide(client, { scopes, resources });
     if (decision.refusal?.error === 'invalid_target') throw new OAuthError(decision.refusal.error, decision.refusal.description);
     const used = await this.refreshTokens.consume(client, parameters.refresh_token);
     if (decision.refusal) {
@@ -88,7 +93,7 @@ export class TokensService {
       throw new OAuthError(decision.refusal.error, decision.refusal.description);
     }
     // RFC 9449 §5: the refresh token of a confidential client is not bound; this access token is.
-    const response = await this.accessToken(client, { scopes: decision.scopes, decision }, jkt);
+    const response = await this.accessToken(client, { scopes: decision.scopes, decision, resources }, jkt, requestId);
     response.refresh_token = await this.refreshTokens.issue(client, response.scope, used.family_id);
     return response;
   }
@@ -97,8 +102,9 @@ export class TokensService {
    * The UMA grant (docs/guides/uma.md): UmaGrant redeems the ticket and decides; the RPT is issued
    * by accessToken like every other access token. Grant §3.3.5: no scope and no refresh token.
    */
-  private async umaTicket(client: ClientRecord, parameters: TokenParameters, jkt: string | undefined): Promise<Omit<TokenResponse, 'scope'>> {
-    const { scope: _granted, ...response } = await this.accessToken(client, await this.uma.grant(client, parameters), jkt);
+  private async umaTicket(client: ClientRecord, parameters: TokenParameters, jkt: string | undefined, requestId: string | undefined): Promise<Omit<TokenResponse, 'scope'>> {
+    // An RPT is a disclosure too: accessToken records it (docs/guides/consent-withdrawal.md).
+    const { scope: _granted, ...response } = await this.accessToken(client, await this.uma.grant(client, parameters), jkt, requestId);
     return response;
   }
 
@@ -110,10 +116,10 @@ export class TokensService {
     const decision = await this.decisions.decide(client, { scopes, resources });
     if (decision.refusal) throw new OAuthError(decision.refusal.error, decision.refusal.description);
     // SMART wildcards are replaced by what they expand to (docs/guides/smart-backend-services.md).
-    return { scopes: decision.scopes, decision };
+    return { scopes: decision.scopes, decision, resources };
   }
 
-  private async accessToken(client: ClientRecord, { scopes, decision, rpt }: Grant, jkt?: string): Promise<TokenResponse> {
+  private async accessToken(client: ClientRecord, { scopes, decision, resources, rpt }: Grant, jkt?: string, requestId?: string): Promise<TokenResponse> {
     // API.md §4 rule 3 and §11: the lifetime and audience the decision gave (an RPT's audience: its ticket's data sources).
     const { lifetime } = decision.verdict as { lifetime: number };
     const aud = rpt?.aud ?? (decision.verdict.aud as string | string[]);
@@ -133,6 +139,14 @@ export class TokensService {
       ...(jkt !== undefined ? { cnf: { jkt } } : {}),
     };
     const token = await signAccessToken(claims, await this.keys.signingKey());
-    return { access_token: token, token_type: jkt !== undefined ? 'DPoP' : 'Bearer', expires_in: lifetime, scope };
+    const tokenType = jkt !== undefined ? 'DPoP' : 'Bearer';
+    // docs/guides/consent-withdrawal.md: no token with a resource scope leaves before its disclosure is committed.
+    if (decision.chains.length > 0) {
+      await this.disclosures.record({
+        jti: claims.jti, clientKey: client.id, clientId: client.clientId, scope, aud, resources, issuedAt, expiresAt: claims.exp,
+        tokenType, jkt, requestId, chains: decision.chains, defaultAudience: this.config.audience,
+      });
+    }
+    return { access_token: token, token_type: tokenType, expires_in: lifetime, scope };
   }
 }

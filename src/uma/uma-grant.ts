@@ -9,7 +9,7 @@ import { PermissionTickets, type RedeemedPermission } from './permission-tickets
 import type { RptClaims } from './rpt.js';
 
 /** What the token endpoint issues for a redeemed ticket: the resource scopes, their decision and the RPT's claims. */
-export type UmaGrantResult = { scopes: string[]; decision: Decision; rpt: RptClaims };
+export type UmaGrantResult = { scopes: string[]; decision: Decision; resources: string[]; rpt: RptClaims };
 
 /** A ticket's permission once valid: its resource's type, the scopes asked for, and the data sources serving it. */
 type Permission = { resourceId: string; type: string; scopes: string[]; registered: string[]; servedBy: string[] };
@@ -42,7 +42,7 @@ export class UmaGrant {
     const resources = resourcesOf(parameters);
     const decision = await this.decisions.decide(client, { scopes, resources });
     if (decision.refusal) throw refusal(decision);
-    return { scopes, decision, rpt: { aud: audienceOf(permissions, resources), permissions: (exp) => rptPermissions(permissions, exp) } };
+    return { scopes, decision, resources, rpt: { aud: audienceOf(permissions, resources), permissions: (exp) => rptPermissions(permissions, exp) } };
   }
 }
 

@@ -45,6 +45,17 @@ export class ApiClient {
     return this.get<ListDocument>(`/admin/${type}?${query.toString()}`);
   }
 
+  /**
+   * A file the admin interface answers (the disclosures' CSV), fetched with the admin token in
+   * its headers (never in a URL), as a Blob the screen offers for download.
+   */
+  async download(path: string, accept: string): Promise<Blob> {
+    const response = await fetch(path, { headers: { Authorization: this.token, ApiVersion: 'v1.0', Accept: accept }, credentials: 'omit', referrerPolicy: 'no-referrer' });
+    if (response.ok) return response.blob();
+    if (response.status === 401) this.onUnauthorized();
+    throw new ApiError(response.status, errorObjectsOf(await response.json().catch(() => undefined), response.status));
+  }
+
   /** One JSON Patch request: one transaction, whatever the number of operations. */
   async patch(operations: Operation[]): Promise<OperationResult[]> {
     return (await this.send('PATCH', '/admin', operations, JSON_PATCH)) as OperationResult[];

@@ -8,6 +8,7 @@ import { Pager, pageCount, SearchBox, usePaged, type Paged } from '../forms/pagi
 import { loadClientTickets, removalOf, type Chain, type ClientTickets } from './ticket-chains.js';
 import { TicketForm, ticketOperations, type TicketValues } from './ticket-form.js';
 import { ticketSentence } from './ticket-sentence.js';
+import { activeTokensByTicket, activeTokensText, ConfirmRemoval } from './active-tokens.js';
 
 /**
  * Consent tickets: the tickets of one client at a time (the client found by search), as
@@ -17,10 +18,11 @@ export function TicketsScreen({ api }: ScreenProps) {
   const [client, setClient] = useState<Choice>();
   const [clientSearch, setClientSearch] = useState('');
   const matches = useLoad(() => (clientSearch ? searchClients(api, clientSearch) : Promise.resolve([])));
-  const tickets = usePaged((page, search) => (client ? loadClientTickets(api, client, page, search) : Promise.resolve({ chains: [], total: 0 })));
+  const tickets = usePaged((page, search) => (client ? loadWithActiveTokens(api, client, page, search) : Promise.resolve({ chains: [], total: 0, active: new Map<string, number>() })));
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [listErrors, setListErrors] = useState<FormErrors>(NO_ERRORS);
   const [status, setStatus] = useState<string>();
+  const [confirming, setConfirming] = useState<string>();
 
   const show = (chosen: Choice) => {
     setClient(chosen);
@@ -43,6 +45,7 @@ export function TicketsScreen({ api }: ScreenProps) {
     }
   };
   const removeChain = async (chain: Chain) => {
+    setConfirming(undefined);
     try {
       await api.patch(await removalOf(api, chain));
       setListErrors(NO_ERRORS);
@@ -72,7 +75,7 @@ export function TicketsScreen({ api }: ScreenProps) {
             </ul>
           )
         )}
-        {client ? <ClientTicketList client={client} tickets={tickets} onRemove={(chain) => void removeChain(chain)} />
+        {client ? <ClientTicketList client={client} tickets={tickets} confirming={confirming} onConfirming={setConfirming} onRemove={(chain) => void removeChain(chain)} />
           : <p>Search for a client to see its tickets, or create a ticket with the form below.</p>}
       </section>
       <TicketForm api={api} errors={errors} onSubmit={create} />
@@ -80,8 +83,23 @@ export function TicketsScreen({ api }: ScreenProps) {
   );
 }
 
-function ClientTicketList(props: { client: Choice; tickets: Paged<ClientTickets>; onRemove: (chain: Chain) => void }) {
+type TicketsWithActiveTokens = ClientTickets & { active: Map<string, number> };
+
+/** One page of a client's tickets, with how many active tokens each ticket covers. */
+async function loadWithActiveTokens(api: ScreenProps['api'], client: Choice, page: number, search: string): Promise<TicketsWithActiveTokens> {
+  const found = await loadClientTickets(api, client, page, search);
+  return { ...found, active: await activeTokensByTicket(api, found.chains.map((chain) => chain.ticketRecordId)) };
+}
+
+function ClientTicketList(props: {
+  client: Choice;
+  tickets: Paged<TicketsWithActiveTokens>;
+  confirming: string | undefined;
+  onConfirming: (combinationId: string | undefined) => void;
+  onRemove: (chain: Chain) => void;
+}) {
   const { loaded, page, go, searchFor } = props.tickets;
+  const activeOf = (chain: Chain) => loaded.value?.active.get(chain.ticketRecordId) ?? 0;
   return (
     <section class="client-tickets" aria-labelledby="client-tickets-title">
       <h3 id="client-tickets-title">{props.client.label}</h3>
@@ -92,8 +110,13 @@ function ClientTicketList(props: { client: Choice; tickets: Paged<ClientTickets>
           {loaded.value.chains.map((chain) => (
             <li key={chain.combinationId}>
               <span class="sentence">{ticketSentence(chain)}</span>
-              <span class="detail">{chain.ticketName} · requested resource {chain.requestedResourceId}</span>
-              <button type="button" class="danger" aria-label={`Remove ticket ${chain.ticketId}`} onClick={() => props.onRemove(chain)}>Remove</button>
+              <span class="detail">{chain.ticketName} · requested resource {chain.requestedResourceId} · {activeTokensText(activeOf(chain))}</span>
+              {/* A removal that withdraws tokens is confirmed first. */}
+              <button type="button" class="danger" aria-label={`Remove ticket ${chain.ticketId}`}
+                onClick={() => (activeOf(chain) > 0 ? props.onConfirming(chain.combinationId) : props.onRemove(chain))}>Remove</button>
+              {props.confirming === chain.combinationId && (
+                <ConfirmRemoval ticketId={chain.ticketId} count={activeOf(chain)} onConfirm={() => props.onRemove(chain)} onCancel={() => props.onConfirming(undefined)} />
+              )}
             </li>
           ))}
         </ul>

@@ -34,7 +34,7 @@ function sortOf(request: Request): string[] {
   return keys;
 }
 
-function pageOf(request: Request): Page {
+export function pageOf(request: Request): Page {
   const read = (name: string, fallback: number, max: number) => {
     const value = request.query[`page[${name}]`];
     if (value === undefined) return fallback;

@@ -7,6 +7,7 @@ import { DataSources1764300000000 } from './1764300000000-DataSources.js';
 import { AdminFilterIndexes1764500000000 } from './1764500000000-AdminFilterIndexes.js';
 import { SmartBackendServices1764600000000 } from './1764600000000-SmartBackendServices.js';
 import { SmartFilterIndexes1764650000000 } from './1764650000000-SmartFilterIndexes.js';
+import { Disclosures1764700000000 } from './1764700000000-Disclosures.js';
 import { Uma1764800000000 } from './1764800000000-Uma.js';
 
 /** Listed as classes, not globs, so the same list works in Jest, in dist/ and from the CLI. */
@@ -20,5 +21,6 @@ export const MIGRATIONS = [
   AdminFilterIndexes1764500000000,
   SmartBackendServices1764600000000,
   SmartFilterIndexes1764650000000,
+  Disclosures1764700000000,
   Uma1764800000000,
 ];

@@ -1,0 +1,118 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { CoveringChain } from '../tickets/access-decision.js';
+
+/** The filters of the disclosure collection, validated (docs/guides/consent-withdrawal.md). */
+export type DisclosureFilter = {
+  client?: string;
+  capabilityTicket?: number;
+  requestedResource?: number;
+  since?: Date;
+  until?: Date;
+  active?: boolean;
+};
+
+/** A disclosure as the admin interface shows it (JSON:API attributes). */
+export type DisclosureView = {
+  id: string;
+  jti: string;
+  clientId: string;
+  scope: string;
+  aud: string | string[];
+  issuedAt: string;
+  expiresAt: string;
+  tokenType: string;
+  jkt: string | null;
+  requestId: string | null;
+  chains: CoveringChain[];
+  withdrawnAt: string | null;
+  withdrawnBy: string | null;
+};
+
+type Row = {
+  id: string; jti: string; client_id: string; scope: string; aud: string | string[]; issued_at: Date; expires_at: Date;
+  token_type: string; jkt: string | null; request_id: string | null; chains: CoveringChain[]; withdrawn_at: Date | null; withdrawn_by: number | null;
+};
+
+const COLUMNS = 'd.id::text AS id, d.jti, d.client_id, d.scope, d.aud, d.issued_at, d.expires_at, d.token_type, d.jkt, d.request_id, d.chains, d.withdrawn_at, d.withdrawn_by';
+const CSV_CHUNK = 1_000;
+
+/** Reads of the disclosure table: newest first (issuedAt, then id, descending), every filter served by an index. */
+@Injectable()
+export class DisclosureReads {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async find(id: string): Promise<DisclosureView | undefined> {
+    const [row]: Row[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM disclosure d WHERE d.id = $1`, [id]);
+    return row ? viewOf(row) : undefined;
+  }
+
+  async list(filter: DisclosureFilter, offset: number, limit: number): Promise<{ records: DisclosureView[]; total: number }> {
+    const { where, values } = conditionsOf(filter);
+    const rows: Row[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM disclosure d ${where} ORDER BY d.issued_at DESC, d.id DESC LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
+      [...values, limit, offset],
+    );
+    const [{ total }]: { total: number }[] = await this.dataSource.query(`SELECT count(*)::int AS total FROM disclosure d ${where}`, values);
+    return { records: rows.map(viewOf), total };
+  }
+
+  /** Every matching row, newest first, a chunk at a time (keyset paging: no OFFSET over a long export). */
+  async *all(filter: DisclosureFilter): AsyncGenerator<DisclosureView[]> {
+    const { where, values } = conditionsOf(filter);
+    let after: { issuedAt: Date; id: string } | undefined;
+    for (;;) {
+      const keyset = after ? `${where ? `${where} AND` : 'WHERE'} (d.issued_at, d.id) < ($${values.length + 1}, $${values.length + 2}::bigint)` : where;
+      const rows: Row[] = await this.dataSource.query(
+        `SELECT ${COLUMNS} FROM disclosure d ${keyset} ORDER BY d.issued_at DESC, d.id DESC LIMIT ${CSV_CHUNK}`,
+        after ? [...values, after.issuedAt, after.id] : values,
+      );
+      if (rows.length === 0) return;
+      yield rows.map(viewOf);
+      if (rows.length < CSV_CHUNK) return;
+      const last = rows[rows.length - 1]!;
+      after = { issuedAt: last.issued_at, id: last.id };
+    }
+  }
+}
+
+function conditionsOf(filter: DisclosureFilter): { where: string; values: unknown[] } {
+  const conditions: string[] = [];
+  const values: unknown[] = [];
+  const add = (condition: (placeholder: string) => string, value: unknown) => {
+    values.push(value);
+    conditions.push(condition(`$${values.length}`));
+  };
+  if (filter.client !== undefined) add((p) => `d.client_id = ${p}`, filter.client);
+  if (filter.capabilityTicket !== undefined) add((p) => `d.id IN (SELECT disclosure_id FROM disclosure_basis WHERE record_type = 'capability-ticket' AND record_ref = ${p})`, String(filter.capabilityTicket));
+  if (filter.requestedResource !== undefined) add((p) => `d.id IN (SELECT disclosure_id FROM disclosure_basis WHERE record_type = 'requested-resource' AND record_ref = ${p})`, String(filter.requestedResource));
+  if (filter.since !== undefined) add((p) => `d.issued_at >= ${p}`, filter.since);
+  if (filter.until !== undefined) add((p) => `d.issued_at < ${p}`, filter.until);
+  if (filter.active === true) conditions.push('(d.expires_at > now() AND d.withdrawn_at IS NULL)');
+  if (filter.active === false) conditions.push('NOT (d.expires_at > now() AND d.withdrawn_at IS NULL)');
+  return { where: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '', values };
+}
+
+/** RFC 3339 UTC, whole seconds. */
+export function instant(date: Date): string {
+  return new Date(Math.floor(date.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+function viewOf(row: Row): DisclosureView {
+  return {
+    id: row.id,
+    jti: row.jti,
+    clientId: row.client_id,
+    scope: row.scope,
+    aud: row.aud,
+    issuedAt: instant(row.issued_at),
+    expiresAt: instant(row.expires_at),
+    tokenType: row.token_type,
+    jkt: row.jkt,
+    requestId: row.request_id,
+    chains: row.chains,
+    withdrawnAt: row.withdrawn_at ? instant(row.withdrawn_at) : null,
+    withdrawnBy: row.withdrawn_by === null ? null : String(row.withdrawn_by),
+  };
+}

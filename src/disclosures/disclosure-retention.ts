@@ -1,0 +1,64 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type QueryRunner } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+
+const RUN_EVERY_MS = 60 * 60 * 1000;
+// Rows per DELETE: short statements, so the job never holds many locks for long.
+const BATCH = 10_000;
+const RETENTION_LOCK = 0x72657465;
+
+/**
+ * Deletes disclosures whose token expired more than DISCLOSURE_RETENTION_DAYS ago, with their
+ * basis rows: at start, then hourly; one instance at a time (an advisory lock), in short batches.
+ */
+@Injectable()
+export class DisclosureRetention implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(DisclosureRetention.name);
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const run = () => void this.prune().catch((error: Error) => this.logger.warn(`disclosure retention did not run: ${error.message}`));
+    run();
+    this.timer = setInterval(run, RUN_EVERY_MS);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Answers how many disclosures were deleted; 0 when another instance holds the job. */
+  async prune(): Promise<number> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      const [{ locked }]: { locked: boolean }[] = await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [RETENTION_LOCK]);
+      if (!locked) return 0;
+      try {
+        const cutoff = `now() - make_interval(days => ${this.config.disclosureRetentionDays})`;
+        const deleted = await this.inBatches(runner, `DELETE FROM disclosure WHERE id IN (SELECT id FROM disclosure WHERE expires_at < ${cutoff} LIMIT ${BATCH})`);
+        await this.inBatches(runner, `DELETE FROM disclosure_basis WHERE ctid IN (SELECT ctid FROM disclosure_basis WHERE expires_at < ${cutoff} LIMIT ${BATCH})`);
+        return deleted;
+      } finally {
+        await runner.query('SELECT pg_advisory_unlock($1)', [RETENTION_LOCK]);
+      }
+    } finally {
+      await runner.release();
+    }
+  }
+
+  private async inBatches(runner: QueryRunner, sql: string): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const count = (await runner.query(sql, undefined, true)).affected ?? 0;
+      total += count;
+      if (count < BATCH) return total;
+    }
+  }
+}

@@ -1,0 +1,159 @@
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { splitSpaced } from '../clients/client-record.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { AccessDecisions } from '../tickets/access-decisions.js';
+import { audienceUris } from './disclosures.service.js';
+
+/** One committed administrative change, as its audit event recorded it. */
+export type RecordChange = {
+  auditEventId: number;
+  operation: string;
+  recordType: string;
+  recordId: number;
+  /** The record's attributes and relationship ids before the change. */
+  before: Record<string, unknown> | null;
+};
+
+type Outstanding = { id: string; client_key: number; scope: string; aud: string | string[]; resources: string[] };
+
+// Tokens issued by instances that had not yet heard of a change (they may trust their caches for
+// up to a second) are caught by sweeping again; none stays active 2 s after the change.
+const LATE_SWEEPS_MS = [1_000, 1_700];
+
+// The records whose disclosures a change re-decides directly, by the basis they were recorded with.
+const DIRECT_BASIS = new Set(['uma-client', 'capability-ticket', 'requested-resource', 'requested-resource-scopes', 'requested-resources-capability-tickets']);
+
+/**
+ * Consent withdrawal (docs/guides/consent-withdrawal.md): after an administrative change commits,
+ * the outstanding disclosures resting on a record it removed or replaced are decided again by
+ * the token endpoint's own decision; each one now refused is withdrawn. Introspection reads
+ * withdrawals from the database, so every instance answers `active: false` at once.
+ */
+@Injectable()
+export class DisclosureWithdrawals {
+  private readonly logger = new Logger(DisclosureWithdrawals.name);
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly decisions: AccessDecisions,
+    @Optional() private readonly metrics?: MetricsService,
+  ) {}
+
+  /** Withdraws what the request's changes (in operation order) ended; answers how many. */
+  async afterChange(changes: readonly RecordChange[]): Promise<number> {
+    const relevant = changes.filter((change) => change.operation === 'remove' || change.operation === 'replace');
+    if (relevant.length === 0) return 0;
+    const withdrawn = await this.sweep(relevant);
+    for (const delay of LATE_SWEEPS_MS) {
+      setTimeout(() => void this.sweep(relevant).catch((error: Error) => this.logger.error(`a late withdrawal sweep failed: ${error.message}`)), delay).unref();
+    }
+    return withdrawn;
+  }
+
+  private async sweep(changes: readonly RecordChange[]): Promise<number> {
+    // Each disclosure is withdrawn by the first operation that touched what it rested on.
+    const firstChange = new Map<string, number>();
+    for (const change of changes) {
+      for (const id of await this.candidates(change)) if (!firstChange.has(id)) firstChange.set(id, change.auditEventId);
+    }
+    if (firstChange.size === 0) return 0;
+    const rows: Outstanding[] = await this.dataSource.query(
+      'SELECT id::text AS id, client_key, scope, aud, resources FROM disclosure WHERE id = ANY($1::bigint[]) AND withdrawn_at IS NULL AND expires_at > now()',
+      [[...firstChange.keys()]],
+    );
+    const verdicts = new Map<string, Promise<boolean>>();
+    const refused = new Map<number, string[]>();
+    for (const row of rows) {
+      const key = JSON.stringify([row.client_key, row.scope, row.aud, row.resources]);
+      if (!verdicts.has(key)) verdicts.set(key, this.stillCovered(row));
+      if (await verdicts.get(key)) continue;
+      const event = firstChange.get(row.id)!;
+      refused.set(event, [...(refused.get(event) ?? []), row.id]);
+    }
+    let total = 0;
+    for (const [event, ids] of refused) total += await this.withdraw(ids, event);
+    this.metrics?.tokensWithdrawn(total);
+    return total;
+  }
+
+  /** The outstanding disclosures whose coverage rested on the changed record (by index, never a scan). */
+  private async candidates(change: RecordChange): Promise<string[]> {
+    const id = String(change.recordId);
+    if (DIRECT_BASIS.has(change.recordType)) return this.resting(change.recordType, [id]);
+    switch (change.recordType) {
+      case 'data-source': {
+        const uri = change.before?.resourceUri;
+        return typeof uri === 'string' ? this.resting('data-source', [uri]) : [];
+      }
+      case 'data-source-resource-definitions': {
+        const rows: { resource_uri: string }[] = await this.dataSource.query('SELECT resource_uri FROM data_source WHERE id = $1', [Number(change.before?.dataSource)]);
+        return this.resting('data-source', rows.map((row) => row.resource_uri));
+      }
+      case 'resource-definition': {
+        const rows: { id: string }[] = await this.dataSource.query('SELECT id::text AS id FROM requested_resource WHERE resource_definition_id = $1', [change.recordId]);
+        return this.resting('requested-resource', rows.map((row) => row.id));
+      }
+      case 'scope': {
+        const rows: { id: string }[] = await this.dataSource.query('SELECT id::text AS id FROM requested_resource_scopes WHERE scope_id = $1', [change.recordId]);
+        return this.resting('requested-resource-scopes', rows.map((row) => row.id));
+      }
+      default:
+        // A purpose in use cannot be removed, and its name is not part of any decision.
+        return [];
+    }
+  }
+
+  private async resting(recordType: string, refs: string[]): Promise<string[]> {
+    if (refs.length === 0) return [];
+    const rows: { id: string }[] = await this.dataSource.query(
+      'SELECT disclosure_id::text AS id FROM disclosure_basis WHERE record_type = $1 AND record_ref = ANY($2) AND expires_at > now()',
+      [recordType, refs],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * The token endpoint's decision on today's records, for the disclosure's client, scope and
+   * `resource` parameters; a derived audience must still name every data source it named.
+   */
+  private async stillCovered(row: Outstanding): Promise<boolean> {
+    const [client]: { id: number; client_id: string; allowed_scopes: string }[] = await this.dataSource.query(
+      'SELECT c.id, c.client_id, m.allowed_scopes FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.id = $1',
+      [row.client_key],
+    );
+    if (!client) return false;
+    const decision = await this.decisions.decide(
+      { id: client.id, clientId: client.client_id, allowedScopes: splitSpaced(client.allowed_scopes) },
+      { scopes: row.scope.split(' '), resources: row.resources },
+      true,
+    );
+    if (decision.refusal) return false;
+    if (row.resources.length > 0) return true;
+    const now = decision.verdict.aud ?? [];
+    const nowNamed = Array.isArray(now) ? now : [now];
+    return audienceUris(row.aud, this.config.audience).every((uri) => nowNamed.includes(uri));
+  }
+
+  /** Marks the rows withdrawn, revokes their tokens (what introspection reads) and counts them on the audit event. */
+  private async withdraw(ids: string[], auditEventId: number): Promise<number> {
+    return this.dataSource.transaction(async (manager) => {
+      // TypeORM answers an UPDATE … RETURNING with [rows, affected].
+      const [rows]: [{ jti: string; client_id: string; expires_at: Date }[], number] = await manager.query(
+        `UPDATE disclosure SET withdrawn_at = date_trunc('second', now()), withdrawn_by = $2
+          WHERE id = ANY($1::bigint[]) AND withdrawn_at IS NULL RETURNING jti, client_id, expires_at`,
+        [ids, auditEventId],
+      );
+      if (rows.length === 0) return 0;
+      await manager.query(
+        `INSERT INTO revoked_token (jti, client_id, expires_at) SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::timestamptz[]) ON CONFLICT (jti) DO NOTHING`,
+        [rows.map((row) => row.jti), rows.map((row) => row.client_id), rows.map((row) => row.expires_at)],
+      );
+      await manager.query('UPDATE audit_event SET withdrawn_tokens = withdrawn_tokens + $2 WHERE id = $1', [auditEventId, rows.length]);
+      return rows.length;
+    });
+  }
+}

@@ -1,0 +1,113 @@
+import { readFile } from 'node:fs/promises';
+import request from 'supertest';
+import type { Browser } from 'playwright-core';
+import { expect as expectPage } from './support/page-expect.js';
+import { rowCounts } from './support/admin.js';
+import { launchChromium, openScreen, openTab, signIn, takeRequestedUrls } from './support/browser.js';
+import { consentWorld, type ConsentGrant } from './support/consent.js';
+import { basic } from './support/factories.js';
+import { startTestApp, type TestApp } from './support/test-app.js';
+
+/** The console's Disclosures screen and the tickets screen's active tokens, in a real Chromium. */
+let server: TestApp;
+let browser: Browser;
+
+beforeAll(async () => {
+  server = await startTestApp();
+  browser = await launchChromium();
+});
+
+// No request leaves the admin listener, and the admin token is never in a URL (the CSV included).
+afterEach(() => {
+  for (const url of takeRequestedUrls()) {
+    expect(new URL(url).origin).toBe(server.adminUrl);
+    expect(url).not.toContain(server.adminToken);
+  }
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function token(grant: ConsentGrant): Promise<string> {
+  const response = await request(server.url).post('/oauth2/token').set('Authorization', basic(grant.clientId, grant.secret)).type('form')
+    .send({ grant_type: 'client_credentials', scope: `${grant.definitionName}:read` }).expect(200);
+  return response.body.access_token;
+}
+
+async function active(grant: ConsentGrant, accessToken: string): Promise<boolean> {
+  const response = await request(server.url).post('/oauth2/introspect').set('Authorization', basic(grant.clientId, grant.secret)).type('form').send({ token: accessToken }).expect(200);
+  return response.body.active;
+}
+
+const hhmm = (date: Date) => `${String(date.getHours()).padStart(2, '0')}:${String(date.getMinutes()).padStart(2, '0')}`;
+
+describe('the Disclosures screen', () => {
+  it('reads each disclosure as a sentence, filters by client, ticket and activity, and downloads the CSV with the admin token', async () => {
+    const grant = await consentWorld(server, { maxPermissionDuration: 1800 });
+    const issued = JSON.parse(Buffer.from((await token(grant)).split('.')[1]!, 'base64url').toString());
+    const other = await consentWorld(server);
+    await token(other);
+    const { context, page } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    await openScreen(page, 'Disclosures');
+    await page.getByLabel('Client').fill(grant.clientId);
+    await page.getByRole('button', { name: 'Show' }).click();
+    const sentence = `${grant.clientId} was given ${grant.definitionName}:read for 'Your doctor follows your glucose' at ${hhmm(new Date(issued.iat * 1000))}, until ${hhmm(new Date(issued.exp * 1000))}, under ticket ${grant.ticketId}`;
+    await expectPage(page.locator('ul.sentences li')).toHaveCount(1);
+    await expectPage(page.locator('ul.sentences li .sentence')).toContainText(sentence);
+
+    await page.getByLabel('Client').fill('');
+    await page.getByLabel('Ticket').fill(String(grant.ids.ticket));
+    await page.getByLabel('Active only').check();
+    await page.getByRole('button', { name: 'Show' }).click();
+    await expectPage(page.locator('ul.sentences li .sentence')).toContainText(`under ticket ${grant.ticketId}`);
+    await expectPage(page.locator('ul.sentences li')).toHaveCount(1);
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+    const csv = await readFile((await download.path())!, 'utf8');
+    const lines = csv.split('\r\n');
+    expect(lines[0]).toMatch(/^id,jti,clientId,/);
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toContain(issued.jti);
+    await context.close();
+  });
+});
+
+describe('the tickets screen and withdrawal', () => {
+  it('counts the active tokens of a ticket, asks before a removal that withdraws them, and Cancel changes nothing', async () => {
+    const grant = await consentWorld(server);
+    const first = await token(grant);
+    await token(grant);
+    const { context, page } = await openTab(browser);
+    await signIn(page, server.adminUrl, server.adminToken);
+    await openScreen(page, 'Consent tickets');
+    const remove = page.getByRole('button', { name: `Remove ticket ${grant.ticketId}` });
+    const entry = page.locator('ul.sentences li', { has: remove });
+    await expectPage(entry).toContainText('2 active tokens');
+
+    await remove.click();
+    const dialog = page.getByRole('alertdialog');
+    await expectPage(dialog).toContainText(`Removing ticket ${grant.ticketId} withdraws 2 active tokens`);
+    await expectPage(dialog.getByRole('button', { name: 'Remove and withdraw' })).toBeFocused();
+    const counts = await rowCounts(server);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await expectPage(page.getByRole('alertdialog')).toHaveCount(0);
+    expect(await rowCounts(server)).toEqual(counts);
+    expect(await active(grant, first)).toBe(true);
+
+    await remove.click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Remove and withdraw' }).click();
+    await expectPage(remove).toHaveCount(0);
+    expect(await active(grant, first)).toBe(false);
+
+    await openScreen(page, 'Disclosures');
+    await page.getByLabel('Client').fill(grant.clientId);
+    await page.getByRole('button', { name: 'Show' }).click();
+    await expectPage(page.locator('ul.sentences li')).toHaveCount(2);
+    const [row] = (await request(server.adminUrl).get(`/admin/disclosure?filter[client]=${grant.clientId}`).set('Authorization', server.adminToken)).body.data;
+    await expectPage(page.locator('ul.sentences li .sentence').first()).toContainText(`, withdrawn at ${hhmm(new Date(row.attributes.withdrawnAt))} by change ${row.attributes.withdrawnBy}`);
+    await context.close();
+  });
+});
