@@ -83,6 +83,9 @@ describe('the tickets screen and withdrawal', () => {
     const { context, page } = await openTab(browser);
     await signIn(page, server.adminUrl, server.adminToken);
     await openScreen(page, 'Consent tickets');
+    // The tickets screen shows one client's tickets at a time: pick the client by search.
+    await page.getByRole('searchbox', { name: 'Search ticket holders' }).fill(grant.clientId);
+    await page.getByRole('button', { name: `Show the tickets of ${grant.clientId}` }).click();
     const remove = page.getByRole('button', { name: `Remove ticket ${grant.ticketId}` });
     const entry = page.locator('ul.sentences li', { has: remove });
     await expectPage(entry).toContainText('2 active tokens');

@@ -8,7 +8,7 @@ import { eventually, finished, runCli, startServerProcess } from './support/proc
 import { freePorts, testDatabaseUrl } from './support/test-app.js';
 import type { CliClientJson } from './support/bodies-lint4.js';
 
-const POOL_SIZE = 8;
+const POOL_SIZE = 10;
 
 describe('DATABASE_POOL_SIZE with WORKERS=2 (server process)', () => {
   const database = `pool_${randomBytes(4).toString('hex')}`;

@@ -59,7 +59,7 @@ describe('loadConfig', () => {
   it('shares DATABASE_POOL_SIZE among the workers: 10 connections per worker by default', () => {
     expect(loadConfig({}).databasePoolSize).toBe(10);
     expect(loadConfig({ WORKERS: '3' }).databasePoolSize).toBe(30);
-    expect(loadConfig({ WORKERS: '2', DATABASE_POOL_SIZE: '8' }).databasePoolSize).toBe(8);
+    expect(loadConfig({ WORKERS: '2', DATABASE_POOL_SIZE: '10' }).databasePoolSize).toBe(10);
     expect(loadConfig({ DATABASE_POOL_SIZE: ' 40 ' }).databasePoolSize).toBe(40);
   });
 
