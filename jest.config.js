@@ -1,8 +1,5 @@
 // Jest 30 in ESM mode (run with --experimental-vm-modules, see package.json).
-const tsJest = [
-  'ts-jest',
-  { useESM: true, tsconfig: 'tsconfig.json', diagnostics: false },
-];
+const tsJest = ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json', diagnostics: false }];
 const common = {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },

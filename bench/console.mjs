@@ -76,9 +76,20 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 /** What each screen shows once its content is there. */
 const SCREENS = [
   { name: 'Authorization server', shown: (page) => page.getByRole('table', { name: /Keys published/ }).waitFor() },
-  { name: 'Resource definitions', shown: (page) => page.getByRole('table', { name: 'Resource definitions and their scopes' }).getByRole('rowheader').first().waitFor() },
+  {
+    name: 'Resource definitions',
+    shown: (page) => page.getByRole('table', { name: 'Resource definitions and their scopes' }).getByRole('rowheader').first().waitFor(),
+  },
   { name: 'Data sources', shown: (page) => page.getByRole('table', { name: 'Data sources' }).getByRole('rowheader').first().waitFor() },
-  { name: 'Clients', shown: (page) => page.getByRole('table', { name: /^Clients \(10000 of 10000\)$/ }).getByRole('rowheader').first().waitFor() },
+  {
+    name: 'Clients',
+    shown: (page) =>
+      page
+        .getByRole('table', { name: /^Clients \(10000 of 10000\)$/ })
+        .getByRole('rowheader')
+        .first()
+        .waitFor(),
+  },
   { name: 'Consent tickets', shown: (page) => page.getByRole('searchbox', { name: 'Search ticket holders' }).waitFor() },
   { name: 'Explain', shown: (page) => page.getByRole('combobox', { name: 'Client', exact: true }).waitFor() },
   { name: 'Audit trail', shown: (page) => page.getByRole('table', { name: /Audit trail, newest first/ }).waitFor() },
@@ -92,28 +103,67 @@ async function openScreen(page, name) {
 async function round(page, adminUrl, figures) {
   const add = (name, ms) => (figures[name] ??= []).push(ms);
   await page.goto(`${adminUrl}/console#/server`);
-  add('sign in → Authorization server', await timed(async () => {
-    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-  }, () => SCREENS[0].shown(page)));
-  for (const screen of SCREENS.slice(1)) add(screen.name, await timed(() => openScreen(page, screen.name), () => screen.shown(page)));
+  add(
+    'sign in → Authorization server',
+    await timed(
+      async () => {
+        await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+        await page.getByRole('button', { name: 'Sign in' }).click();
+      },
+      () => SCREENS[0].shown(page),
+    ),
+  );
+  for (const screen of SCREENS.slice(1))
+    add(
+      screen.name,
+      await timed(
+        () => openScreen(page, screen.name),
+        () => screen.shown(page),
+      ),
+    );
 
   await openScreen(page, 'Clients');
   await SCREENS[3].shown(page);
   const wanted = `load-client-${1001 + Math.floor(Math.random() * 8998)}`; // 1000 would match 10000 too
-  add('Clients: search shows the client', await timed(() => page.getByRole('searchbox', { name: 'Search clients' }).fill(wanted),
-    () => page.getByRole('table', { name: /^Clients \(1 of 10000\)$/ }).getByRole('rowheader', { name: wanted }).waitFor()));
+  add(
+    'Clients: search shows the client',
+    await timed(
+      () => page.getByRole('searchbox', { name: 'Search clients' }).fill(wanted),
+      () =>
+        page
+          .getByRole('table', { name: /^Clients \(1 of 10000\)$/ })
+          .getByRole('rowheader', { name: wanted })
+          .waitFor(),
+    ),
+  );
 
   await openScreen(page, 'Consent tickets');
   await SCREENS[4].shown(page);
   const box = page.getByRole('combobox', { name: 'Client', exact: true });
-  add('Ticket form: Client picker offers matches', await timed(() => box.fill(wanted), () => page.getByRole('option', { name: wanted, exact: true }).waitFor()));
-  add('Ticket form: Resource definition picker offers matches', await timed(() => page.getByRole('combobox', { name: 'Resource definition' }).fill('load-definition-19'),
-    () => page.getByRole('option', { name: 'load-definition-19', exact: true }).waitFor()));
-  add("Consent tickets: one client's tickets shown", await timed(async () => {
-    await page.getByRole('searchbox', { name: 'Search ticket holders' }).fill(wanted);
-    await page.getByRole('button', { name: `Show the tickets of ${wanted}` }).click();
-  }, () => page.getByText(`${wanted} may read blood-glucose-level`).first().waitFor()));
+  add(
+    'Ticket form: Client picker offers matches',
+    await timed(
+      () => box.fill(wanted),
+      () => page.getByRole('option', { name: wanted, exact: true }).waitFor(),
+    ),
+  );
+  add(
+    'Ticket form: Resource definition picker offers matches',
+    await timed(
+      () => page.getByRole('combobox', { name: 'Resource definition' }).fill('load-definition-19'),
+      () => page.getByRole('option', { name: 'load-definition-19', exact: true }).waitFor(),
+    ),
+  );
+  add(
+    "Consent tickets: one client's tickets shown",
+    await timed(
+      async () => {
+        await page.getByRole('searchbox', { name: 'Search ticket holders' }).fill(wanted);
+        await page.getByRole('button', { name: `Show the tickets of ${wanted}` }).click();
+      },
+      () => page.getByText(`${wanted} may read blood-glucose-level`).first().waitFor(),
+    ),
+  );
   await page.getByRole('button', { name: 'Sign out' }).click();
 }
 
@@ -121,7 +171,12 @@ async function main() {
   for (const file of ['dist/src/main.js', 'dist/console/app.js']) {
     if (!existsSync(path.join(ROOT, file))) throw new Error(`not built: ${file} is missing (npm run build)`);
   }
-  console.log(`bench:console: ${os.cpus().length} CPUs, Node ${process.version}, load average ${os.loadavg().map((value) => value.toFixed(1)).join(' ')}`);
+  console.log(
+    `bench:console: ${os.cpus().length} CPUs, Node ${process.version}, load average ${os
+      .loadavg()
+      .map((value) => value.toFixed(1))
+      .join(' ')}`,
+  );
   const server = await startServer();
   let browser;
   try {
@@ -129,10 +184,18 @@ async function main() {
     const filling = performance.now();
     try {
       await fillDatabase(db, { scope: 'blood-glucose-level:read', extraDefinitions: 999 });
-      const [{ rows: [counts] }] = [await db.query(`SELECT (SELECT count(*) FROM client) AS clients, (SELECT count(*) FROM resource_definition) AS definitions,
+      const [
+        {
+          rows: [counts],
+        },
+      ] = [
+        await db.query(`SELECT (SELECT count(*) FROM client) AS clients, (SELECT count(*) FROM resource_definition) AS definitions,
         (SELECT (SELECT count(*) FROM purpose) + (SELECT count(*) FROM capability_ticket) + (SELECT count(*) FROM requested_resource)
-          + (SELECT count(*) FROM requested_resource_scopes) + (SELECT count(*) FROM requested_resources_capability_tickets)) AS ticket_records`)];
-      console.log(`filled in ${((performance.now() - filling) / 1000).toFixed(1)} s: ${counts.clients} clients, ${counts.definitions} resource definitions, ${counts.ticket_records} ticket records`);
+          + (SELECT count(*) FROM requested_resource_scopes) + (SELECT count(*) FROM requested_resources_capability_tickets)) AS ticket_records`),
+      ];
+      console.log(
+        `filled in ${((performance.now() - filling) / 1000).toFixed(1)} s: ${counts.clients} clients, ${counts.definitions} resource definitions, ${counts.ticket_records} ticket records`,
+      );
     } finally {
       await db.end();
     }

@@ -26,38 +26,40 @@ function privateJwk(type, options, kid, keyAlg) {
 }
 
 const jwks = {
-  keys: [
-    privateJwk('rsa', { modulusLength: 2048 }, 'rsa-1', 'RS256'),
-    privateJwk('ec', { namedCurve: 'P-256' }, 'ec-1', 'ES256'),
-  ],
+  keys: [privateJwk('rsa', { modulusLength: 2048 }, 'rsa-1', 'RS256'), privateJwk('ec', { namedCurve: 'P-256' }, 'ec-1', 'ES256')],
 };
 
 // --- proof of possession (issue 12) ---
 const popClients = process.env.POP_CLIENT_JWKS
-  ? [{
-    client_id: process.env.POP_CLIENT_ID ?? 'bench-pop-client',
-    token_endpoint_auth_method: 'private_key_jwt',
-    token_endpoint_auth_signing_alg: 'ES256',
-    jwks: JSON.parse(process.env.POP_CLIENT_JWKS),
-    dpop_bound_access_tokens: true,
-    grant_types: ['client_credentials'],
-    response_types: [],
-    redirect_uris: [],
-    scope: SCOPE,
-  }]
+  ? [
+      {
+        client_id: process.env.POP_CLIENT_ID ?? 'bench-pop-client',
+        token_endpoint_auth_method: 'private_key_jwt',
+        token_endpoint_auth_signing_alg: 'ES256',
+        jwks: JSON.parse(process.env.POP_CLIENT_JWKS),
+        dpop_bound_access_tokens: true,
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+        scope: SCOPE,
+      },
+    ]
   : [];
 // --- end proof of possession ---
 
 const provider = new Provider(issuer, {
-  clients: [{
-    client_id: clientId,
-    client_secret: clientSecret,
-    token_endpoint_auth_method: 'client_secret_basic',
-    grant_types: ['client_credentials'],
-    response_types: [],
-    redirect_uris: [],
-    scope: SCOPE,
-  }, ...popClients],
+  clients: [
+    {
+      client_id: clientId,
+      client_secret: clientSecret,
+      token_endpoint_auth_method: 'client_secret_basic',
+      grant_types: ['client_credentials'],
+      response_types: [],
+      redirect_uris: [],
+      scope: SCOPE,
+    },
+    ...popClients,
+  ],
   clientAuthMethods: ['client_secret_basic', 'private_key_jwt'],
   jwks,
   scopes: SCOPE.split(' '),

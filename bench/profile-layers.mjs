@@ -8,7 +8,13 @@ const LAYERS = [
   ['GC', (url, name) => name === '(garbage collector)'],
   ['program (native, unattributed)', (url, name) => name === '(program)'],
   ['passport', (url) => /node_modules\/(passport|passport-http|passport-strategy|@nestjs\/passport)\//.test(url)],
-  ['Express + router', (url) => /node_modules\/(express|router|finalhandler|send|on-finished|parseurl|path-to-regexp|qs|type-is|content-type|accepts|mime-types|proxy-addr|forwarded|fresh|vary|depd)\//.test(url)],
+  [
+    'Express + router',
+    (url) =>
+      /node_modules\/(express|router|finalhandler|send|on-finished|parseurl|path-to-regexp|qs|type-is|content-type|accepts|mime-types|proxy-addr|forwarded|fresh|vary|depd)\//.test(
+        url,
+      ),
+  ],
   ['Nest', (url) => /node_modules\/@nestjs\//.test(url)],
   ['rxjs', (url) => /node_modules\/rxjs\//.test(url)],
   ['TypeORM + pg', (url) => /node_modules\/(typeorm|pg|pg-protocol|pg-pool|pg-types)\//.test(url)],
@@ -42,9 +48,9 @@ for (const [id, micros] of selfMicros) {
 const busy = [...layers].filter(([name]) => name !== 'idle').reduce((sum, [, micros]) => sum + micros, 0);
 console.log(`busy ${(busy / 1e6).toFixed(2)} s of event-loop CPU (idle ${((layers.get('idle') ?? 0) / 1e6).toFixed(2)} s)`);
 for (const [name, micros] of [...layers].filter(([n]) => n !== 'idle').sort((a, b) => b[1] - a[1])) {
-  console.log(`${(100 * micros / busy).toFixed(1).padStart(5)} %  ${name}`);
+  console.log(`${((100 * micros) / busy).toFixed(1).padStart(5)} %  ${name}`);
 }
 console.log('\ntop functions (self time)');
 for (const [name, micros] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, Number(process.argv[3] ?? 25))) {
-  console.log(`${(100 * micros / busy).toFixed(1).padStart(5)} %  ${name}`);
+  console.log(`${((100 * micros) / busy).toFixed(1).padStart(5)} %  ${name}`);
 }

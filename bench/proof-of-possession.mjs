@@ -46,7 +46,10 @@ async function verifyPopToken(name, baseUrl, key, scope, alg) {
   const text = await response.text();
   if (response.status !== 200) throw new Error(`${name}: proof-of-possession token request returned HTTP ${response.status}: ${text.slice(0, 300)}`);
   const parsed = JSON.parse(text);
-  const [header, claims] = parsed.access_token.split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()));
+  const [header, claims] = parsed.access_token
+    .split('.')
+    .slice(0, 2)
+    .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()));
   if (!/^dpop$/i.test(parsed.token_type)) throw new Error(`${name}: token_type is ${parsed.token_type}, expected DPoP`);
   if (claims.cnf?.jkt !== key.jkt) throw new Error(`${name}: the access token's cnf.jkt is not the proof key's thumbprint`);
   if (header.alg !== alg) throw new Error(`${name}: JWT header alg is ${header.alg}, expected ${alg}`);
@@ -59,13 +62,15 @@ function fire(baseUrl, connections, duration, pool) {
     url: baseUrl + TOKEN_PATH,
     connections,
     duration,
-    requests: [{
-      method: 'POST',
-      path: TOKEN_PATH,
-      // A new assertion and proof for every request; when the pool runs dry requests repeat
-      // (and are refused as replays, which shows in non-2xx).
-      setupRequest: (request) => ({ ...request, ...pool[next++ % pool.length] }),
-    }],
+    requests: [
+      {
+        method: 'POST',
+        path: TOKEN_PATH,
+        // A new assertion and proof for every request; when the pool runs dry requests repeat
+        // (and are refused as replays, which shows in non-2xx).
+        setupRequest: (request) => ({ ...request, ...pool[next++ % pool.length] }),
+      },
+    ],
   });
 }
 
@@ -80,7 +85,9 @@ export async function measureProofOfPossession({ name, alg, baseUrl, key, scope,
   if (config.warmup > 0) await fire(baseUrl, config.connections, config.warmup, await pregenerate(key, baseUrl, scope, config.warmup * CEILING_PER_SECOND));
   const pool = await pregenerate(key, baseUrl, scope, config.duration * CEILING_PER_SECOND);
   const result = await fire(baseUrl, config.connections, config.duration, pool);
-  if (result.non2xx > 0) console.warn(`WARNING ${alg} ${name}: ${result.non2xx} non-2xx responses in the measured run (${JSON.stringify(result.statusCodeStats)})`);
-  if (result['2xx'] + result.non2xx > pool.length) console.warn(`WARNING ${alg} ${name}: more requests than pre-signed ones (${pool.length}): raise BENCH_POP_CEILING`);
+  if (result.non2xx > 0)
+    console.warn(`WARNING ${alg} ${name}: ${result.non2xx} non-2xx responses in the measured run (${JSON.stringify(result.statusCodeStats)})`);
+  if (result['2xx'] + result.non2xx > pool.length)
+    console.warn(`WARNING ${alg} ${name}: more requests than pre-signed ones (${pool.length}): raise BENCH_POP_CEILING`);
   return { bodyBytes, ...summarize(result) };
 }

@@ -21,7 +21,10 @@ const config = {
   duration: Number(process.env.BENCH_DURATION ?? 10),
   warmup: Number(process.env.BENCH_WARMUP ?? 3),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
-  algs: (process.env.BENCH_ALGS ?? 'RS256,ES256').split(',').map((s) => s.trim()).filter(Boolean),
+  algs: (process.env.BENCH_ALGS ?? 'RS256,ES256')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
   // Which cases run (names from CASES below, and `pop`: private_key_jwt + DPoP, ours and oidc-provider).
   servers: (process.env.BENCH_SERVERS ?? 'ours,flood,tickets,disclosures,workers2,oidc-provider,bare,pop').split(',').map((s) => s.trim()),
 };
@@ -212,7 +215,9 @@ function failStart(proc, reason) {
 async function waitReady(proc, url, timeoutMs, ok = (status) => status === 200) {
   const deadline = Date.now() + timeoutMs;
   let exit = null;
-  proc.exited.then((e) => { exit = e; });
+  proc.exited.then((e) => {
+    exit = e;
+  });
   while (Date.now() < deadline) {
     if (exit) throw failStart(proc, `exited early (code ${exit.code}, signal ${exit.signal})`);
     try {
@@ -262,7 +267,7 @@ function fire(url, auth, duration, body = REQUEST_BODY) {
 }
 
 // Above this, in cores on average, something outside the run skewed the measurement.
-const OTHER_LOAD_WARNING_CORES = 0.10;
+const OTHER_LOAD_WARNING_CORES = 0.1;
 
 // Warm-up (JIT, key caches, connection pools) is run and thrown away. `pid`: the server's main
 // process, whose CPU (with its descendants: database, workers) is read from /proc around the run.
@@ -274,10 +279,15 @@ async function measure(name, alg, url, auth, body, pid) {
   if (r.non2xx > 0) console.warn(`WARNING ${alg} ${name}: ${r.non2xx} non-2xx responses in the measured run (${JSON.stringify(r.statusCodeStats)})`);
   if (r.errors > 0 || r.timeouts > 0) console.warn(`WARNING ${alg} ${name}: ${r.errors} errors, ${r.timeouts} timeouts in the measured run`);
   if (used.otherCores > OTHER_LOAD_WARNING_CORES) {
-    console.warn(`WARNING ${alg} ${name}: something outside the run used ${Math.round(used.otherCores * 100)} % of a core during the measurement: throughput and latency are skewed (CPU per token much less)`);
+    console.warn(
+      `WARNING ${alg} ${name}: something outside the run used ${Math.round(used.otherCores * 100)} % of a core during the measurement: throughput and latency are skewed (CPU per token much less)`,
+    );
   }
   const perResponse = (seconds) => (r['2xx'] > 0 ? (seconds * 1e6) / r['2xx'] : null);
-  return { ...summarize(r), cpu: { ...used, microsPerResponse: perResponse(used.serverCpuSeconds), mainProcessMicrosPerResponse: perResponse(used.mainProcessCpuSeconds) } };
+  return {
+    ...summarize(r),
+    cpu: { ...used, microsPerResponse: perResponse(used.serverCpuSeconds), mainProcessMicrosPerResponse: perResponse(used.mainProcessCpuSeconds) },
+  };
 }
 
 // requests.average counts every response per second; scale it to 2xx only.
@@ -314,7 +324,9 @@ async function runOurs(alg, { name = 'ours', logName = 'ours', env: extraEnv = {
   try {
     const secret = await createClient(alg, env, logName);
     // BENCH_CPU_PROFILE=1: a V8 CPU profile of our server (start-up and warm-up included) per case.
-    const profile = process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.join(RESULTS_DIR, 'profiles')}`, `--cpu-prof-name=${logName}-${alg}.cpuprofile`] : [];
+    const profile = process.env.BENCH_CPU_PROFILE
+      ? ['--cpu-prof', `--cpu-prof-dir=${path.join(RESULTS_DIR, 'profiles')}`, `--cpu-prof-name=${logName}-${alg}.cpuprofile`]
+      : [];
     const server = startChild(`our server (${name})`, [...profile, 'dist/src/main.js'], env, logPath(logName, alg));
     try {
       await waitReady(server, baseUrl + DISCOVERY_PATH, 120_000);
@@ -338,14 +350,28 @@ async function runOurs(alg, { name = 'ours', logName = 'ours', env: extraEnv = {
 }
 
 async function createClient(alg, env, logName) {
-  const args = ['dist/src/cli.js', 'client', 'create', '--client-id', CLIENT_ID, '--name', 'Bench', '--scopes', `uma_protection read ${RESOURCE_SCOPE}`, '--json'];
+  const args = [
+    'dist/src/cli.js',
+    'client',
+    'create',
+    '--client-id',
+    CLIENT_ID,
+    '--name',
+    'Bench',
+    '--scopes',
+    `uma_protection read ${RESOURCE_SCOPE}`,
+    '--json',
+  ];
   const cli = startChild('our CLI (client create)', args, env, logPath(`${logName}-cli`, alg));
   const exit = await Promise.race([cli.exited, sleep(120_000).then(() => null)]);
   if (!exit) throw failStart(cli, 'client create did not finish within 120 s');
   // The CLI may leave its database running; anything left in its group goes.
   await reapGroup(cli.name, cli.child.pid);
   if (exit.code !== 0) throw failStart(cli, `client create exited with code ${exit.code}`);
-  const line = cli.stdout.split('\n').reverse().find((l) => l.trim().startsWith('{') && l.includes('client_secret'));
+  const line = cli.stdout
+    .split('\n')
+    .reverse()
+    .find((l) => l.trim().startsWith('{') && l.includes('client_secret'));
   if (!line) throw failStart(cli, 'client create printed no {"client_id", "client_secret"} JSON line');
   return JSON.parse(line).client_secret;
 }
@@ -408,7 +434,8 @@ const CASES = [
     key: 'oursTickets',
     label: 'ours, tickets',
     unit: 'tok/s',
-    run: (alg) => runOurs(alg, { name: 'ours, resource scope + 100k ticket records', logName: 'ours-tickets', prepare: seedTickets, body: TICKET_REQUEST_BODY }),
+    run: (alg) =>
+      runOurs(alg, { name: 'ours, resource scope + 100k ticket records', logName: 'ours-tickets', prepare: seedTickets, body: TICKET_REQUEST_BODY }),
   },
   // Every token of this case commits its disclosure row (docs/guides/consent-withdrawal.md) before it is answered.
   {
@@ -416,10 +443,17 @@ const CASES = [
     key: 'oursDisclosures',
     label: 'ours, disclosure',
     unit: 'tok/s',
-    run: (alg) => runOurs(alg, { name: 'ours, resource scope with its disclosure row', logName: 'ours-disclosures', prepare: seedBenchTicket, body: TICKET_REQUEST_BODY }),
+    run: (alg) =>
+      runOurs(alg, { name: 'ours, resource scope with its disclosure row', logName: 'ours-disclosures', prepare: seedBenchTicket, body: TICKET_REQUEST_BODY }),
   },
   // WORKERS (API.md §2) forks workers sharing the port; CPU per token then counts them all.
-  { name: 'workers2', key: 'oursWorkers2', label: 'ours, WORKERS=2', unit: 'tok/s', run: (alg) => runOurs(alg, { name: 'ours, WORKERS=2', logName: 'ours-workers2', env: { WORKERS: '2' } }) },
+  {
+    name: 'workers2',
+    key: 'oursWorkers2',
+    label: 'ours, WORKERS=2',
+    unit: 'tok/s',
+    run: (alg) => runOurs(alg, { name: 'ours, WORKERS=2', logName: 'ours-workers2', env: { WORKERS: '2' } }),
+  },
   // A known client's tokens while 24 connections send wrong secrets for unknown client ids from 40
   // addresses, each under its limit (docs/operations/security.md): the slow hashes are bounded, so
   // the flood must not starve the known client, whose secret is verified once and then cached.
@@ -428,7 +462,13 @@ const CASES = [
     key: 'oursFlood',
     label: 'ours, flood',
     unit: 'tok/s',
-    run: (alg) => runOurs(alg, { name: 'ours, known client during a wrong-secret flood', logName: 'ours-flood', env: { TRUST_PROXY: 'loopback' }, alongside: floodWrongSecrets }),
+    run: (alg) =>
+      runOurs(alg, {
+        name: 'ours, known client during a wrong-secret flood',
+        logName: 'ours-flood',
+        env: { TRUST_PROXY: 'loopback' },
+        alongside: floodWrongSecrets,
+      }),
   },
   { name: 'oidc-provider', key: 'oidcProvider', label: 'oidc-provider', unit: 'tok/s', run: (alg) => runOidcProvider(alg) },
   // Same body size as our real token response for this alg, so bytes on the wire match.
@@ -489,8 +529,23 @@ async function runOursProofOfPossession(alg, key) {
   try {
     const jwksFile = path.join(dataDir, 'bench-client-jwks.json');
     writeFileSync(jwksFile, JSON.stringify(key.jwks));
-    const args = ['dist/src/cli.js', 'client', 'create', '--client-id', POP_CLIENT_ID, '--name', 'Bench PoP', '--scopes', POP_SCOPE,
-      '--auth-method', 'private_key_jwt', '--jwks-file', jwksFile, '--dpop-bound', '--json'];
+    const args = [
+      'dist/src/cli.js',
+      'client',
+      'create',
+      '--client-id',
+      POP_CLIENT_ID,
+      '--name',
+      'Bench PoP',
+      '--scopes',
+      POP_SCOPE,
+      '--auth-method',
+      'private_key_jwt',
+      '--jwks-file',
+      jwksFile,
+      '--dpop-bound',
+      '--json',
+    ];
     const cli = startChild('our CLI (client create, private_key_jwt)', args, env, logPath('ours-pop-cli', alg));
     const exit = await Promise.race([cli.exited, sleep(120_000).then(() => null)]);
     await reapGroup(cli.name, cli.child.pid);
@@ -510,7 +565,14 @@ async function runOursProofOfPossession(alg, key) {
 
 async function runOidcProviderProofOfPossession(alg, key) {
   const port = await freePort();
-  const env = { PORT: String(port), TOKEN_SIGNING_ALG: alg, CLIENT_ID, CLIENT_SECRET: 'unused-secret', POP_CLIENT_ID, POP_CLIENT_JWKS: JSON.stringify(key.jwks) };
+  const env = {
+    PORT: String(port),
+    TOKEN_SIGNING_ALG: alg,
+    CLIENT_ID,
+    CLIENT_SECRET: 'unused-secret',
+    POP_CLIENT_ID,
+    POP_CLIENT_JWKS: JSON.stringify(key.jwks),
+  };
   const baseUrl = `http://127.0.0.1:${port}`;
   const server = startChild('oidc-provider (pop)', ['bench/oidc-provider-peer.mjs'], env, logPath('oidc-provider-pop', alg));
   try {
@@ -535,7 +597,8 @@ const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
 const fmtMs = (n) => (n < 10 ? n.toFixed(1) : String(Math.round(n)));
 const fmtRatio = (a, b) => (a && b ? `${(a.perSecond / b.perSecond).toFixed(2)}x` : 'n/a');
 // Below 1: we spend less CPU (server and database) per token than the other.
-const fmtCpuRatio = (a, b) => (a?.cpu?.microsPerResponse && b?.cpu?.microsPerResponse ? `${(a.cpu.microsPerResponse / b.cpu.microsPerResponse).toFixed(2)}x` : 'n/a');
+const fmtCpuRatio = (a, b) =>
+  a?.cpu?.microsPerResponse && b?.cpu?.microsPerResponse ? `${(a.cpu.microsPerResponse / b.cpu.microsPerResponse).toFixed(2)}x` : 'n/a';
 
 function describe(label, unit, r) {
   if (!r) return `${label} (not run)`;
@@ -543,7 +606,11 @@ function describe(label, unit, r) {
 }
 
 // Other work on this 2-core box skews every number: show how busy it was.
-const loadAvg = () => os.loadavg().map((n) => n.toFixed(2)).join(' ');
+const loadAvg = () =>
+  os
+    .loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
 
 const fmtMicros = (x) => (x.cpu?.microsPerResponse ? fmtInt(x.cpu.microsPerResponse) : 'n/a');
 const fmtOther = (x) => (x.cpu ? `${Math.round(x.cpu.otherCores * 100)} %` : 'n/a');
@@ -556,21 +623,40 @@ function printReport(results) {
       const x = r[key];
       if (!x) continue;
       const cols = [
-        fmtInt(x.perSecond).padStart(10), fmtMs(x.latencyMs.p50).padStart(8), fmtMs(x.latencyMs.p99).padStart(8), String(x.non2xx).padStart(9),
-        String(x.bodyBytes).padStart(11), fmtMicros(x).padStart(12), String(x.cpu?.serverProcesses ?? '').padStart(6), fmtOther(x).padStart(11),
+        fmtInt(x.perSecond).padStart(10),
+        fmtMs(x.latencyMs.p50).padStart(8),
+        fmtMs(x.latencyMs.p99).padStart(8),
+        String(x.non2xx).padStart(9),
+        String(x.bodyBytes).padStart(11),
+        fmtMicros(x).padStart(12),
+        String(x.cpu?.serverProcesses ?? '').padStart(6),
+        fmtOther(x).padStart(11),
       ];
       console.log(`${alg}  ${label.padEnd(16)}${cols.join(' ')}`);
     }
     console.log('');
   }
   for (const [alg, r] of Object.entries(results)) {
-    console.log(`${alg}  ${describe('ours', 'tok/s', r.ours)} | ${describe('oidc-provider', 'tok/s', r.oidcProvider)} | ${describe('bare node:http', 'req/s', r.bare)}`);
-    console.log(`${alg}  ours/oidc-provider ${fmtRatio(r.ours, r.oidcProvider)}   ours/bare ${fmtRatio(r.ours, r.bare)}   CPU per token ours/oidc-provider ${fmtCpuRatio(r.ours, r.oidcProvider)}`);
+    console.log(
+      `${alg}  ${describe('ours', 'tok/s', r.ours)} | ${describe('oidc-provider', 'tok/s', r.oidcProvider)} | ${describe('bare node:http', 'req/s', r.bare)}`,
+    );
+    console.log(
+      `${alg}  ours/oidc-provider ${fmtRatio(r.ours, r.oidcProvider)}   ours/bare ${fmtRatio(r.ours, r.bare)}   CPU per token ours/oidc-provider ${fmtCpuRatio(r.ours, r.oidcProvider)}`,
+    );
     if (r.oursWorkers2) console.log(`${alg}  WORKERS=2 / WORKERS=1 ${fmtRatio(r.oursWorkers2, r.ours)} (the load generator takes much of the second core)`);
     if (r.oursFlood) console.log(`${alg}  known client during a wrong-secret flood / plain ${fmtRatio(r.oursFlood, r.ours)}`);
-    if (r.oursTickets) console.log(`${alg}  resource scope with 10k clients, 100k ticket records and 1k data sources / plain scope ${fmtRatio(r.oursTickets, r.ours)} (issue 13 wants at least 0.95x: a cost at most 1.05x)`);
-    if (r.oursDisclosures) console.log(`${alg}  resource scope with its durable disclosure row / plain scope ${fmtRatio(r.oursDisclosures, r.ours)} (wanted: at least 0.8x)   µs CPU per token ${fmtMicros(r.oursDisclosures)} vs ${r.ours ? fmtMicros(r.ours) : 'n/a'}`);
-    if (r.oursPop) console.log(`${alg}  private_key_jwt + DPoP: ours/oidc-provider ${fmtRatio(r.oursPop, r.oidcProviderPop)}   ours pop/ours plain ${fmtRatio(r.oursPop, r.ours)}`);
+    if (r.oursTickets)
+      console.log(
+        `${alg}  resource scope with 10k clients, 100k ticket records and 1k data sources / plain scope ${fmtRatio(r.oursTickets, r.ours)} (issue 13 wants at least 0.95x: a cost at most 1.05x)`,
+      );
+    if (r.oursDisclosures)
+      console.log(
+        `${alg}  resource scope with its durable disclosure row / plain scope ${fmtRatio(r.oursDisclosures, r.ours)} (wanted: at least 0.8x)   µs CPU per token ${fmtMicros(r.oursDisclosures)} vs ${r.ours ? fmtMicros(r.ours) : 'n/a'}`,
+      );
+    if (r.oursPop)
+      console.log(
+        `${alg}  private_key_jwt + DPoP: ours/oidc-provider ${fmtRatio(r.oursPop, r.oidcProviderPop)}   ours pop/ours plain ${fmtRatio(r.oursPop, r.ours)}`,
+      );
   }
   if (notes.length > 0) console.log(`\nNotes:\n${notes.map((n) => `  - ${n}`).join('\n')}`);
 }
@@ -581,16 +667,24 @@ function writeJson(results) {
     machine: { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, loadAverageAtEnd: os.loadavg() },
     config: { duration: config.duration, warmup: config.warmup, connections: config.connections, algs: config.algs },
     results,
-    ratios: Object.fromEntries(Object.entries(results).map(([alg, r]) => [alg, {
-      oursOverOidcProvider: r.ours && r.oidcProvider ? r.ours.perSecond / r.oidcProvider.perSecond : null,
-      oursOverBare: r.ours && r.bare ? r.ours.perSecond / r.bare.perSecond : null,
-      cpuPerTokenOursOverOidcProvider: r.ours?.cpu?.microsPerResponse && r.oidcProvider?.cpu?.microsPerResponse ? r.ours.cpu.microsPerResponse / r.oidcProvider.cpu.microsPerResponse : null,
-      workers2OverWorkers1: r.oursWorkers2 && r.ours ? r.oursWorkers2.perSecond / r.ours.perSecond : null,
-      floodOverPlain: r.oursFlood && r.ours ? r.oursFlood.perSecond / r.ours.perSecond : null,
-      ticketsOverPlain: r.oursTickets && r.ours ? r.oursTickets.perSecond / r.ours.perSecond : null,
-      disclosuresOverPlain: r.oursDisclosures && r.ours ? r.oursDisclosures.perSecond / r.ours.perSecond : null,
-      proofOfPossessionOursOverOidcProvider: r.oursPop && r.oidcProviderPop ? r.oursPop.perSecond / r.oidcProviderPop.perSecond : null,
-    }])),
+    ratios: Object.fromEntries(
+      Object.entries(results).map(([alg, r]) => [
+        alg,
+        {
+          oursOverOidcProvider: r.ours && r.oidcProvider ? r.ours.perSecond / r.oidcProvider.perSecond : null,
+          oursOverBare: r.ours && r.bare ? r.ours.perSecond / r.bare.perSecond : null,
+          cpuPerTokenOursOverOidcProvider:
+            r.ours?.cpu?.microsPerResponse && r.oidcProvider?.cpu?.microsPerResponse
+              ? r.ours.cpu.microsPerResponse / r.oidcProvider.cpu.microsPerResponse
+              : null,
+          workers2OverWorkers1: r.oursWorkers2 && r.ours ? r.oursWorkers2.perSecond / r.ours.perSecond : null,
+          floodOverPlain: r.oursFlood && r.ours ? r.oursFlood.perSecond / r.ours.perSecond : null,
+          ticketsOverPlain: r.oursTickets && r.ours ? r.oursTickets.perSecond / r.ours.perSecond : null,
+          disclosuresOverPlain: r.oursDisclosures && r.ours ? r.oursDisclosures.perSecond / r.ours.perSecond : null,
+          proofOfPossessionOursOverOidcProvider: r.oursPop && r.oidcProviderPop ? r.oursPop.perSecond / r.oidcProviderPop.perSecond : null,
+        },
+      ]),
+    ),
     notes,
   };
   const file = path.join(RESULTS_DIR, 'latest.json');
@@ -620,7 +714,9 @@ async function main() {
   const unknown = config.servers.filter((name) => name !== 'pop' && !CASES.some((c) => c.name === name));
   if (unknown.length > 0) throw new StartError(`BENCH_SERVERS names unknown cases: ${unknown.join(', ')} (known: ${CASES.map((c) => c.name).join(', ')}, pop)`);
   if (config.servers.includes('pop') || CASES.some((c) => c.key.startsWith('ours') && config.servers.includes(c.name))) checkBuilt();
-  console.log(`bench: ${config.connections} connections, ${config.warmup} s warm-up + ${config.duration} s measured, algs ${config.algs.join(', ')}, ${os.cpus().length} CPUs, Node ${process.version}, load average ${loadAvg()}`);
+  console.log(
+    `bench: ${config.connections} connections, ${config.warmup} s warm-up + ${config.duration} s measured, algs ${config.algs.join(', ')}, ${os.cpus().length} CPUs, Node ${process.version}, load average ${loadAvg()}`,
+  );
   const results = {};
   for (const alg of config.algs) results[alg] = await runAlg(alg);
   printReport(results);

@@ -15,17 +15,19 @@ const flood = autocannon({
   method: 'POST',
   connections,
   duration: 3600,
-  requests: [{
-    setupRequest: (request) => {
-      sent += 1;
-      const headers = {
-        Authorization: basic(`flood-${process.pid}-${sent}`, 'wrong-secret'),
-        'Content-Type': 'application/x-www-form-urlencoded',
-        'X-Forwarded-For': `198.51.100.${(sent % addresses) + 1}`,
-      };
-      return { ...request, headers, body: 'grant_type=client_credentials&scope=read' };
+  requests: [
+    {
+      setupRequest: (request) => {
+        sent += 1;
+        const headers = {
+          Authorization: basic(`flood-${process.pid}-${sent}`, 'wrong-secret'),
+          'Content-Type': 'application/x-www-form-urlencoded',
+          'X-Forwarded-For': `198.51.100.${(sent % addresses) + 1}`,
+        };
+        return { ...request, headers, body: 'grant_type=client_credentials&scope=read' };
+      },
     },
-  }],
+  ],
 });
 process.once('SIGTERM', () => flood.stop());
 const result = await flood;

@@ -18,16 +18,7 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [
-        DatabaseModule.forRoot(config),
-        MetricsModule,
-        ClientsModule,
-        TokensModule,
-        UmaModule,
-        AdminModule,
-        ConsoleModule,
-        HealthModule,
-      ],
+      imports: [DatabaseModule.forRoot(config), MetricsModule, ClientsModule, TokensModule, UmaModule, AdminModule, ConsoleModule, HealthModule],
     };
   }
 }

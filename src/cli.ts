@@ -94,19 +94,22 @@ async function main(argv: string[]): Promise<void> {
       const jwksRaw = values['jwks-file'] === undefined ? undefined : readJwksFile(values['jwks-file']);
       const accessTokenLifetime = lifetimeOf(values['access-token-lifetime']);
       return run(async (app) => {
-        const issued = await app.get(ClientsService).create({
-          clientId,
-          clientName,
-          allowedScopes,
-          authenticationType: values['auth-method'],
-          grantTypes: values['grant-types'],
-          redirectUris: values['redirect-uri'],
-          clientSecret: values.secret,
-          jwksRaw,
-          jwksUri: values['jwks-uri'],
-          dpopBound: values['dpop-bound'],
-          accessTokenLifetime,
-        }, cliActor());
+        const issued = await app.get(ClientsService).create(
+          {
+            clientId,
+            clientName,
+            allowedScopes,
+            authenticationType: values['auth-method'],
+            grantTypes: values['grant-types'],
+            redirectUris: values['redirect-uri'],
+            clientSecret: values.secret,
+            jwksRaw,
+            jwksUri: values['jwks-uri'],
+            dpopBound: values['dpop-bound'],
+            accessTokenLifetime,
+          },
+          cliActor(),
+        );
         printCredentials(issued, values.json);
       });
     }
@@ -169,7 +172,9 @@ function readJwksFile(file: string): string {
 function printCredentials(issued: IssuedCredentials, json: boolean): void {
   if (issued.clientSecret === undefined) {
     // private_key_jwt: the client holds its own keys, there is no secret to show.
-    process.stdout.write(json ? JSON.stringify({ client_id: issued.clientId }) + '\n' : `client_id:     ${issued.clientId}\nauthenticates with private_key_jwt (no secret)\n`);
+    process.stdout.write(
+      json ? JSON.stringify({ client_id: issued.clientId }) + '\n' : `client_id:     ${issued.clientId}\nauthenticates with private_key_jwt (no secret)\n`,
+    );
     return;
   }
   if (json) {

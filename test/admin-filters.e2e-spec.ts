@@ -11,8 +11,9 @@ let server: TestApp;
 const tag = `f${randomBytes(4).toString('hex')}`;
 const ids: Record<string, string> = {};
 
-const client = (lid: string, clientId: string, clientName: string) =>
-  ({ ...add('uma-client', { lid, attributes: { clientId, clientName, allowedScopes: 'read', clientSecret: 'a-long-enough-secret-0123456789' } }) });
+const client = (lid: string, clientId: string, clientName: string) => ({
+  ...add('uma-client', { lid, attributes: { clientId, clientName, allowedScopes: 'read', clientSecret: 'a-long-enough-secret-0123456789' } }),
+});
 
 beforeAll(async () => {
   server = await startTestApp();
@@ -21,9 +22,18 @@ beforeAll(async () => {
     client('b', `${tag}-heart-app`, `${tag.toUpperCase()} Cardio`),
     client('c', `${tag}-zeta`, 'Zeta 100%_done'),
     add('purpose', { lid: 'p', attributes: { name: `${tag} your doctor follows you` } }),
-    add('capability-ticket', { attributes: { ticketId: `${tag}-T-1`, ticketName: 'first' }, relationships: { purpose: { data: { type: 'purpose', lid: 'p' } }, umaClient: { data: { type: 'uma-client', lid: 'a' } } } }),
-    add('capability-ticket', { attributes: { ticketId: `${tag}-T-2`, ticketName: 'second' }, relationships: { purpose: { data: { type: 'purpose', lid: 'p' } }, umaClient: { data: { type: 'uma-client', lid: 'a' } } } }),
-    add('capability-ticket', { attributes: { ticketId: `${tag}-T-3`, ticketName: 'first' }, relationships: { purpose: { data: { type: 'purpose', lid: 'p' } }, umaClient: { data: { type: 'uma-client', lid: 'b' } } } }),
+    add('capability-ticket', {
+      attributes: { ticketId: `${tag}-T-1`, ticketName: 'first' },
+      relationships: { purpose: { data: { type: 'purpose', lid: 'p' } }, umaClient: { data: { type: 'uma-client', lid: 'a' } } },
+    }),
+    add('capability-ticket', {
+      attributes: { ticketId: `${tag}-T-2`, ticketName: 'second' },
+      relationships: { purpose: { data: { type: 'purpose', lid: 'p' } }, umaClient: { data: { type: 'uma-client', lid: 'a' } } },
+    }),
+    add('capability-ticket', {
+      attributes: { ticketId: `${tag}-T-3`, ticketName: 'first' },
+      relationships: { purpose: { data: { type: 'purpose', lid: 'p' } }, umaClient: { data: { type: 'uma-client', lid: 'b' } } },
+    }),
   ]);
   expect(created.status).toBe(200);
   const data = (created.body as { data: { type: string; id: string; attributes: Record<string, string> } }[]).map((result) => result.data);
@@ -93,7 +103,11 @@ describe('filters on GET /admin/<type>', () => {
   it('combines with include', async () => {
     const response = await getAdmin(server, `/admin/capability-ticket?filter[ticketId]=${tag}-T-3&include=umaClient,purpose`);
     expect(idsOf(response)).toEqual([ids[`${tag}-T-3`]]);
-    expect(listOf(response).included?.map((record) => record.type).sort()).toEqual(['purpose', 'uma-client']);
+    expect(
+      listOf(response)
+        .included?.map((record) => record.type)
+        .sort(),
+    ).toEqual(['purpose', 'uma-client']);
   });
 
   it('lists the audit trail newest first', async () => {
@@ -107,7 +121,9 @@ describe('filters on GET /admin/<type>', () => {
     const records = server.app.get(AdminRecordsService);
     for (const type of records.types) {
       for (const field of records.handlerForUrl(type).collection.fields) {
-        const query = [field.filter ? `filter[${field.name}]=${encodeURIComponent(sampleOf(field))}` : '', field.sort ? `sort=-${field.name}` : ''].filter(Boolean).join('&');
+        const query = [field.filter ? `filter[${field.name}]=${encodeURIComponent(sampleOf(field))}` : '', field.sort ? `sort=-${field.name}` : '']
+          .filter(Boolean)
+          .join('&');
         const response = await getAdmin(server, `/admin/${type}?${query}`);
         expect([type, field.name, response.status]).toEqual([type, field.name, 200]);
       }
@@ -123,8 +139,18 @@ describe('refused collection queries', () => {
     ['a search on a type without human names', '/admin/scope?filter[search]=re', 'filter[search]', 'search'],
     ['a relationship id that is not an integer', '/admin/capability-ticket?filter[umaClient]=abc', 'filter[umaClient]', 'filter[umaClient]'],
     ['a relationship id beyond 32 bits', '/admin/capability-ticket?filter[umaClient]=2147483648', 'filter[umaClient]', 'filter[umaClient]'],
-    ['an integer attribute that is not a number', '/admin/requested-resource?filter[maxPermissionDuration]=long', 'filter[maxPermissionDuration]', 'maxPermissionDuration'],
-    ['a boolean that is neither true nor false', '/admin/uma-client?filter[dpopBoundAccessTokens]=yes', 'filter[dpopBoundAccessTokens]', 'dpopBoundAccessTokens'],
+    [
+      'an integer attribute that is not a number',
+      '/admin/requested-resource?filter[maxPermissionDuration]=long',
+      'filter[maxPermissionDuration]',
+      'maxPermissionDuration',
+    ],
+    [
+      'a boolean that is neither true nor false',
+      '/admin/uma-client?filter[dpopBoundAccessTokens]=yes',
+      'filter[dpopBoundAccessTokens]',
+      'dpopBoundAccessTokens',
+    ],
     ['a NUL in a value', '/admin/uma-client?filter[clientId]=a%00b', 'filter[clientId]', 'filter[clientId]'],
     ['a filter given twice', '/admin/uma-client?filter[clientId]=a&filter[clientId]=b', 'filter[clientId]', 'filter[clientId]'],
     ['a filter without a member', '/admin/uma-client?filter=a', 'filter', 'filter'],
@@ -213,12 +239,17 @@ async function servedByIndex(type: string, name: string, value: string, expressi
   if (!given) await runner.startTransaction();
   try {
     await runner.query('SET LOCAL enable_seqscan = off');
-    const [{ 'QUERY PLAN': [{ Plan: plan }] }] = (await runner.query(`EXPLAIN (FORMAT JSON) ${count.sql}`, count.parameters)) as { 'QUERY PLAN': { Plan: PlanNode }[] }[];
+    const [
+      {
+        'QUERY PLAN': [{ Plan: plan }],
+      },
+    ] = (await runner.query(`EXPLAIN (FORMAT JSON) ${count.sql}`, count.parameters)) as { 'QUERY PLAN': { Plan: PlanNode }[] }[];
     const nodes = flatten(plan);
     if (nodes.some((node) => node['Node Type'] === 'Seq Scan')) return false;
     const names = nodes.map((node) => node['Index Name']).filter((index): index is string => Boolean(index));
-    const keys = (await runner.query(
-      'SELECT pg_get_indexdef(c.oid, 1, true) AS key FROM pg_class c WHERE c.relname = ANY($1) AND c.relkind = \'i\'', [names])) as { key: string }[];
+    const keys = (await runner.query("SELECT pg_get_indexdef(c.oid, 1, true) AS key FROM pg_class c WHERE c.relname = ANY($1) AND c.relkind = 'i'", [
+      names,
+    ])) as { key: string }[];
     const leading = keys.map(({ key }) => key.replace(/"/g, ''));
     return expressions.every((expression) => {
       const column = expression.replace(/^\w+\./, '').replace(/"/g, '');

@@ -36,12 +36,19 @@ describe('plain JSON:API on /admin/<type>', () => {
   });
 
   it('lists a type in pages with links and a total', async () => {
-    await patchAdmin(server, Array.from({ length: 3 }, () => add('purpose', { attributes: { name: 'listed' } })));
+    await patchAdmin(
+      server,
+      Array.from({ length: 3 }, () => add('purpose', { attributes: { name: 'listed' } })),
+    );
     const response = await getAdmin(server, '/admin/purpose?page[number]=2&page[size]=2');
     expect(response.status).toBe(200);
     expect(bodyOf<JsonApiDocument>(response).data).toHaveLength(2);
     expect(bodyOf<JsonApiDocument>(response).meta?.total).toBeGreaterThanOrEqual(3);
-    expect(bodyOf<JsonApiDocument>(response).links).toMatchObject({ self: '/admin/purpose?page[number]=2&page[size]=2', first: '/admin/purpose?page[number]=1&page[size]=2', prev: '/admin/purpose?page[number]=1&page[size]=2' });
+    expect(bodyOf<JsonApiDocument>(response).links).toMatchObject({
+      self: '/admin/purpose?page[number]=2&page[size]=2',
+      first: '/admin/purpose?page[number]=1&page[size]=2',
+      prev: '/admin/purpose?page[number]=1&page[size]=2',
+    });
   });
 
   it.each([
@@ -62,7 +69,9 @@ describe('plain JSON:API on /admin/<type>', () => {
   it('updates with PATCH /admin/<type>/<id>', async () => {
     const [id] = freshIds(1);
     await patchAdmin(server, [add('purpose', { id, attributes: { name: 'old' } })]);
-    const response = await send('patch', `/admin/purpose/${id}`).send(JSON.stringify({ data: { type: 'purpose', id: String(id), attributes: { name: 'new' } } }));
+    const response = await send('patch', `/admin/purpose/${id}`).send(
+      JSON.stringify({ data: { type: 'purpose', id: String(id), attributes: { name: 'new' } } }),
+    );
     expect(response.status).toBe(200);
     expect(bodyOf<JsonApiDocument<JsonApiResource>>(response).data.attributes.name).toBe('new');
   });
@@ -76,7 +85,9 @@ describe('plain JSON:API on /admin/<type>', () => {
 
   it('answers 415 for a POST with the jsonpatch media type, and changes nothing', async () => {
     const before = await rowCounts(server);
-    const response = await send('post', '/admin/purpose').set('Content-Type', `${JSON_API}; ext=jsonpatch`).send(JSON.stringify({ data: { type: 'purpose', attributes: { name: 'x' } } }));
+    const response = await send('post', '/admin/purpose')
+      .set('Content-Type', `${JSON_API}; ext=jsonpatch`)
+      .send(JSON.stringify({ data: { type: 'purpose', attributes: { name: 'x' } } }));
     expect(response.status).toBe(415);
     expect(await rowCounts(server)).toEqual(before);
   });

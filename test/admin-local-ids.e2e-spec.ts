@@ -30,15 +30,30 @@ describe('local ids in a JSON Patch request', () => {
       add('resource-definition', { lid: 'definition', attributes: { name, description: '' } }),
       add('scope', { lid: 'scope', attributes: { name: 'read' }, relationships: { resourceDefinition: byLid('resource-definition', 'definition') } }),
       add('purpose', { lid: 'purpose', attributes: { name: 'A purpose' } }),
-      add('capability-ticket', { lid: 'ticket', attributes: { ticketId: `lid-ticket-${clientId}`, ticketName: 'Lid' }, relationships: { purpose: byLid('purpose', 'purpose'), umaClient: byLid('uma-client', 'client') } }),
-      add('requested-resource', { lid: 'resource', attributes: { maxPermissionDuration: 60, requestedResourceId: 'r' }, relationships: { resourceDefinition: byLid('resource-definition', 'definition'), umaClient: byLid('uma-client', 'client') } }),
-      add('requested-resource-scopes', { relationships: { scope: byLid('scope', 'scope'), purpose: byLid('purpose', 'purpose'), requestedResource: byLid('requested-resource', 'resource') } }),
-      add('requested-resources-capability-tickets', { relationships: { capabilityTicket: byLid('capability-ticket', 'ticket'), requestedResource: byLid('requested-resource', 'resource') } }),
+      add('capability-ticket', {
+        lid: 'ticket',
+        attributes: { ticketId: `lid-ticket-${clientId}`, ticketName: 'Lid' },
+        relationships: { purpose: byLid('purpose', 'purpose'), umaClient: byLid('uma-client', 'client') },
+      }),
+      add('requested-resource', {
+        lid: 'resource',
+        attributes: { maxPermissionDuration: 60, requestedResourceId: 'r' },
+        relationships: { resourceDefinition: byLid('resource-definition', 'definition'), umaClient: byLid('uma-client', 'client') },
+      }),
+      add('requested-resource-scopes', {
+        relationships: { scope: byLid('scope', 'scope'), purpose: byLid('purpose', 'purpose'), requestedResource: byLid('requested-resource', 'resource') },
+      }),
+      add('requested-resources-capability-tickets', {
+        relationships: { capabilityTicket: byLid('capability-ticket', 'ticket'), requestedResource: byLid('requested-resource', 'resource') },
+      }),
     ]).expect(200);
     const results = bodyOf<{ data: JsonApiResource & { lid?: string } }[]>(response);
     const [client, definition, scope, purpose, ticket, resource] = results.map((result) => result.data);
     expect(scope.relationships?.resourceDefinition.data).toEqual({ type: 'resource-definition', id: definition.id });
-    expect(ticket.relationships).toEqual({ purpose: { data: { type: 'purpose', id: purpose.id } }, umaClient: { data: { type: 'uma-client', id: client.id } } });
+    expect(ticket.relationships).toEqual({
+      purpose: { data: { type: 'purpose', id: purpose.id } },
+      umaClient: { data: { type: 'uma-client', id: client.id } },
+    });
     expect(results[7].data.relationships?.requestedResource.data).toEqual({ type: 'requested-resource', id: resource.id });
     expect(client.lid).toBeUndefined();
   });
@@ -47,7 +62,10 @@ describe('local ids in a JSON Patch request', () => {
     const counts = await rowCounts(server);
     const response = await patchAdmin(server, [
       add('purpose', { lid: 'purpose', attributes: { name: 'Unused' } }),
-      add('capability-ticket', { attributes: { ticketId: `lid-missing-${freshIds(1)[0]}`, ticketName: 'x' }, relationships: { purpose: byLid('purpose', 'purpose'), umaClient: byLid('uma-client', 'nobody') } }),
+      add('capability-ticket', {
+        attributes: { ticketId: `lid-missing-${freshIds(1)[0]}`, ticketName: 'x' },
+        relationships: { purpose: byLid('purpose', 'purpose'), umaClient: byLid('uma-client', 'nobody') },
+      }),
     ]).expect(404);
     expect(bodyOf<PatchResult[]>(response)[1].errors?.[0].source?.pointer).toBe('/1/value/relationships/umaClient');
     expect(bodyOf<PatchResult[]>(response)[0].errors?.[0].code).toBe('not_applied');
@@ -64,7 +82,10 @@ describe('local ids in a JSON Patch request', () => {
     expect(bodyOf<PatchResult[]>(notString)[0].errors?.[0].source?.pointer).toBe('/0/value/lid');
     const both = await patchAdmin(server, [
       add('purpose', { lid: 'p', attributes: { name: 'a' } }),
-      add('capability-ticket', { attributes: { ticketId: `both-${freshIds(1)[0]}`, ticketName: 'x' }, relationships: { purpose: { data: { type: 'purpose', id: 1, lid: 'p' } }, umaClient: { data: { type: 'uma-client', id: 1 } } } }),
+      add('capability-ticket', {
+        attributes: { ticketId: `both-${freshIds(1)[0]}`, ticketName: 'x' },
+        relationships: { purpose: { data: { type: 'purpose', id: 1, lid: 'p' } }, umaClient: { data: { type: 'uma-client', id: 1 } } },
+      }),
     ]).expect(400);
     expect(bodyOf<PatchResult[]>(both)[1].errors?.[0].source?.pointer).toBe('/1/value/relationships/purpose/data');
   });
@@ -80,7 +101,11 @@ describe('GET /admin/authorization-server', () => {
     const metadata = await request(server.url).get('/.well-known/oauth-authorization-server').expect(200);
     expect(attributes.metadata).toEqual(metadata.body);
     const jwks = await request(server.url).get('/oauth2/jwks').expect(200);
-    expect(attributes.keys.map((key) => key.kid).sort()).toEqual(bodyOf<JwksBody>(jwks).keys.map((key) => key.kid).sort());
+    expect(attributes.keys.map((key) => key.kid).sort()).toEqual(
+      bodyOf<JwksBody>(jwks)
+        .keys.map((key) => key.kid)
+        .sort(),
+    );
     expect(attributes.keys.filter((key) => key.signing).length).toBeGreaterThanOrEqual(1);
     // No private key material (the metadata itself names private_key_jwt, an auth method).
     expect(JSON.stringify(attributes.keys)).not.toMatch(/private|"d":/);

@@ -10,7 +10,15 @@ import { bodyOf } from './support/bodies.js';
 type OpenApiDocument = { openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
 
 const ROOT = resolve(import.meta.dirname, '..');
-const EXPECTED_PATHS = ['/oauth2/token', '/oauth2/jwks', '/.well-known/oauth-authorization-server', '/health/ready', '/admin', '/admin/{type}/{id}', '/metrics'];
+const EXPECTED_PATHS = [
+  '/oauth2/token',
+  '/oauth2/jwks',
+  '/.well-known/oauth-authorization-server',
+  '/health/ready',
+  '/admin',
+  '/admin/{type}/{id}',
+  '/metrics',
+];
 
 describe('API documentation', () => {
   let server: TestApp;
@@ -41,7 +49,11 @@ describe('API documentation', () => {
     const folder = await mkdtemp(join(tmpdir(), 'openapi-'));
     try {
       const file = join(folder, 'openapi.json');
-      const result = spawnSync(process.execPath, [join(ROOT, 'dist/src/docs/write-openapi.js'), file], { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH } });
+      const result = spawnSync(process.execPath, [join(ROOT, 'dist/src/docs/write-openapi.js'), file], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH },
+      });
       expect(result.stderr).toBe('');
       expect(result.status).toBe(0);
       const document = JSON.parse(await readFile(file, 'utf8')) as OpenApiDocument;

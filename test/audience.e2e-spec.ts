@@ -21,7 +21,10 @@ function ask(grant: Pick<ConsentGrant, 'clientId' | 'secret'>, scope: string, re
 }
 
 function askJson(grant: Pick<ConsentGrant, 'clientId' | 'secret'>, body: Record<string, unknown>) {
-  return request(server.url).post('/oauth2/token').set('Authorization', basic(grant.clientId, grant.secret)).type('json')
+  return request(server.url)
+    .post('/oauth2/token')
+    .set('Authorization', basic(grant.clientId, grant.secret))
+    .type('json')
     .send(JSON.stringify({ grant_type: 'client_credentials', ...body }));
 }
 
@@ -75,7 +78,10 @@ describe('the resource parameter (RFC 8707)', () => {
     const first = await enrolDataSource(server, [grant.ids.definition]);
     const second = await enrolDataSource(server, [grant.ids.definition]);
     expect(audOf(await askJson(grant, { scope: `${grant.definitionName}:read`, resource: first.resourceUri }))).toBe(first.resourceUri);
-    expect(audOf(await askJson(grant, { scope: `${grant.definitionName}:read`, resource: [first.resourceUri, second.resourceUri] }))).toEqual([first.resourceUri, second.resourceUri]);
+    expect(audOf(await askJson(grant, { scope: `${grant.definitionName}:read`, resource: [first.resourceUri, second.resourceUri] }))).toEqual([
+      first.resourceUri,
+      second.resourceUri,
+    ]);
     const wrongType = await askJson(grant, { scope: `${grant.definitionName}:read`, resource: [1] });
     expect(wrongType.status).toBe(400);
     expect(bodyOf<OAuthErrorBody>(wrongType).error).toBe('invalid_request');
@@ -86,7 +92,10 @@ describe('the resource parameter (RFC 8707)', () => {
     const response = await ask(grant, `${grant.definitionName}:read`, ['https://unknown.example/api']);
     expect(response.status).toBe(400);
     expect(response.headers['cache-control']).toBe('no-store');
-    expect(response.body).toEqual({ error: 'invalid_target', error_description: expect.stringContaining('"https://unknown.example/api" is no enrolled data source') as unknown });
+    expect(response.body).toEqual({
+      error: 'invalid_target',
+      error_description: expect.stringContaining('"https://unknown.example/api" is no enrolled data source') as unknown,
+    });
   });
 
   it('answers invalid_target naming the resource and the definition it does not serve', async () => {
@@ -117,11 +126,13 @@ describe('introspection by a data source (API.md §11)', () => {
 
   async function resourceServerClient(): Promise<{ id: number; clientId: string; secret: string }> {
     const [id] = freshIds(1);
-    const response = await patchAdmin(server, [add('uma-client', { id, attributes: { clientId: `rs-${id}`, clientName: 'RS', allowedScopes: 'uma_protection' } })]);
+    const response = await patchAdmin(server, [
+      add('uma-client', { id, attributes: { clientId: `rs-${id}`, clientName: 'RS', allowedScopes: 'uma_protection' } }),
+    ]);
     return { id, clientId: `rs-${id}`, secret: bodyOf<CreatedClientResult[]>(response)[0].meta.clientSecret };
   }
 
-  it("finds active a token whose aud names the data source, and inactive one meant for another", async () => {
+  it('finds active a token whose aud names the data source, and inactive one meant for another', async () => {
     const grant = await consentWorld(server);
     const mine = await resourceServerClient();
     const theirs = await resourceServerClient();
@@ -135,7 +146,7 @@ describe('introspection by a data source (API.md §11)', () => {
     expect(bodyOf<IntrospectionBody>(await introspect(mine, forBoth)).active).toBe(true);
   });
 
-  it("finds inactive a token with the issuer as aud", async () => {
+  it('finds inactive a token with the issuer as aud', async () => {
     const grant = await consentWorld(server);
     const mine = await resourceServerClient();
     await enrolDataSource(server, [grant.ids.definition], { umaClient: mine.id });
@@ -166,7 +177,14 @@ describe('changes to data sources, on every instance', () => {
       const removedAt = Date.now();
       for (const instance of [server, second]) {
         await eventually(async () => (audOf(await ask(grant, `${grant.definitionName}:read`, [], instance)) === instance.url ? true : undefined), 1_000, 20);
-        await eventually(async () => (bodyOf<OAuthErrorBody>(await ask(grant, `${grant.definitionName}:read`, [source.resourceUri], instance)).error === 'invalid_target' ? true : undefined), 1_000, 20);
+        await eventually(
+          async () =>
+            bodyOf<OAuthErrorBody>(await ask(grant, `${grant.definitionName}:read`, [source.resourceUri], instance)).error === 'invalid_target'
+              ? true
+              : undefined,
+          1_000,
+          20,
+        );
       }
       expect(Date.now() - removedAt).toBeLessThan(1_000);
     } finally {
@@ -187,10 +205,14 @@ describe('changes to data sources, on every instance', () => {
       expect(removal.status).toBe(200);
       const removedAt = Date.now();
       for (const instance of [server, second]) {
-        await eventually(async () => {
-          const response = await ask(grant, `${grant.definitionName}:read`, [source.resourceUri], instance);
-          return bodyOf<OAuthErrorBody>(response).error_description?.includes('is no enrolled data source') ? true : undefined;
-        }, 1_000, 20);
+        await eventually(
+          async () => {
+            const response = await ask(grant, `${grant.definitionName}:read`, [source.resourceUri], instance);
+            return bodyOf<OAuthErrorBody>(response).error_description?.includes('is no enrolled data source') ? true : undefined;
+          },
+          1_000,
+          20,
+        );
       }
       expect(Date.now() - removedAt).toBeLessThan(1_000);
     } finally {

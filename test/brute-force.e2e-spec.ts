@@ -65,10 +65,14 @@ describe('brute-force protection', () => {
     await failTimes(client, FAILURES_PER_CLIENT, newAddress);
     expect((await attempt(client, 'attacker-guess', newAddress())).status).toBe(429);
     // One attempt per client and second is still verified: retried, the right secret gets through.
-    const statuses = await eventually(async () => {
-      const response = await attempt(client, client.clientSecret, newAddress());
-      return response.status === 200 ? response.status : undefined;
-    }, 10_000, 1_100);
+    const statuses = await eventually(
+      async () => {
+        const response = await attempt(client, client.clientSecret, newAddress());
+        return response.status === 200 ? response.status : undefined;
+      },
+      10_000,
+      1_100,
+    );
     expect(statuses).toBe(200);
   });
 
@@ -187,8 +191,13 @@ describe('a locked-out client with WORKERS=2 (server process)', () => {
   it('gets 200 from every worker within seconds, not 200 and 429 in turn', async () => {
     const [port, adminPort] = await freePorts(2);
     const child = startServerProcess({
-      WORKERS: '2', TRUST_PROXY: 'loopback', DATABASE_URL: testDatabaseUrl(), ADMIN_TOKEN: randomBytes(16).toString('hex'),
-      PORT: String(port), ADMIN_PORT: String(adminPort), LOG_LEVEL: 'warn',
+      WORKERS: '2',
+      TRUST_PROXY: 'loopback',
+      DATABASE_URL: testDatabaseUrl(),
+      ADMIN_TOKEN: randomBytes(16).toString('hex'),
+      PORT: String(port),
+      ADMIN_PORT: String(adminPort),
+      LOG_LEVEL: 'warn',
     });
     running = child;
     const exit = finished(child);
@@ -197,8 +206,13 @@ describe('a locked-out client with WORKERS=2 (server process)', () => {
     const client = await createClient(server.app);
     // One connection per request: the primary hands connections to the workers in turn.
     const send = (secret: string, address: string) =>
-      request(url).post('/oauth2/token').set('Connection', 'close').set('Authorization', basic(client.clientId, secret))
-        .set('X-Forwarded-For', address).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
+      request(url)
+        .post('/oauth2/token')
+        .set('Connection', 'close')
+        .set('Authorization', basic(client.clientId, secret))
+        .set('X-Forwarded-For', address)
+        .type('form')
+        .send({ grant_type: 'client_credentials', scope: 'read' });
     // The case: one worker verified the secret, then 20 wrong secrets from 4 addresses.
     expect((await send(client.clientSecret, newAddress())).status).toBe(200);
     const attackers = [newAddress(), newAddress(), newAddress(), newAddress()];
@@ -207,11 +221,15 @@ describe('a locked-out client with WORKERS=2 (server process)', () => {
     }
     expect((await send('one-more-guess', attackers[0])).status).toBe(429);
     // Each worker verifies one attempt per second at most: four answers in a row are soon all 200.
-    const fourInARow = await eventually(async () => {
-      const statuses: number[] = [];
-      for (let index = 0; index < 4; index += 1) statuses.push((await send(client.clientSecret, newAddress())).status);
-      return statuses.every((status) => status === 200) ? statuses : undefined;
-    }, 15_000, 1_100);
+    const fourInARow = await eventually(
+      async () => {
+        const statuses: number[] = [];
+        for (let index = 0; index < 4; index += 1) statuses.push((await send(client.clientSecret, newAddress())).status);
+        return statuses.every((status) => status === 200) ? statuses : undefined;
+      },
+      15_000,
+      1_100,
+    );
     expect(fourInARow).toEqual([200, 200, 200, 200]);
     child.kill('SIGTERM');
     expect((await exit).code).toBe(0);

@@ -15,7 +15,10 @@ afterAll(() => server.close());
 type Event = { actor: string; operation: string; record_type: string; record_id: number; before: unknown; after: Record<string, unknown> | null };
 
 async function eventsOf(recordType: string, recordId: number): Promise<Event[]> {
-  return server.dataSource.query('SELECT actor, operation, record_type, record_id, before, after FROM audit_event WHERE record_type = $1 AND record_id = $2 ORDER BY id', [recordType, recordId]);
+  return server.dataSource.query(
+    'SELECT actor, operation, record_type, record_id, before, after FROM audit_event WHERE record_type = $1 AND record_id = $2 ORDER BY id',
+    [recordType, recordId],
+  );
 }
 
 async function clientRowId(clientId: string): Promise<number> {
@@ -30,7 +33,9 @@ describe('changes made with the CLI are in the audit trail', () => {
     expect(created.code).toBe(0);
     const secret = JSON.parse(created.stdout).client_secret;
     const events = await eventsOf('uma-client', await clientRowId(clientId));
-    expect(events).toEqual([expect.objectContaining({ operation: 'add', before: null, after: expect.objectContaining({ clientId, clientName: 'Audited', allowedScopes: 'read' }) })]);
+    expect(events).toEqual([
+      expect.objectContaining({ operation: 'add', before: null, after: expect.objectContaining({ clientId, clientName: 'Audited', allowedScopes: 'read' }) }),
+    ]);
     expect(events[0]!.actor).toMatch(/^cli:/);
     expect(JSON.stringify(events)).not.toContain(secret);
     // The admin interface shows it like any other change.

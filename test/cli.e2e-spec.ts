@@ -26,7 +26,10 @@ function askToken(clientId: string, secret: string) {
 }
 
 async function createWithCli(clientId: string, extra: string[] = []): Promise<string> {
-  const result = await runCli(['client', 'create', '--client-id', clientId, '--name', 'CLI client', '--scopes', 'read uma_protection', '--json', ...extra], environment());
+  const result = await runCli(
+    ['client', 'create', '--client-id', clientId, '--name', 'CLI client', '--scopes', 'read uma_protection', '--json', ...extra],
+    environment(),
+  );
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
   return parsedAs<CliClientOutput>(result.stdout).client_secret;
@@ -57,11 +60,16 @@ describe('cli client create', () => {
     const clientId = uniqueId('full');
     const secret = 'an operator chosen secret!';
     await createWithCli(clientId, [
-      '--auth-method', 'client_secret_post',
-      '--grant-types', 'client_credentials refresh_token',
-      '--redirect-uri', 'https://app.example/callback',
-      '--redirect-uri', 'https://app.example/other',
-      '--secret', secret,
+      '--auth-method',
+      'client_secret_post',
+      '--grant-types',
+      'client_credentials refresh_token',
+      '--redirect-uri',
+      'https://app.example/callback',
+      '--redirect-uri',
+      'https://app.example/other',
+      '--secret',
+      secret,
     ]);
     const [row]: ({ client_secret_hash: string } & Record<string, unknown>)[] = await server.dataSource.query(
       `SELECT m.*, c.client_name FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.client_id = $1`,
@@ -85,8 +93,18 @@ describe('cli client create', () => {
   it.each([
     ['a taken client id', (id: string) => ['client', 'create', '--client-id', id, '--name', 'x', '--scopes', 'read'], 1, /already exists/],
     ['a missing --scopes', (id: string) => ['client', 'create', '--client-id', id, '--name', 'x'], 2, /--scopes is required/],
-    ['an unknown auth method', (id: string) => ['client', 'create', '--client-id', id, '--name', 'x', '--scopes', 'read', '--auth-method', 'client_secret_jwt'], 1, /authentication method/],
-    ['an unknown grant type', (id: string) => ['client', 'create', '--client-id', id, '--name', 'x', '--scopes', 'read', '--grant-types', 'password'], 1, /grant type "password"/],
+    [
+      'an unknown auth method',
+      (id: string) => ['client', 'create', '--client-id', id, '--name', 'x', '--scopes', 'read', '--auth-method', 'client_secret_jwt'],
+      1,
+      /authentication method/,
+    ],
+    [
+      'an unknown grant type',
+      (id: string) => ['client', 'create', '--client-id', id, '--name', 'x', '--scopes', 'read', '--grant-types', 'password'],
+      1,
+      /grant type "password"/,
+    ],
     ['an unknown option', (id: string) => ['client', 'create', '--client-id', id, '--bogus'], 2, /bogus/],
     ['an unknown command', () => ['client', 'delete', 'x'], 2, /unknown command/],
   ])('refuses %s with one line on stderr and a non-zero exit', async (_case, args, code, message) => {
@@ -155,7 +173,10 @@ describe('cli explain', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const printed = parsedAs<ExplainVerdict>(result.stdout);
-    const served = await request(server.adminUrl).get('/admin/explain').query({ client: grant.clientId, scope, resource: source.resourceUri }).set('Authorization', server.adminToken);
+    const served = await request(server.adminUrl)
+      .get('/admin/explain')
+      .query({ client: grant.clientId, scope, resource: source.resourceUri })
+      .set('Authorization', server.adminToken);
     expect(printed).toEqual(served.body);
     expect(printed).toMatchObject({ granted: true, aud: source.resourceUri });
   });

@@ -19,7 +19,11 @@ type Grant = ConsentGrant;
 const consentWorldOn = (options: Parameters<typeof consentWorld>[1] = {}) => consentWorld(server, options);
 
 function ask(target: TestApp, grant: Pick<Grant, 'clientId' | 'secret'>, scope: string) {
-  return request(target.url).post('/oauth2/token').set('Authorization', basic(grant.clientId, grant.secret)).type('form').send({ grant_type: 'client_credentials', scope });
+  return request(target.url)
+    .post('/oauth2/token')
+    .set('Authorization', basic(grant.clientId, grant.secret))
+    .type('form')
+    .send({ grant_type: 'client_credentials', scope });
 }
 
 const claimsOf = (token: string) => accessTokenClaims(token);
@@ -47,10 +51,12 @@ describe('resource scopes and consent tickets', () => {
     expect(bodyOf<OAuthErrorBody>(response).error_description).toContain('scope "write" is not bound');
   });
 
-  it("refuses a client that is allowed the scope but only another client holds the ticket", async () => {
+  it('refuses a client that is allowed the scope but only another client holds the ticket', async () => {
     const holder = await consentWorldOn();
     const [other] = freshIds(1);
-    const created = await patchAdmin(server, [add('uma-client', { id: other, attributes: { clientId: `other-${other}`, clientName: 'o', allowedScopes: `${holder.definitionName}:read` } })]);
+    const created = await patchAdmin(server, [
+      add('uma-client', { id: other, attributes: { clientId: `other-${other}`, clientName: 'o', allowedScopes: `${holder.definitionName}:read` } }),
+    ]);
     const response = await ask(server, { clientId: `other-${other}`, secret: clientSecretOf(created) }, `${holder.definitionName}:read`);
     expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_scope');
     expect((await ask(server, holder, `${holder.definitionName}:read`)).status).toBe(200);
@@ -58,8 +64,13 @@ describe('resource scopes and consent tickets', () => {
 
   it('refuses a covered resource scope that is not in the allowed scopes', async () => {
     const grant = await consentWorldOn();
-    await patchAdmin(server, [{ op: 'replace', path: `/uma-client/${grant.client}`, value: { type: 'uma-client', attributes: { allowedScopes: 'uma_protection' } } }]);
-    await eventually(async () => (bodyOf<OAuthErrorBody>(await ask(server, grant, `${grant.definitionName}:read`)).error === 'invalid_scope' ? true : undefined), 1_000);
+    await patchAdmin(server, [
+      { op: 'replace', path: `/uma-client/${grant.client}`, value: { type: 'uma-client', attributes: { allowedScopes: 'uma_protection' } } },
+    ]);
+    await eventually(
+      async () => (bodyOf<OAuthErrorBody>(await ask(server, grant, `${grant.definitionName}:read`)).error === 'invalid_scope' ? true : undefined),
+      1_000,
+    );
   });
 
   it('caps the lifetime at the maxPermissionDuration of the covering requested resource', async () => {
@@ -80,7 +91,14 @@ describe('resource scopes and consent tickets', () => {
     const response = await ask(server, grant, `uma_protection ${grant.definitionName}:read`);
     const claims = claimsOf(bodyOf<TokenBody>(response).access_token);
     expect(claims.permissions).toEqual([
-      { resource_id: grant.resourceId, resource_type: grant.definitionName, resource_scopes: ['read'], ticket_id: grant.ticketId, purpose: 'Your doctor follows your glucose', exp: claims.exp },
+      {
+        resource_id: grant.resourceId,
+        resource_type: grant.definitionName,
+        resource_scopes: ['read'],
+        ticket_id: grant.ticketId,
+        purpose: 'Your doctor follows your glucose',
+        exp: claims.exp,
+      },
     ]);
     expect(claims.scope).toBe(`uma_protection ${grant.definitionName}:read`);
   });

@@ -31,13 +31,22 @@ afterAll(async () => {
 });
 
 async function token(grant: ConsentGrant): Promise<string> {
-  const response = await request(server.url).post('/oauth2/token').set('Authorization', basic(grant.clientId, grant.secret)).type('form')
-    .send({ grant_type: 'client_credentials', scope: `${grant.definitionName}:read` }).expect(200);
+  const response = await request(server.url)
+    .post('/oauth2/token')
+    .set('Authorization', basic(grant.clientId, grant.secret))
+    .type('form')
+    .send({ grant_type: 'client_credentials', scope: `${grant.definitionName}:read` })
+    .expect(200);
   return response.body.access_token;
 }
 
 async function active(grant: ConsentGrant, accessToken: string): Promise<boolean> {
-  const response = await request(server.url).post('/oauth2/introspect').set('Authorization', basic(grant.clientId, grant.secret)).type('form').send({ token: accessToken }).expect(200);
+  const response = await request(server.url)
+    .post('/oauth2/introspect')
+    .set('Authorization', basic(grant.clientId, grant.secret))
+    .type('form')
+    .send({ token: accessToken })
+    .expect(200);
   return response.body.active;
 }
 
@@ -110,7 +119,9 @@ describe('the tickets screen and withdrawal', () => {
     await page.getByRole('button', { name: 'Show' }).click();
     await expectPage(page.locator('ul.sentences li')).toHaveCount(2);
     const [row] = (await request(server.adminUrl).get(`/admin/disclosure?filter[client]=${grant.clientId}`).set('Authorization', server.adminToken)).body.data;
-    await expectPage(page.locator('ul.sentences li .sentence').first()).toContainText(`, withdrawn at ${hhmm(new Date(row.attributes.withdrawnAt))} by change ${row.attributes.withdrawnBy}`);
+    await expectPage(page.locator('ul.sentences li .sentence').first()).toContainText(
+      `, withdrawn at ${hhmm(new Date(row.attributes.withdrawnAt))} by change ${row.attributes.withdrawnBy}`,
+    );
     await context.close();
   });
 });

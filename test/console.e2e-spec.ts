@@ -40,8 +40,7 @@ afterAll(async () => {
 const unique = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
 
 function tokenRequest(clientId: string, secret: string, scope: string) {
-  return request(server.url).post('/oauth2/token').set('Authorization', basic(clientId, secret))
-    .type('form').send({ grant_type: 'client_credentials', scope });
+  return request(server.url).post('/oauth2/token').set('Authorization', basic(clientId, secret)).type('form').send({ grant_type: 'client_credentials', scope });
 }
 
 /** A client with a known secret, a definition and its scope, written through the admin interface. */
@@ -50,9 +49,19 @@ async function world(scopes = ['read']) {
   const definition = unique('blood-glucose-level');
   const secret = `secret-${randomBytes(12).toString('hex')}`;
   const response = await patchAdmin(server, [
-    add('uma-client', { lid: 'client', attributes: { clientId, clientName: 'App', allowedScopes: `${scopes.map((scope) => `${definition}:${scope}`).join(' ')} uma_protection`, clientSecret: secret } }),
+    add('uma-client', {
+      lid: 'client',
+      attributes: {
+        clientId,
+        clientName: 'App',
+        allowedScopes: `${scopes.map((scope) => `${definition}:${scope}`).join(' ')} uma_protection`,
+        clientSecret: secret,
+      },
+    }),
     add('resource-definition', { lid: 'definition', attributes: { name: definition, description: 'Blood glucose' } }),
-    ...scopes.map((name) => add('scope', { attributes: { name }, relationships: { resourceDefinition: { data: { type: 'resource-definition', lid: 'definition' } } } })),
+    ...scopes.map((name) =>
+      add('scope', { attributes: { name }, relationships: { resourceDefinition: { data: { type: 'resource-definition', lid: 'definition' } } } }),
+    ),
   ]).expect(200);
   return { clientId, definition, secret, clientRecordId: bodyOf<PatchResults>(response)[0].data!.id };
 }
@@ -61,11 +70,17 @@ async function world(scopes = ['read']) {
 async function pick(page: Page, label: string, name: string) {
   const box = page.getByRole('combobox', { name: label, exact: true });
   await box.fill(name);
-  await page.getByRole('listbox', { name: `${label} suggestions` }).getByRole('option', { name, exact: true }).click();
+  await page
+    .getByRole('listbox', { name: `${label} suggestions` })
+    .getByRole('option', { name, exact: true })
+    .click();
   await expectPage(box).toHaveValue(name);
 }
 
-async function fillTicketForm(page: Page, values: { clientId: string; definition: string; scopes: string[]; purpose: string; ticketId: string; requestedResourceId: string; seconds: string }) {
+async function fillTicketForm(
+  page: Page,
+  values: { clientId: string; definition: string; scopes: string[]; purpose: string; ticketId: string; requestedResourceId: string; seconds: string },
+) {
   await pick(page, 'Client', values.clientId);
   await pick(page, 'Resource definition', values.definition);
   const scopes = page.getByRole('group', { name: 'Scopes' });
@@ -234,23 +249,44 @@ describe('the console', () => {
     const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: clientId }) });
     await expectPage(row).toContainText('private_key_jwt, DPoP-bound tokens');
 
-    const assertion = () => new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'console-key' }).setIssuer(clientId).setSubject(clientId)
-      .setAudience(server.url).setIssuedAt().setExpirationTime('2m').setJti(randomBytes(16).toString('hex')).sign(privateKey);
+    const assertion = () =>
+      new SignJWT({})
+        .setProtectedHeader({ alg: 'ES256', kid: 'console-key' })
+        .setIssuer(clientId)
+        .setSubject(clientId)
+        .setAudience(server.url)
+        .setIssuedAt()
+        .setExpirationTime('2m')
+        .setJti(randomBytes(16).toString('hex'))
+        .sign(privateKey);
     const body = async () => ({
-      grant_type: 'client_credentials', scope: 'read',
-      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: await assertion(),
+      grant_type: 'client_credentials',
+      scope: 'read',
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      client_assertion: await assertion(),
     });
-    const unbound = await request(server.url).post('/oauth2/token').type('form').send(await body()).expect(400);
+    const unbound = await request(server.url)
+      .post('/oauth2/token')
+      .type('form')
+      .send(await body())
+      .expect(400);
     expect(bodyOf<OAuthErrorBody>(unbound).error).toBe('invalid_dpop_proof');
     const proofKey = await generateKeyPair('ES256');
     const proof = await new SignJWT({ htm: 'POST', htu: `${server.url}/oauth2/token`, jti: randomBytes(16).toString('hex') })
-      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(proofKey.publicKey) }).setIssuedAt().sign(proofKey.privateKey);
-    const bound = await request(server.url).post('/oauth2/token').set('DPoP', proof).type('form').send(await body()).expect(200);
+      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(proofKey.publicKey) })
+      .setIssuedAt()
+      .sign(proofKey.privateKey);
+    const bound = await request(server.url)
+      .post('/oauth2/token')
+      .set('DPoP', proof)
+      .type('form')
+      .send(await body())
+      .expect(200);
     expect(bodyOf<TokenBody>(bound).token_type).toBe('DPoP');
     await context.close();
   });
 
-  it('searches clients, edits a client\'s scopes and grant types, rotates its secret and removes it', async () => {
+  it("searches clients, edits a client's scopes and grant types, rotates its secret and removes it", async () => {
     const { clientId, secret } = await world();
     const { context, page } = await openTab(browser);
     await signIn(page, server.adminUrl, server.adminToken);
@@ -286,18 +322,33 @@ describe('the console', () => {
     await signIn(page, server.adminUrl, server.adminToken);
     await openScreen(page, 'Consent tickets');
     const ticketId = unique('T');
-    await fillTicketForm(page, { clientId, definition, scopes: ['read'], purpose: 'Your doctor follows your blood glucose level', ticketId, requestedResourceId: 'glucose-readings', seconds: '1800' });
+    await fillTicketForm(page, {
+      clientId,
+      definition,
+      scopes: ['read'],
+      purpose: 'Your doctor follows your blood glucose level',
+      ticketId,
+      requestedResourceId: 'glucose-readings',
+      seconds: '1800',
+    });
     const before = requests.length;
     await page.getByRole('button', { name: 'Create ticket' }).click();
     const sentence = `${clientId} may read ${definition} for 'Your doctor follows your blood glucose level', at most 30 min, ticket ${ticketId}`;
     await expectPage(page.getByText(sentence)).toBeVisible();
-    expect(requests.slice(before).filter((sent) => sent.method() !== 'GET').map((sent) => `${sent.method()} ${new URL(sent.url()).pathname}`)).toEqual(['PATCH /admin']);
+    expect(
+      requests
+        .slice(before)
+        .filter((sent) => sent.method() !== 'GET')
+        .map((sent) => `${sent.method()} ${new URL(sent.url()).pathname}`),
+    ).toEqual(['PATCH /admin']);
     await screenshot(page, 'consent-tickets');
 
     const token = await tokenRequest(clientId, secret, `${definition}:read`).expect(200);
     expect(bodyOf<TokenBody>(token).expires_in).toBe(1800);
     const claims = accessTokenClaims(bodyOf<TokenBody>(token).access_token);
-    expect(claims.permissions).toEqual([expect.objectContaining({ resource_id: 'glucose-readings', resource_type: definition, resource_scopes: ['read'], ticket_id: ticketId })]);
+    expect(claims.permissions).toEqual([
+      expect.objectContaining({ resource_id: 'glucose-readings', resource_type: definition, resource_scopes: ['read'], ticket_id: ticketId }),
+    ]);
     await context.close();
   });
 
@@ -387,7 +438,15 @@ describe('the console', () => {
     const { context, page } = await openTab(browser);
     await signIn(page, server.adminUrl, server.adminToken);
     await openScreen(page, 'Consent tickets');
-    await fillTicketForm(page, { clientId, definition, scopes: ['read'], purpose: 'Explained', ticketId: unique('T'), requestedResourceId: 'explained', seconds: '900' });
+    await fillTicketForm(page, {
+      clientId,
+      definition,
+      scopes: ['read'],
+      purpose: 'Explained',
+      ticketId: unique('T'),
+      requestedResourceId: 'explained',
+      seconds: '900',
+    });
     await page.getByRole('button', { name: 'Create ticket' }).click();
     await expectPage(page.getByText(`${clientId} may read ${definition}`)).toBeVisible();
 
@@ -476,9 +535,16 @@ async function manyClients(prefix: string, count: number) {
   const definition = unique(`${prefix}-def`);
   const secret = `secret-${randomBytes(12).toString('hex')}`;
   await patchAdmin(server, [
-    ...Array.from({ length: count }, (_, index) => add('uma-client', { attributes: {
-      clientId: `${prefix}-${String(index).padStart(2, '0')}`, clientName: `Client ${index}`, allowedScopes: `${definition}:read`, clientSecret: secret,
-    } })),
+    ...Array.from({ length: count }, (_, index) =>
+      add('uma-client', {
+        attributes: {
+          clientId: `${prefix}-${String(index).padStart(2, '0')}`,
+          clientName: `Client ${index}`,
+          allowedScopes: `${definition}:read`,
+          clientSecret: secret,
+        },
+      }),
+    ),
     add('resource-definition', { lid: 'definition', attributes: { name: definition, description: '' } }),
     add('scope', { attributes: { name: 'read' }, relationships: { resourceDefinition: { data: { type: 'resource-definition', lid: 'definition' } } } }),
   ]).expect(200);
@@ -487,7 +553,8 @@ async function manyClients(prefix: string, count: number) {
 
 /** The query parameters of the admin interface's list requests a tab made. */
 function listQueries(requests: { method(): string; url(): string }[]): URLSearchParams[] {
-  const collections = /^\/admin\/(uma-client|resource-definition|scope|purpose|capability-ticket|requested-resource|requested-resource-scopes|requested-resources-capability-tickets|data-source|data-source-resource-definitions|audit-event|disclosure)$/;
+  const collections =
+    /^\/admin\/(uma-client|resource-definition|scope|purpose|capability-ticket|requested-resource|requested-resource-scopes|requested-resources-capability-tickets|data-source|data-source-resource-definitions|audit-event|disclosure)$/;
   return requests.filter((sent) => sent.method() === 'GET' && collections.test(new URL(sent.url()).pathname)).map((sent) => new URL(sent.url()).searchParams);
 }
 
@@ -555,7 +622,7 @@ describe('the console at scale', () => {
     await page.keyboard.press('ArrowDown');
     await expectPage(options.nth(1)).toHaveAttribute('aria-selected', 'true');
     await screenshot(page, 'client-picker');
-    await expectPage(box).toHaveAttribute('aria-activedescendant', await options.nth(1).getAttribute('id') ?? 'missing');
+    await expectPage(box).toHaveAttribute('aria-activedescendant', (await options.nth(1).getAttribute('id')) ?? 'missing');
     await page.keyboard.press('Enter');
     await expectPage(box).toHaveValue(`${prefix}-01`);
     await expectPage(box).toHaveAttribute('aria-expanded', 'false');
@@ -569,7 +636,7 @@ describe('the console at scale', () => {
     await context.close();
   });
 
-  it('defines a ticket for a client found by typing among many, shows only that client\'s tickets, and the client gets a token', async () => {
+  it("defines a ticket for a client found by typing among many, shows only that client's tickets, and the client gets a token", async () => {
     const prefix = unique('many');
     const { definition, secret } = await manyClients(prefix, 12);
     const { context, page } = await openTab(browser);
@@ -607,18 +674,42 @@ describe('the console at scale', () => {
 });
 
 describe('the console and SMART scopes', () => {
-  it('maps a definition to a FHIR type, sets a scope\'s SMART permissions, and explain shows what a SMART scope denotes', async () => {
+  it("maps a definition to a FHIR type, sets a scope's SMART permissions, and explain shows what a SMART scope denotes", async () => {
     const { clientId, definition, clientRecordId } = await world(['read']);
-    const type = `Fhir${randomBytes(4).toString('hex').replace(/\d/g, (digit) => 'ghijklmnop'[Number(digit)])}`;
+    const type = `Fhir${randomBytes(4)
+      .toString('hex')
+      .replace(/\d/g, (digit) => 'ghijklmnop'[Number(digit)])}`;
     // A consent ticket covering read, written through the admin interface.
-    const scopes = await server.dataSource.query<{ id: number }[]>('SELECT s.id FROM scope s JOIN resource_definition d ON d.id = s.resource_definition_id WHERE d.name = $1', [definition]);
+    const scopes = await server.dataSource.query<{ id: number }[]>(
+      'SELECT s.id FROM scope s JOIN resource_definition d ON d.id = s.resource_definition_id WHERE d.name = $1',
+      [definition],
+    );
     const [{ id: definitionId }] = await server.dataSource.query<{ id: number }[]>('SELECT id FROM resource_definition WHERE name = $1', [definition]);
     await patchAdmin(server, [
       add('purpose', { lid: 'purpose', attributes: { name: 'Mapped' } }),
-      add('capability-ticket', { lid: 'ticket', attributes: { ticketId: unique('T'), ticketName: 'Mapped' }, relationships: { purpose: { data: { type: 'purpose', lid: 'purpose' } }, umaClient: ref('uma-client', clientRecordId) } }),
-      add('requested-resource', { lid: 'resource', attributes: { maxPermissionDuration: 600, requestedResourceId: 'mapped' }, relationships: { resourceDefinition: ref('resource-definition', definitionId), umaClient: ref('uma-client', clientRecordId) } }),
-      add('requested-resource-scopes', { relationships: { scope: ref('scope', scopes[0].id), purpose: { data: { type: 'purpose', lid: 'purpose' } }, requestedResource: { data: { type: 'requested-resource', lid: 'resource' } } } }),
-      add('requested-resources-capability-tickets', { relationships: { capabilityTicket: { data: { type: 'capability-ticket', lid: 'ticket' } }, requestedResource: { data: { type: 'requested-resource', lid: 'resource' } } } }),
+      add('capability-ticket', {
+        lid: 'ticket',
+        attributes: { ticketId: unique('T'), ticketName: 'Mapped' },
+        relationships: { purpose: { data: { type: 'purpose', lid: 'purpose' } }, umaClient: ref('uma-client', clientRecordId) },
+      }),
+      add('requested-resource', {
+        lid: 'resource',
+        attributes: { maxPermissionDuration: 600, requestedResourceId: 'mapped' },
+        relationships: { resourceDefinition: ref('resource-definition', definitionId), umaClient: ref('uma-client', clientRecordId) },
+      }),
+      add('requested-resource-scopes', {
+        relationships: {
+          scope: ref('scope', scopes[0].id),
+          purpose: { data: { type: 'purpose', lid: 'purpose' } },
+          requestedResource: { data: { type: 'requested-resource', lid: 'resource' } },
+        },
+      }),
+      add('requested-resources-capability-tickets', {
+        relationships: {
+          capabilityTicket: { data: { type: 'capability-ticket', lid: 'ticket' } },
+          requestedResource: { data: { type: 'requested-resource', lid: 'resource' } },
+        },
+      }),
     ]).expect(200);
 
     const { context, page } = await openTab(browser);
@@ -643,14 +734,19 @@ describe('the console and SMART scopes', () => {
     await page.getByLabel('Scopes').fill(`system/${type}.rs system/*.rs`);
     await page.getByRole('button', { name: 'Explain' }).click();
     await expectPage(page.getByRole('heading', { name: 'Granted' })).toBeVisible();
-    await expectPage(page.getByRole('listitem').filter({ hasText: `system/${type}.rs: granted — denotes` }).first()).toContainText(`${definition}:read`);
+    await expectPage(
+      page
+        .getByRole('listitem')
+        .filter({ hasText: `system/${type}.rs: granted — denotes` })
+        .first(),
+    ).toContainText(`${definition}:read`);
     await expectPage(page.getByRole('listitem').filter({ hasText: 'system/*.rs: granted — expands to' })).toContainText(`system/${type}.rs`);
     await context.close();
   });
 });
 
 describe('the console and per-client token lifetimes', () => {
-  it('sets a client\'s access token lifetime, shows a refused value beside the field, and clears it', async () => {
+  it("sets a client's access token lifetime, shows a refused value beside the field, and clears it", async () => {
     const { clientId, secret } = await world();
     const { context, page } = await openTab(browser);
     await signIn(page, server.adminUrl, server.adminToken);
@@ -694,16 +790,32 @@ describe('the console over HTTP', () => {
   });
 
   it('is served on the admin port with a strict Content-Security-Policy and no inline script', async () => {
-    const page = await request(server.adminUrl).get('/console').expect(200).expect('Content-Type', /text\/html/);
+    const page = await request(server.adminUrl)
+      .get('/console')
+      .expect(200)
+      .expect('Content-Type', /text\/html/);
     const policy = page.headers['content-security-policy'];
-    for (const directive of ["default-src 'self'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'"]) {
+    for (const directive of [
+      "default-src 'self'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "connect-src 'self'",
+      "frame-ancestors 'none'",
+      "base-uri 'none'",
+    ]) {
       expect(policy).toContain(directive);
     }
     expect(policy).not.toContain('unsafe-inline');
     expect(page.text).not.toMatch(/<script(?![^>]*\bsrc=)/);
     expect(page.text).not.toMatch(/\sstyle=/);
-    await request(server.adminUrl).get('/console/app.js').expect(200).expect('Content-Type', /javascript/);
-    await request(server.adminUrl).get('/console/app.css').expect(200).expect('Content-Type', /text\/css/);
+    await request(server.adminUrl)
+      .get('/console/app.js')
+      .expect(200)
+      .expect('Content-Type', /javascript/);
+    await request(server.adminUrl)
+      .get('/console/app.css')
+      .expect(200)
+      .expect('Content-Type', /text\/css/);
     await request(server.adminUrl).get('/console/secrets.txt').expect(404);
     await request(server.adminUrl).get('/console/..%2Fpackage.json').expect(404);
   });

@@ -38,12 +38,19 @@ describe('data sources through JSON Patch', () => {
     const [source, pair1, pair2] = freshIds(3);
     const response = await patchAdmin(server, [
       add('data-source', dataSourceValue(source, { relationships: { umaClient: ref('uma-client', rsClient) } })),
-      add('data-source-resource-definitions', { id: pair1, relationships: { dataSource: ref('data-source', source), resourceDefinition: ref('resource-definition', definition) } }),
-      add('data-source-resource-definitions', { id: pair2, relationships: { dataSource: ref('data-source', source), resourceDefinition: ref('resource-definition', other) } }),
+      add('data-source-resource-definitions', {
+        id: pair1,
+        relationships: { dataSource: ref('data-source', source), resourceDefinition: ref('resource-definition', definition) },
+      }),
+      add('data-source-resource-definitions', {
+        id: pair2,
+        relationships: { dataSource: ref('data-source', source), resourceDefinition: ref('resource-definition', other) },
+      }),
     ]);
     expect(response.status).toBe(200);
     expect(bodyOf<PatchResults>(response)[0].data).toMatchObject({
-      type: 'data-source', id: String(source),
+      type: 'data-source',
+      id: String(source),
       attributes: { name: 'Glucose API', kind: 'resource-server', resourceUri: `https://glucose-${source}.example/api` },
       relationships: { umaClient: { data: { type: 'uma-client', id: String(rsClient) } } },
     });
@@ -59,7 +66,9 @@ describe('data sources through JSON Patch', () => {
     await patchAdmin(server, [{ op: 'replace', path: `/data-source/${source}`, value: { type: 'data-source', attributes: { name: 'Renamed' } } }]);
     await patchAdmin(server, [{ op: 'remove', path: `/data-source/${source}` }]);
     const rows: { operation: string; before: { name?: string } | null; after: { name?: string } | null }[] = await server.dataSource.query(
-      `SELECT operation, before, after FROM audit_event WHERE record_type = 'data-source' AND record_id = $1 ORDER BY id`, [source]);
+      `SELECT operation, before, after FROM audit_event WHERE record_type = 'data-source' AND record_id = $1 ORDER BY id`,
+      [source],
+    );
     expect(rows.map((row) => row.operation)).toEqual(['add', 'replace', 'remove']);
     expect(rows[1].before?.name).toBe('Glucose API');
     expect(rows[1].after?.name).toBe('Renamed');
@@ -69,9 +78,15 @@ describe('data sources through JSON Patch', () => {
   it('enrols a data source without an introspection client, and unsets one with data null', async () => {
     const { rsClient } = await world();
     const [source] = freshIds(1);
-    expect(bodyOf<PatchResults>(await patchAdmin(server, [add('data-source', dataSourceValue(source))]))[0].data?.relationships).toEqual({ umaClient: { data: null } });
-    await patchAdmin(server, [{ op: 'replace', path: `/data-source/${source}`, value: { type: 'data-source', relationships: { umaClient: ref('uma-client', rsClient) } } }]);
-    const unset = await patchAdmin(server, [{ op: 'replace', path: `/data-source/${source}`, value: { type: 'data-source', relationships: { umaClient: { data: null } } } }]);
+    expect(bodyOf<PatchResults>(await patchAdmin(server, [add('data-source', dataSourceValue(source))]))[0].data?.relationships).toEqual({
+      umaClient: { data: null },
+    });
+    await patchAdmin(server, [
+      { op: 'replace', path: `/data-source/${source}`, value: { type: 'data-source', relationships: { umaClient: ref('uma-client', rsClient) } } },
+    ]);
+    const unset = await patchAdmin(server, [
+      { op: 'replace', path: `/data-source/${source}`, value: { type: 'data-source', relationships: { umaClient: { data: null } } } },
+    ]);
     expect(unset.status).toBe(200);
     expect(bodyOf<PatchResults>(unset)[0].data?.relationships?.umaClient).toEqual({ data: null });
   });
@@ -82,7 +97,10 @@ describe('data sources through JSON Patch', () => {
     const before = await rowCounts(server);
     const response = await patchAdmin(server, [
       add('data-source', dataSourceValue(source)),
-      add('data-source-resource-definitions', { id: pair, relationships: { dataSource: ref('data-source', source), resourceDefinition: ref('resource-definition', definition + 999_999) } }),
+      add('data-source-resource-definitions', {
+        id: pair,
+        relationships: { dataSource: ref('data-source', source), resourceDefinition: ref('resource-definition', definition + 999_999) },
+      }),
     ]);
     expect(response.status).toBe(404);
     expect(errorOf(response, 0).code).toBe('not_applied');
@@ -93,7 +111,9 @@ describe('data sources through JSON Patch', () => {
   it('answers 409 naming resourceUri for a second data source with the same resource URI', async () => {
     const [first, second] = freshIds(2);
     await patchAdmin(server, [add('data-source', dataSourceValue(first))]);
-    const response = await patchAdmin(server, [add('data-source', { id: second, attributes: { name: 'Copy', kind: 'resource-server', resourceUri: `https://glucose-${first}.example/api` } })]);
+    const response = await patchAdmin(server, [
+      add('data-source', { id: second, attributes: { name: 'Copy', kind: 'resource-server', resourceUri: `https://glucose-${first}.example/api` } }),
+    ]);
     expect(response.status).toBe(409);
     expect(errorOf(response, 0).source?.pointer).toBe('/0/value/attributes/resourceUri');
   });
@@ -103,10 +123,16 @@ describe('data sources through JSON Patch', () => {
     const [source, pair1, pair2] = freshIds(3);
     await patchAdmin(server, [
       add('data-source', dataSourceValue(source)),
-      add('data-source-resource-definitions', { id: pair1, relationships: { dataSource: ref('data-source', source), resourceDefinition: ref('resource-definition', definition) } }),
+      add('data-source-resource-definitions', {
+        id: pair1,
+        relationships: { dataSource: ref('data-source', source), resourceDefinition: ref('resource-definition', definition) },
+      }),
     ]);
     const response = await patchAdmin(server, [
-      add('data-source-resource-definitions', { id: pair2, relationships: { dataSource: ref('data-source', source), resourceDefinition: ref('resource-definition', definition) } }),
+      add('data-source-resource-definitions', {
+        id: pair2,
+        relationships: { dataSource: ref('data-source', source), resourceDefinition: ref('resource-definition', definition) },
+      }),
     ]);
     expect(response.status).toBe(409);
     expect(errorOf(response, 0).source?.pointer).toBe('/0/value/relationships/resourceDefinition');
@@ -144,7 +170,9 @@ describe('data sources through JSON Patch', () => {
     const { rsClient } = await world();
     const [source] = freshIds(1);
     await patchAdmin(server, [add('data-source', dataSourceValue(source, { relationships: { umaClient: ref('uma-client', rsClient) } }))]);
-    const response = await patchAdmin(server, [{ op: 'replace', path: `/uma-client/${rsClient}`, value: { type: 'uma-client', attributes: { allowedScopes: 'read' } } }]);
+    const response = await patchAdmin(server, [
+      { op: 'replace', path: `/uma-client/${rsClient}`, value: { type: 'uma-client', attributes: { allowedScopes: 'read' } } },
+    ]);
     expect(response.status).toBe(422);
     expect(errorOf(response, 0).source?.pointer).toBe('/0/value/attributes/allowedScopes');
   });
@@ -152,7 +180,12 @@ describe('data sources through JSON Patch', () => {
   it('answers 404 for a data source that does not exist', async () => {
     const { definition } = await world();
     const [pair] = freshIds(1);
-    const response = await patchAdmin(server, [add('data-source-resource-definitions', { id: pair, relationships: { dataSource: ref('data-source', 2_000_000_001), resourceDefinition: ref('resource-definition', definition) } })]);
+    const response = await patchAdmin(server, [
+      add('data-source-resource-definitions', {
+        id: pair,
+        relationships: { dataSource: ref('data-source', 2_000_000_001), resourceDefinition: ref('resource-definition', definition) },
+      }),
+    ]);
     expect(response.status).toBe(404);
     expect(errorOf(response, 0).source?.pointer).toBe('/0/value/relationships/dataSource');
   });
@@ -162,13 +195,19 @@ describe('data sources through JSON Patch', () => {
     const [source, pair] = freshIds(2);
     await patchAdmin(server, [
       add('data-source', dataSourceValue(source, { relationships: { umaClient: ref('uma-client', rsClient) } })),
-      add('data-source-resource-definitions', { id: pair, relationships: { dataSource: ref('data-source', source), resourceDefinition: ref('resource-definition', definition) } }),
+      add('data-source-resource-definitions', {
+        id: pair,
+        relationships: { dataSource: ref('data-source', source), resourceDefinition: ref('resource-definition', definition) },
+      }),
     ]);
     for (const path of [`/data-source/${source}`, `/resource-definition/${definition}`, `/uma-client/${rsClient}`]) {
       const response = await patchAdmin(server, [{ op: 'remove', path }]);
       expect(response.status).toBe(409);
     }
-    const removed = await patchAdmin(server, [{ op: 'remove', path: `/data-source-resource-definitions/${pair}` }, { op: 'remove', path: `/data-source/${source}` }]);
+    const removed = await patchAdmin(server, [
+      { op: 'remove', path: `/data-source-resource-definitions/${pair}` },
+      { op: 'remove', path: `/data-source/${source}` },
+    ]);
     expect(removed.status).toBe(200);
   });
 });
@@ -178,14 +217,20 @@ describe('data sources through plain JSON:API', () => {
     request(server.adminUrl)[method](path).set('Authorization', server.adminToken).set('Content-Type', JSON_API);
 
   it('creates, lists, updates and deletes a data source', async () => {
-    const created = await send('post', '/admin/data-source').send(JSON.stringify({ data: { type: 'data-source', attributes: { name: 'IdP', kind: 'identity-provider', resourceUri: `urn:example:idp:${freshIds(1)[0]}` } } }));
+    const created = await send('post', '/admin/data-source').send(
+      JSON.stringify({
+        data: { type: 'data-source', attributes: { name: 'IdP', kind: 'identity-provider', resourceUri: `urn:example:idp:${freshIds(1)[0]}` } },
+      }),
+    );
     expect(created.status).toBe(201);
     const id = bodyOf<JsonApiDocument<JsonApiResource>>(created).data.id;
     expect(created.headers.location).toBe(`/admin/data-source/${id}`);
     const listed = await getAdmin(server, '/admin/data-source?page[size]=100');
     expect(listed.status).toBe(200);
     expect(bodyOf<JsonApiDocument>(listed).meta?.total).toBeGreaterThanOrEqual(1);
-    const updated = await send('patch', `/admin/data-source/${id}`).send(JSON.stringify({ data: { type: 'data-source', id, attributes: { kind: 'resource-server' } } }));
+    const updated = await send('patch', `/admin/data-source/${id}`).send(
+      JSON.stringify({ data: { type: 'data-source', id, attributes: { kind: 'resource-server' } } }),
+    );
     expect(updated.status).toBe(200);
     expect(bodyOf<JsonApiDocument<JsonApiResource>>(updated).data.attributes.kind).toBe('resource-server');
     expect((await send('delete', `/admin/data-source/${id}`)).status).toBe(204);
@@ -193,7 +238,9 @@ describe('data sources through plain JSON:API', () => {
   });
 
   it('refuses an unknown kind with a 422 error document', async () => {
-    const response = await send('post', '/admin/data-source').send(JSON.stringify({ data: { type: 'data-source', attributes: { name: 'x', kind: 'nope', resourceUri: 'https://x.example' } } }));
+    const response = await send('post', '/admin/data-source').send(
+      JSON.stringify({ data: { type: 'data-source', attributes: { name: 'x', kind: 'nope', resourceUri: 'https://x.example' } } }),
+    );
     expect(response.status).toBe(422);
     expect(bodyOf<JsonApiErrors>(response).errors[0].source?.pointer).toBe('/value/attributes/kind');
   });

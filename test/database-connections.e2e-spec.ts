@@ -42,8 +42,13 @@ describe('DATABASE_POOL_SIZE with WORKERS=2 (server process)', () => {
     const adminUrl = `http://127.0.0.1:${adminPort}`;
     const adminToken = randomBytes(16).toString('hex');
     const child = startServerProcess({
-      WORKERS: '2', DATABASE_POOL_SIZE: String(POOL_SIZE), DATABASE_URL: databaseUrl, ADMIN_TOKEN: adminToken,
-      PORT: String(port), ADMIN_PORT: String(adminPort), ISSUER: issuer,
+      WORKERS: '2',
+      DATABASE_POOL_SIZE: String(POOL_SIZE),
+      DATABASE_URL: databaseUrl,
+      ADMIN_TOKEN: adminToken,
+      PORT: String(port),
+      ADMIN_PORT: String(adminPort),
+      ISSUER: issuer,
     });
     running = child;
     const exit = finished(child);
@@ -73,12 +78,21 @@ describe('DATABASE_POOL_SIZE with WORKERS=2 (server process)', () => {
         const kind = (lane + index) % 3;
         const answer =
           kind === 0
-            ? await request(issuer).post('/oauth2/token').set('Connection', 'close').set('Authorization', basic(clientId, secret))
-                .set('DPoP', await dpopProof(proofKey, `${issuer}/oauth2/token`)).type('form').send({ grant_type: 'client_credentials', scope: 'read' })
+            ? await request(issuer)
+                .post('/oauth2/token')
+                .set('Connection', 'close')
+                .set('Authorization', basic(clientId, secret))
+                .set('DPoP', await dpopProof(proofKey, `${issuer}/oauth2/token`))
+                .type('form')
+                .send({ grant_type: 'client_credentials', scope: 'read' })
             : kind === 1
               ? await request(adminUrl).get('/admin/purpose?page[size]=5').set('Connection', 'close').set('Authorization', adminToken)
-              : await request(issuer).post('/oauth2/token').set('Connection', 'close').set('Authorization', basic(clientId, 'wrong-secret'))
-                  .type('form').send({ grant_type: 'client_credentials', scope: 'read' });
+              : await request(issuer)
+                  .post('/oauth2/token')
+                  .set('Connection', 'close')
+                  .set('Authorization', basic(clientId, 'wrong-secret'))
+                  .type('form')
+                  .send({ grant_type: 'client_credentials', scope: 'read' });
         statuses.push(answer.status);
       }
       return statuses;

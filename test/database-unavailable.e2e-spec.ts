@@ -94,7 +94,11 @@ describe('PostgreSQL saying "not now"', () => {
   }
 
   const tokenRequest = (target: TestApp = server, who: TestClient = client) =>
-    request(target.url).post('/oauth2/token').set('Authorization', basic(who.clientId, who.clientSecret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
+    request(target.url)
+      .post('/oauth2/token')
+      .set('Authorization', basic(who.clientId, who.clientSecret))
+      .type('form')
+      .send({ grant_type: 'client_credentials', scope: 'read' });
 
   // A transaction of the test's own holding the client table: the server's next client lookup waits on it.
   async function lockClients(): Promise<pg.Client> {
@@ -118,10 +122,14 @@ describe('PostgreSQL saying "not now"', () => {
   // Every connection of the server is ended from the database side, so the next query needs a new one.
   async function dropServerConnections(): Promise<void> {
     await superuser.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [database]);
-    await eventually(async () => {
-      const { rows } = await superuser.query<{ count: number }>(`SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = $1`, [database]);
-      return rows[0].count === 0 ? true : undefined;
-    }, 5_000, 50);
+    await eventually(
+      async () => {
+        const { rows } = await superuser.query<{ count: number }>(`SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = $1`, [database]);
+        return rows[0].count === 0 ? true : undefined;
+      },
+      5_000,
+      50,
+    );
   }
 
   function expectOAuthUnavailable(response: request.Response): void {

@@ -67,11 +67,21 @@ describe('deployment files', () => {
 
   it('has a Dockerfile whose every COPY from the build context exists and is not excluded by .dockerignore', () => {
     const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
-    const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((line) => line.trim()).filter(Boolean);
+    const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((line) => line.trim())
+      .filter(Boolean);
     const sources = dockerfile
       .split('\n')
       .filter((line) => /^COPY\s/.test(line) && !line.includes('--from='))
-      .flatMap((line) => line.trim().split(/\s+/).slice(1).filter((word) => !word.startsWith('--')).slice(0, -1));
+      .flatMap((line) =>
+        line
+          .trim()
+          .split(/\s+/)
+          .slice(1)
+          .filter((word) => !word.startsWith('--'))
+          .slice(0, -1),
+      );
     expect(sources.length).toBeGreaterThan(0);
     for (const source of sources) {
       expect([source, existsSync(join(ROOT, source))]).toEqual([source, true]);

@@ -17,13 +17,18 @@ describe('a resource-scope token whose disclosure cannot be committed', () => {
 
   afterAll(() => database.close());
 
-  const ask = () => request(server.url).post('/oauth2/token').set('Authorization', basic(grant.clientId, grant.secret)).type('form')
-    .send({ grant_type: 'client_credentials', scope: `${grant.definitionName}:read` });
+  const ask = () =>
+    request(server.url)
+      .post('/oauth2/token')
+      .set('Authorization', basic(grant.clientId, grant.secret))
+      .type('form')
+      .send({ grant_type: 'client_credentials', scope: `${grant.definitionName}:read` });
 
   it('is not issued: 503 temporarily_unavailable, and no row appears later', async () => {
     // Warm every cache, so that only the disclosure needs the database.
     expect((await ask()).status).toBe(200);
-    const count = async (target: TestApp) => (await target.dataSource.query('SELECT count(*)::int AS count FROM disclosure WHERE client_id = $1', [grant.clientId]))[0].count;
+    const count = async (target: TestApp) =>
+      (await target.dataSource.query('SELECT count(*)::int AS count FROM disclosure WHERE client_id = $1', [grant.clientId]))[0].count;
     await database.proxy.cut();
     await new Promise((resolve) => setTimeout(resolve, 200));
     const response = await ask();

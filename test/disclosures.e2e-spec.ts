@@ -20,7 +20,11 @@ beforeAll(async () => {
 afterAll(() => Promise.all([server.close(), second.close()]));
 
 function ask(grant: Pick<ConsentGrant, 'clientId' | 'secret'>, scope: string, extra: Record<string, string> = {}) {
-  return request(server.url).post('/oauth2/token').set('Authorization', basic(grant.clientId, grant.secret)).type('form').send({ grant_type: 'client_credentials', scope, ...extra });
+  return request(server.url)
+    .post('/oauth2/token')
+    .set('Authorization', basic(grant.clientId, grant.secret))
+    .type('form')
+    .send({ grant_type: 'client_credentials', scope, ...extra });
 }
 
 const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());
@@ -47,15 +51,26 @@ async function secondTicket(grant: ConsentGrant): Promise<{ ticket: number; comb
   const [ticket, combination] = freshIds(2);
   const ticketId = `ticket-${ticket}`;
   const response = await patchAdmin(server, [
-    add('capability-ticket', { id: ticket, attributes: { ticketId, ticketName: 'Second' }, relationships: { purpose: ref('purpose', grant.ids.purpose), umaClient: ref('uma-client', grant.client) } }),
-    add('requested-resources-capability-tickets', { id: combination, relationships: { capabilityTicket: ref('capability-ticket', ticket), requestedResource: ref('requested-resource', grant.ids.resource) } }),
+    add('capability-ticket', {
+      id: ticket,
+      attributes: { ticketId, ticketName: 'Second' },
+      relationships: { purpose: ref('purpose', grant.ids.purpose), umaClient: ref('uma-client', grant.client) },
+    }),
+    add('requested-resources-capability-tickets', {
+      id: combination,
+      relationships: { capabilityTicket: ref('capability-ticket', ticket), requestedResource: ref('requested-resource', grant.ids.resource) },
+    }),
   ]);
   expect(response.status).toBe(200);
   return { ticket, combination, ticketId };
 }
 
 const remove = (type: string, id: number) => ({ op: 'remove', path: `/${type}/${id}` });
-const replace = (type: string, id: number, value: Record<string, unknown>) => ({ op: 'replace', path: `/${type}/${id}`, value: { type, id: String(id), ...value } });
+const replace = (type: string, id: number, value: Record<string, unknown>) => ({
+  op: 'replace',
+  path: `/${type}/${id}`,
+  value: { type, id: String(id), ...value },
+});
 
 describe('the disclosure of a resource-scope token', () => {
   it('is committed with copies of the token and the chain that covered it before the token is answered', async () => {
@@ -70,19 +85,27 @@ describe('the disclosure of a resource-scope token', () => {
     expect(row.type).toBe('disclosure');
     expect(row.id).toMatch(/^[1-9]\d*$/);
     expect(row.attributes).toEqual({
-      jti: claims.jti, clientId: grant.clientId, scope: `${grant.definitionName}:read`, aud: claims.aud,
+      jti: claims.jti,
+      clientId: grant.clientId,
+      scope: `${grant.definitionName}:read`,
+      aud: claims.aud,
       issuedAt: new Date(claims.iat * 1000).toISOString().replace('.000Z', 'Z'),
       expiresAt: new Date(claims.exp * 1000).toISOString().replace('.000Z', 'Z'),
-      tokenType: 'Bearer', jkt: null, requestId: response.headers['x-request-id'],
-      chains: [{
-        scope: `${grant.definitionName}:read`,
-        capabilityTicket: { id: String(grant.ids.ticket), ticketId: grant.ticketId },
-        requestedResource: { id: String(grant.ids.resource), requestedResourceId: grant.resourceId },
-        requestedResourceScopes: { id: String(grant.ids.binding) },
-        requestedResourcesCapabilityTickets: { id: String(grant.combination) },
-        purpose: { id: String(grant.ids.purpose), name: 'Your doctor follows your glucose' },
-      }],
-      withdrawnAt: null, withdrawnBy: null,
+      tokenType: 'Bearer',
+      jkt: null,
+      requestId: response.headers['x-request-id'],
+      chains: [
+        {
+          scope: `${grant.definitionName}:read`,
+          capabilityTicket: { id: String(grant.ids.ticket), ticketId: grant.ticketId },
+          requestedResource: { id: String(grant.ids.resource), requestedResourceId: grant.resourceId },
+          requestedResourceScopes: { id: String(grant.ids.binding) },
+          requestedResourcesCapabilityTickets: { id: String(grant.combination) },
+          purpose: { id: String(grant.ids.purpose), name: 'Your doctor follows your glucose' },
+        },
+      ],
+      withdrawnAt: null,
+      withdrawnBy: null,
     });
     const one = await getAdmin(server, `/admin/disclosure/${row.id}`);
     expect(one.status).toBe(200);
@@ -98,7 +121,10 @@ describe('the disclosure of a resource-scope token', () => {
     const other = await secondTicket(grant);
     await issued(grant);
     const [row] = (await disclosuresOf(grant.clientId)).body.data;
-    expect(row.attributes.chains.map((chain: { capabilityTicket: { ticketId: string } }) => chain.capabilityTicket.ticketId)).toEqual([grant.ticketId, other.ticketId]);
+    expect(row.attributes.chains.map((chain: { capabilityTicket: { ticketId: string } }) => chain.capabilityTicket.ticketId)).toEqual([
+      grant.ticketId,
+      other.ticketId,
+    ]);
   });
 
   it('records nothing for a plain-scope token or a refused request', async () => {
@@ -168,7 +194,9 @@ describe('reading disclosures', () => {
     expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(response.headers['content-disposition']).toBe('attachment; filename="disclosures.csv"');
     const lines = response.text.split('\r\n');
-    expect(lines[0]).toBe('id,jti,clientId,scope,aud,issuedAt,expiresAt,tokenType,jkt,requestId,ticketIds,requestedResourceIds,purposes,withdrawnAt,withdrawnBy');
+    expect(lines[0]).toBe(
+      'id,jti,clientId,scope,aud,issuedAt,expiresAt,tokenType,jkt,requestId,ticketIds,requestedResourceIds,purposes,withdrawnAt,withdrawnBy',
+    );
     expect(lines).toHaveLength(3);
     expect(lines[2]).toBe('');
     expect(lines[1]).toContain(`,${claims.jti},${grant.clientId},`);
@@ -191,8 +219,16 @@ describe('disclosures are read-only', () => {
     expect(after).toBe(before);
   });
 
-  it.each([['post', '/admin/disclosure'], ['patch', '/admin/disclosure/1'], ['delete', '/admin/disclosure/1']] as const)('answers %s %s with 405 and Allow: GET', async (method, path) => {
-    const response = await request(server.adminUrl)[method](path).set('Authorization', server.adminToken).set('Content-Type', JSON_API).send('{"data":{"type":"disclosure"}}');
+  it.each([
+    ['post', '/admin/disclosure'],
+    ['patch', '/admin/disclosure/1'],
+    ['delete', '/admin/disclosure/1'],
+  ] as const)('answers %s %s with 405 and Allow: GET', async (method, path) => {
+    const response = await request(server.adminUrl)
+      [method](path)
+      .set('Authorization', server.adminToken)
+      .set('Content-Type', JSON_API)
+      .send('{"data":{"type":"disclosure"}}');
     expect(response.status).toBe(405);
     expect(response.headers.allow).toBe('GET');
     expect(response.body.errors[0].status).toBe('405');
@@ -239,7 +275,9 @@ describe('withdrawal', () => {
   it('withdraws when allowedScopes is replaced without the scope, not when it is widened', async () => {
     const grant = await consentWorld(server);
     const token = await issued(grant);
-    const wider = await patchAdmin(server, [replace('uma-client', grant.client, { attributes: { allowedScopes: `${grant.definitionName}:read ${grant.definitionName}:write uma_protection extra` } })]);
+    const wider = await patchAdmin(server, [
+      replace('uma-client', grant.client, { attributes: { allowedScopes: `${grant.definitionName}:read ${grant.definitionName}:write uma_protection extra` } }),
+    ]);
     expect(wider.status).toBe(200);
     expect(await activeOnSecond(grant, token)).toBe(true);
     const narrower = await patchAdmin(server, [replace('uma-client', grant.client, { attributes: { allowedScopes: 'uma_protection' } })]);
@@ -308,15 +346,27 @@ describe('a token issued by an instance that had not yet heard of the change', (
     // What a lagging instance would commit now: a row resting on the combination just removed.
     const late = { ...row.attributes, jti: randomUUID() };
     await server.app.get(DisclosuresService).record({
-      jti: late.jti, clientKey: grant.client, clientId: grant.clientId, scope: late.scope, aud: late.aud, resources: [],
-      issuedAt: Math.floor(Date.now() / 1000), expiresAt: Math.floor(Date.now() / 1000) + 600, tokenType: 'Bearer',
-      chains: late.chains, defaultAudience: server.config.audience,
+      jti: late.jti,
+      clientKey: grant.client,
+      clientId: grant.clientId,
+      scope: late.scope,
+      aud: late.aud,
+      resources: [],
+      issuedAt: Math.floor(Date.now() / 1000),
+      expiresAt: Math.floor(Date.now() / 1000) + 600,
+      tokenType: 'Bearer',
+      chains: late.chains,
+      defaultAudience: server.config.audience,
     });
     expect(await activeOnSecond(grant, token)).toBe(false);
-    const withdrawn = await eventually(async () => {
-      const [found] = (await disclosuresOf(grant.clientId)).body.data.filter((entry: { attributes: { jti: string } }) => entry.attributes.jti === late.jti);
-      return found?.attributes.withdrawnAt ? found : undefined;
-    }, 2_500, 100);
+    const withdrawn = await eventually(
+      async () => {
+        const [found] = (await disclosuresOf(grant.clientId)).body.data.filter((entry: { attributes: { jti: string } }) => entry.attributes.jti === late.jti);
+        return found?.attributes.withdrawnAt ? found : undefined;
+      },
+      2_500,
+      100,
+    );
     const original = (await getAdmin(server, `/admin/disclosure/${row.id}`)).body.data;
     expect(original.attributes.withdrawnBy).not.toBeNull();
     expect(withdrawn.attributes.withdrawnBy).toBe(original.attributes.withdrawnBy);
@@ -332,8 +382,17 @@ describe('retention', () => {
     const now = Math.floor(Date.now() / 1000);
     const chains = (await disclosuresOf(grant.clientId)).body.data[0].attributes.chains;
     await service.record({
-      jti: old, clientKey: grant.client, clientId: grant.clientId, scope: `${grant.definitionName}:read`, aud: server.config.audience, resources: [],
-      issuedAt: now - 2191 * 86_400 - 60, expiresAt: now - 2191 * 86_400, tokenType: 'Bearer', chains, defaultAudience: server.config.audience,
+      jti: old,
+      clientKey: grant.client,
+      clientId: grant.clientId,
+      scope: `${grant.definitionName}:read`,
+      aud: server.config.audience,
+      resources: [],
+      issuedAt: now - 2191 * 86_400 - 60,
+      expiresAt: now - 2191 * 86_400,
+      tokenType: 'Bearer',
+      chains,
+      defaultAudience: server.config.audience,
     });
     expect((await disclosuresOf(grant.clientId)).body.meta.total).toBe(2);
     expect(await server.app.get(DisclosureRetention).prune()).toBeGreaterThanOrEqual(1);

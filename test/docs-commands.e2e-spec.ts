@@ -51,7 +51,10 @@ async function lowFreePorts(): Promise<[number, number]> {
 
 function untrackedFiles(): string[] {
   const status = spawnSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: ROOT, encoding: 'utf8' }).stdout;
-  return status.split('\n').filter((line) => line.startsWith('?? ')).map((line) => line.slice(3));
+  return status
+    .split('\n')
+    .filter((line) => line.startsWith('?? '))
+    .map((line) => line.slice(3));
 }
 
 describe('the command blocks of the README and the guides', () => {
@@ -81,9 +84,11 @@ describe('the command blocks of the README and the guides', () => {
     const blocks = runOrder(ROOT).flatMap((page) => commandBlocks(ROOT, page));
     expect(blocks.length).toBeGreaterThan(10);
     const before = untrackedFiles();
-    const run = await finished(spawn('bash', ['-c', script(blocks, port, adminPort, dataDir)], {
-      env: cleanEnvironment({ DATA_DIR: dataDir }),
-    }));
+    const run = await finished(
+      spawn('bash', ['-c', script(blocks, port, adminPort, dataDir)], {
+        env: cleanEnvironment({ DATA_DIR: dataDir }),
+      }),
+    );
     const outputs = run.stdout.split(`\n${DONE}\n`);
     const completed = outputs.length - 1;
     const failed = blocks[completed];

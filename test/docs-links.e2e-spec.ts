@@ -48,7 +48,9 @@ describe('links of the README and docs/', () => {
 
 describe('the heading anchors the link check computes', () => {
   it('follows GitHub: punctuation and code marks dropped, repeats numbered', () => {
-    const anchors = headingAnchors('# Clients that hold a key: `private_key_jwt` and DPoP\n## Every core: `WORKERS`\n## At scale\n## At scale\n```sh\n# not a heading\n```\n');
+    const anchors = headingAnchors(
+      '# Clients that hold a key: `private_key_jwt` and DPoP\n## Every core: `WORKERS`\n## At scale\n## At scale\n```sh\n# not a heading\n```\n',
+    );
     expect([...anchors]).toEqual(['clients-that-hold-a-key-private_key_jwt-and-dpop', 'every-core-workers', 'at-scale', 'at-scale-1']);
   });
 });

@@ -61,18 +61,28 @@ describe('DPoP-bound tokens', () => {
 
   it('introspection answers token_type DPoP and cnf for a bound token', async () => {
     const issued = await tokenRequest(server, await dpopProof(proofKey, tokenEndpoint));
-    const response = await request(server.url).post('/oauth2/introspect').set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send({ token: bodyOf<TokenBody>(issued).access_token });
+    const response = await request(server.url)
+      .post('/oauth2/introspect')
+      .set('Authorization', basic(client.clientId, client.clientSecret))
+      .type('form')
+      .send({ token: bodyOf<TokenBody>(issued).access_token });
     expect(response.body).toMatchObject({ active: true, token_type: 'DPoP', cnf: { jkt } });
   });
 
-  it('binds the access token of a refresh to that request\'s proof, leaving the refresh token unbound', async () => {
+  it("binds the access token of a refresh to that request's proof, leaving the refresh token unbound", async () => {
     const refresher = await createClient(server.app, { grantTypes: 'client_credentials refresh_token' });
     const first = await tokenRequest(server, await dpopProof(proofKey, tokenEndpoint), refresher);
     const otherKey = await clientKey('ES256');
-    const refreshed = await tokenRequest(server, await dpopProof(otherKey, tokenEndpoint), refresher, { grant_type: 'refresh_token', refresh_token: bodyOf<TokenBody>(first).refresh_token! });
+    const refreshed = await tokenRequest(server, await dpopProof(otherKey, tokenEndpoint), refresher, {
+      grant_type: 'refresh_token',
+      refresh_token: bodyOf<TokenBody>(first).refresh_token!,
+    });
     expect(refreshed.status).toBe(200);
     expect(claimsOf(bodyOf<TokenBody>(refreshed).access_token).cnf).toEqual({ jkt: await calculateJwkThumbprint(otherKey.jwk) });
-    const unbound = await tokenRequest(server, undefined, refresher, { grant_type: 'refresh_token', refresh_token: bodyOf<TokenBody>(refreshed).refresh_token! });
+    const unbound = await tokenRequest(server, undefined, refresher, {
+      grant_type: 'refresh_token',
+      refresh_token: bodyOf<TokenBody>(refreshed).refresh_token!,
+    });
     expect(unbound.status).toBe(200);
     expect(bodyOf<TokenBody>(unbound).token_type).toBe('Bearer');
   });
@@ -125,7 +135,9 @@ describe('DPoP proofs refused: 400 invalid_dpop_proof', () => {
     const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
     const payload = { htm: 'POST', htu: tokenEndpoint, iat: now(), jti: randomUUID() };
     const none = await tokenRequest(server, `${encode({ alg: 'none', typ: 'dpop+jwt', jwk: proofKey.jwk })}.${encode(payload)}.`);
-    const hmac = await new SignJWT(payload).setProtectedHeader({ alg: 'HS256', typ: 'dpop+jwt', jwk: { kty: 'oct', k: 'c2VjcmV0' } as never }).sign(new TextEncoder().encode('secret'));
+    const hmac = await new SignJWT(payload)
+      .setProtectedHeader({ alg: 'HS256', typ: 'dpop+jwt', jwk: { kty: 'oct', k: 'c2VjcmV0' } as never })
+      .sign(new TextEncoder().encode('secret'));
     for (const response of [none, await tokenRequest(server, hmac)]) {
       expect(response.status).toBe(400);
       expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_dpop_proof');
@@ -135,8 +147,12 @@ describe('DPoP proofs refused: 400 invalid_dpop_proof', () => {
   it('refuses text that is not a JWT, and two DPoP headers', async () => {
     expect(bodyOf<OAuthErrorBody>(await tokenRequest(server, 'not-a-jwt')).error).toBe('invalid_dpop_proof');
     const proof = await dpopProof(proofKey, tokenEndpoint);
-    const twice = await request(server.url).post('/oauth2/token').set('Authorization', basic(client.clientId, client.clientSecret))
-      .set('DPoP', [proof, await dpopProof(proofKey, tokenEndpoint)] as unknown as string).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
+    const twice = await request(server.url)
+      .post('/oauth2/token')
+      .set('Authorization', basic(client.clientId, client.clientSecret))
+      .set('DPoP', [proof, await dpopProof(proofKey, tokenEndpoint)] as unknown as string)
+      .type('form')
+      .send({ grant_type: 'client_credentials', scope: 'read' });
     expect(twice.status).toBe(400);
     expect(bodyOf<OAuthErrorBody>(twice).error_description).toMatch(/exactly one DPoP header/);
   });
@@ -151,7 +167,9 @@ describe('DPoP proofs refused: 400 invalid_dpop_proof', () => {
 
   it('compares htu with the ISSUER, not with Host or X-Forwarded-Host', async () => {
     const spoofed = 'http://attacker.example/oauth2/token';
-    const response = await tokenRequest(server, await dpopProof(proofKey, spoofed)).set('Host', 'attacker.example').set('X-Forwarded-Host', 'attacker.example');
+    const response = await tokenRequest(server, await dpopProof(proofKey, spoofed))
+      .set('Host', 'attacker.example')
+      .set('X-Forwarded-Host', 'attacker.example');
     expect(response.status).toBe(400);
     expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/"htu"/);
   });
@@ -164,7 +182,11 @@ describe('DPoP proofs refused: 400 invalid_dpop_proof', () => {
     const refused = await request(server.url).post('/oauth2/token').type('form').send(form);
     expect(refused.status).toBe(400);
     expect(bodyOf<OAuthErrorBody>(refused).error).toBe('invalid_dpop_proof');
-    const accepted = await request(server.url).post('/oauth2/token').set('DPoP', await dpopProof(proofKey, tokenEndpoint)).type('form').send(form);
+    const accepted = await request(server.url)
+      .post('/oauth2/token')
+      .set('DPoP', await dpopProof(proofKey, tokenEndpoint))
+      .type('form')
+      .send(form);
     expect(accepted.status).toBe(200);
     expect(bodyOf<TokenBody>(accepted).token_type).toBe('DPoP');
   });
@@ -178,8 +200,14 @@ describe('DPoP proofs refused: 400 invalid_dpop_proof', () => {
 
   it('refuses a dpopBoundAccessTokens client_secret_post client that sends no proof, for every grant', async () => {
     const bound = await createClient(server.app, { dpopBound: true, authenticationType: 'client_secret_post', grantTypes: 'client_credentials refresh_token' });
-    for (const form of [{ grant_type: 'client_credentials', scope: 'read' }, { grant_type: 'refresh_token', refresh_token: 'not-a-token' }]) {
-      const response = await request(server.url).post('/oauth2/token').type('form').send({ ...form, client_id: bound.clientId, client_secret: bound.clientSecret });
+    for (const form of [
+      { grant_type: 'client_credentials', scope: 'read' },
+      { grant_type: 'refresh_token', refresh_token: 'not-a-token' },
+    ]) {
+      const response = await request(server.url)
+        .post('/oauth2/token')
+        .type('form')
+        .send({ ...form, client_id: bound.clientId, client_secret: bound.clientSecret });
       expect(response.status).toBe(400);
       expect(response.body).toEqual({ error: 'invalid_dpop_proof', error_description: 'DPoP: this client must send a DPoP proof with every token request' });
     }
@@ -189,8 +217,12 @@ describe('DPoP proofs refused: 400 invalid_dpop_proof', () => {
 describe('an assertion and a proof are used up together, all or none', () => {
   let key: ClientKey;
   let id: string;
-  const send = (jwt: string, proof: string) => request(server.url).post('/oauth2/token').set('DPoP', proof).type('form')
-    .send({ grant_type: 'client_credentials', scope: 'read', client_assertion_type: ASSERTION_TYPE, client_assertion: jwt });
+  const send = (jwt: string, proof: string) =>
+    request(server.url)
+      .post('/oauth2/token')
+      .set('DPoP', proof)
+      .type('form')
+      .send({ grant_type: 'client_credentials', scope: 'read', client_assertion_type: ASSERTION_TYPE, client_assertion: jwt });
 
   beforeAll(async () => {
     key = await clientKey('ES256');
@@ -279,11 +311,24 @@ describe('DPOP_NONCE=true', () => {
   it('does not use up the client assertion of a request refused for its nonce', async () => {
     const key = await clientKey('ES256');
     const id = await createKeyClient(first.app, key);
-    const form = { grant_type: 'client_credentials', scope: 'read', client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(key, id, first.url) };
-    const refused = await request(first.url).post('/oauth2/token').set('DPoP', await dpopProof(proofKey, endpoint)).type('form').send(form);
+    const form = {
+      grant_type: 'client_credentials',
+      scope: 'read',
+      client_assertion_type: ASSERTION_TYPE,
+      client_assertion: await assertion(key, id, first.url),
+    };
+    const refused = await request(first.url)
+      .post('/oauth2/token')
+      .set('DPoP', await dpopProof(proofKey, endpoint))
+      .type('form')
+      .send(form);
     expect(bodyOf<OAuthErrorBody>(refused).error).toBe('use_dpop_nonce');
     const nonce = refused.headers['dpop-nonce'];
-    const accepted = await request(first.url).post('/oauth2/token').set('DPoP', await dpopProof(proofKey, endpoint, { nonce })).type('form').send(form);
+    const accepted = await request(first.url)
+      .post('/oauth2/token')
+      .set('DPoP', await dpopProof(proofKey, endpoint, { nonce }))
+      .type('form')
+      .send(form);
     expect(accepted.status).toBe(200);
   });
 

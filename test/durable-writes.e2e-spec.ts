@@ -14,15 +14,17 @@ import { freePorts, startTestApp, testDatabaseUrl, type TestApp } from './suppor
 /** The postmaster of the cluster in `clusterDir` and every process it started. */
 function clusterProcesses(clusterDir: string): number[] {
   const postmaster = Number(readFileSync(join(clusterDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  const children = readdirSync('/proc').filter((name) => /^\d+$/.test(name)).filter((pid) => {
-    try {
-      // The fourth field of /proc/<pid>/stat is the parent's pid (the name in parentheses may hold spaces).
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster;
-    } catch {
-      return false;
-    }
-  });
+  const children = readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        // The fourth field of /proc/<pid>/stat is the parent's pid (the name in parentheses may hold spaces).
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster;
+      } catch {
+        return false;
+      }
+    });
   return [...children.map(Number), postmaster];
 }
 
@@ -47,8 +49,13 @@ describe('a kill -9 of the embedded PostgreSQL right after a token', () => {
     const grant = await consentWorld(first);
     const key = await clientKey('ES256');
     const proof = await dpopProof(key, `${first.url}/oauth2/token`);
-    const ask = (server: TestApp) => request(server.url).post('/oauth2/token').set('Authorization', basic(grant.clientId, grant.secret)).set('DPoP', proof).type('form')
-      .send({ grant_type: 'client_credentials', scope: `${grant.definitionName}:read` });
+    const ask = (server: TestApp) =>
+      request(server.url)
+        .post('/oauth2/token')
+        .set('Authorization', basic(grant.clientId, grant.secret))
+        .set('DPoP', proof)
+        .type('form')
+        .send({ grant_type: 'client_credentials', scope: `${grant.definitionName}:read` });
     const issued = await ask(first);
     expect(issued.status).toBe(200);
     // At once, before any background WAL flush: every process of the cluster.
@@ -76,11 +83,19 @@ describe('a kill -9 of the server right after a resource-scope token', () => {
     const grant = await consentWorld(setup);
     await setup.close();
     const [port, adminPort] = await freePorts(2);
-    const child = startServerProcess({ DATABASE_URL: testDatabaseUrl(), ADMIN_TOKEN: 'durable-test-admin-token-0123', PORT: String(port), ADMIN_PORT: String(adminPort) });
+    const child = startServerProcess({
+      DATABASE_URL: testDatabaseUrl(),
+      ADMIN_TOKEN: 'durable-test-admin-token-0123',
+      PORT: String(port),
+      ADMIN_PORT: String(adminPort),
+    });
     const exit = finished(child);
     const url = `http://127.0.0.1:${port}`;
     await eventually(async () => ((await request(url).get('/health/ready')).status === 200 ? true : undefined), 60_000, 100);
-    const issued = await request(url).post('/oauth2/token').set('Authorization', basic(grant.clientId, grant.secret)).type('form')
+    const issued = await request(url)
+      .post('/oauth2/token')
+      .set('Authorization', basic(grant.clientId, grant.secret))
+      .type('form')
       .send({ grant_type: 'client_credentials', scope: `${grant.definitionName}:read` });
     child.kill('SIGKILL');
     await exit;

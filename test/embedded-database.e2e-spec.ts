@@ -97,26 +97,32 @@ describe('a failed start leaves nothing behind', () => {
 
   it('stops with one line naming ADMIN_TOKEN_FILE when it cannot be read, and starts no database', async () => {
     const [port, adminPort] = await freePorts(2);
-    const result = await finished(startServerProcess({ DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(adminPort), ADMIN_TOKEN_FILE: join(dataDir, 'missing') }));
+    const result = await finished(
+      startServerProcess({ DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(adminPort), ADMIN_TOKEN_FILE: join(dataDir, 'missing') }),
+    );
     expect(result.code).not.toBe(0);
     expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining('ADMIN_TOKEN_FILE')]);
     expect(processesMentioning(dataDir)).toEqual([]);
   });
 
-  it.each([['PORT'], ['ADMIN_PORT']])('stops with one line naming %s when the port is taken, and closes the listener, the pool and the embedded database', async (variable) => {
-    const [port, adminPort] = await freePorts(2);
-    const taken = await occupy(variable === 'PORT' ? port : adminPort);
-    try {
-      const result = await finished(startServerProcess({ DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(adminPort) }));
-      expect(result.code).not.toBe(0);
-      expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining(`(${variable}) is already in use`)]);
-      expect(processesMentioning(dataDir)).toEqual([]);
-      // The public port was released too (ADMIN_PORT case: it had been listening).
-      taken.close();
-      const again = await occupy(port);
-      again.close();
-    } finally {
-      taken.close();
-    }
-  }, 60_000);
+  it.each([['PORT'], ['ADMIN_PORT']])(
+    'stops with one line naming %s when the port is taken, and closes the listener, the pool and the embedded database',
+    async (variable) => {
+      const [port, adminPort] = await freePorts(2);
+      const taken = await occupy(variable === 'PORT' ? port : adminPort);
+      try {
+        const result = await finished(startServerProcess({ DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(adminPort) }));
+        expect(result.code).not.toBe(0);
+        expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining(`(${variable}) is already in use`)]);
+        expect(processesMentioning(dataDir)).toEqual([]);
+        // The public port was released too (ADMIN_PORT case: it had been listening).
+        taken.close();
+        const again = await occupy(port);
+        again.close();
+      } finally {
+        taken.close();
+      }
+    },
+    60_000,
+  );
 });

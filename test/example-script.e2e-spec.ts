@@ -15,9 +15,11 @@ describe('examples/blood-glucose.sh', () => {
   it('runs the seed scenario end to end with curl and prints a token with its permissions', async () => {
     const script = resolve(import.meta.dirname, '../examples/blood-glucose.sh');
     const run = (baseId: string) =>
-      finished(spawn('bash', [script], {
-        env: { PATH: process.env.PATH, AS_URL: server.url, ADMIN_URL: `${server.adminUrl}/admin`, ADMIN_TOKEN: server.adminToken, BASE_ID: baseId },
-      }));
+      finished(
+        spawn('bash', [script], {
+          env: { PATH: process.env.PATH, AS_URL: server.url, ADMIN_URL: `${server.adminUrl}/admin`, ADMIN_TOKEN: server.adminToken, BASE_ID: baseId },
+        }),
+      );
     const firstId = String(900_000_000 + Math.floor(Math.random() * 1_000_000) * 10);
     const first = await run(firstId);
     const firstUri = `https://glucose-api-${firstId}.example/fhir`;
@@ -41,9 +43,11 @@ describe('examples/blood-glucose.sh', () => {
   it('leaves the data source of an earlier run as it was (its introspection client unchanged)', async () => {
     const script = resolve(import.meta.dirname, '../examples/blood-glucose.sh');
     const run = (baseId: number) =>
-      finished(spawn('bash', [script], {
-        env: { PATH: process.env.PATH, AS_URL: server.url, ADMIN_URL: `${server.adminUrl}/admin`, ADMIN_TOKEN: server.adminToken, BASE_ID: String(baseId) },
-      }));
+      finished(
+        spawn('bash', [script], {
+          env: { PATH: process.env.PATH, AS_URL: server.url, ADMIN_URL: `${server.adminUrl}/admin`, ADMIN_TOKEN: server.adminToken, BASE_ID: String(baseId) },
+        }),
+      );
     const dataSource = async (id: number) => {
       const response = await fetch(`${server.adminUrl}/admin/data-source/${id}`, { headers: { Authorization: server.adminToken } });
       const { data } = (await response.json()) as { data: { attributes: unknown; relationships: unknown } };

@@ -61,7 +61,9 @@ describe('GET /admin/explain: every missing link, in the order the token endpoin
 
   it('3. no scope of that name in the definition', async () => {
     const grant = await consentWorld(server);
-    await patchAdmin(server, [{ op: 'replace', path: `/uma-client/${grant.client}`, value: { type: 'uma-client', attributes: { allowedScopes: `${grant.definitionName}:delete` } } }]);
+    await patchAdmin(server, [
+      { op: 'replace', path: `/uma-client/${grant.client}`, value: { type: 'uma-client', attributes: { allowedScopes: `${grant.definitionName}:delete` } } },
+    ]);
     await expectRefusedAlike(grant, `${grant.definitionName}:delete`, 'invalid_scope', /no scope named "delete" in resource definition/);
   });
 
@@ -72,19 +74,28 @@ describe('GET /admin/explain: every missing link, in the order the token endpoin
 
   it('5. no requested-resource-scopes record binding the scope', async () => {
     const grant = await consentWorld(server);
-    await expectRefusedAlike(grant, `${grant.definitionName}:write`, 'invalid_scope', new RegExp(`no requested-resource-scopes record binds scope "write" to requested resource ${grant.ids.resource} `));
+    await expectRefusedAlike(
+      grant,
+      `${grant.definitionName}:write`,
+      'invalid_scope',
+      new RegExp(`no requested-resource-scopes record binds scope "write" to requested resource ${grant.ids.resource} `),
+    );
   });
 
   it('6. no combination with a capability ticket of the client', async () => {
     const grant = await consentWorld(server);
     expect((await patchAdmin(server, [{ op: 'remove', path: `/requested-resources-capability-tickets/${grant.combination}` }])).status).toBe(200);
     const body = await expectRefusedAlike(grant, `${grant.definitionName}:read`, 'invalid_scope', /no requested-resources-capability-tickets record/);
-    expect(body.scopes[0].missing).toBe(`no requested-resources-capability-tickets record combines a capability ticket of ${grant.clientId} with requested resource ${grant.ids.resource}`);
+    expect(body.scopes[0].missing).toBe(
+      `no requested-resources-capability-tickets record combines a capability ticket of ${grant.clientId} with requested resource ${grant.ids.resource}`,
+    );
   });
 
   it('7a. a resource that is no enrolled data source', async () => {
     const grant = await consentWorld(server);
-    await expectRefusedAlike(grant, `${grant.definitionName}:read`, 'invalid_target', /resource "https:\/\/nowhere.example" is no enrolled data source/, ['https://nowhere.example']);
+    await expectRefusedAlike(grant, `${grant.definitionName}:read`, 'invalid_target', /resource "https:\/\/nowhere.example" is no enrolled data source/, [
+      'https://nowhere.example',
+    ]);
   });
 
   it('7b. a resource whose data source does not serve the definition', async () => {
@@ -108,18 +119,26 @@ describe('GET /admin/explain: a granted request', () => {
     const scope = `uma_protection ${grant.definitionName}:read`;
     const verdict = bodyOf<ExplainVerdict>(await explain({ client: grant.clientId, scope }));
     expect(verdict).toEqual({
-      client: grant.clientId, granted: true, scope, lifetime: 1200, aud: source.resourceUri,
+      client: grant.clientId,
+      granted: true,
+      scope,
+      lifetime: 1200,
+      aud: source.resourceUri,
       scopes: [
         { scope: 'uma_protection', granted: true, allowed: true },
         {
-          scope: `${grant.definitionName}:read`, granted: true, allowed: true,
-          covering: [{
-            requestedResource: { id: String(grant.ids.resource), requestedResourceId: grant.resourceId, maxPermissionDuration: 1200 },
-            capabilityTicket: { id: String(grant.ids.ticket), ticketId: grant.ticketId, ticketName: 'Glucose' },
-            purpose: { id: String(grant.ids.purpose), name: 'Your doctor follows your glucose' },
-            requestedResourceScopes: [String(grant.ids.binding)],
-            requestedResourcesCapabilityTickets: [String(grant.combination)],
-          }],
+          scope: `${grant.definitionName}:read`,
+          granted: true,
+          allowed: true,
+          covering: [
+            {
+              requestedResource: { id: String(grant.ids.resource), requestedResourceId: grant.resourceId, maxPermissionDuration: 1200 },
+              capabilityTicket: { id: String(grant.ids.ticket), ticketId: grant.ticketId, ticketName: 'Glucose' },
+              purpose: { id: String(grant.ids.purpose), name: 'Your doctor follows your glucose' },
+              requestedResourceScopes: [String(grant.ids.binding)],
+              requestedResourcesCapabilityTickets: [String(grant.combination)],
+            },
+          ],
         },
       ],
     });
@@ -132,8 +151,15 @@ describe('GET /admin/explain: a granted request', () => {
     const grant = await consentWorld(server);
     const [ticket, combination] = freshIds(2);
     const added = await patchAdmin(server, [
-      add('capability-ticket', { id: ticket, attributes: { ticketId: `ticket-${ticket}`, ticketName: 'Second' }, relationships: { purpose: ref('purpose', grant.ids.purpose), umaClient: ref('uma-client', grant.client) } }),
-      add('requested-resources-capability-tickets', { id: combination, relationships: { capabilityTicket: ref('capability-ticket', ticket), requestedResource: ref('requested-resource', grant.ids.resource) } }),
+      add('capability-ticket', {
+        id: ticket,
+        attributes: { ticketId: `ticket-${ticket}`, ticketName: 'Second' },
+        relationships: { purpose: ref('purpose', grant.ids.purpose), umaClient: ref('uma-client', grant.client) },
+      }),
+      add('requested-resources-capability-tickets', {
+        id: combination,
+        relationships: { capabilityTicket: ref('capability-ticket', ticket), requestedResource: ref('requested-resource', grant.ids.resource) },
+      }),
     ]);
     expect(added.status).toBe(200);
     const [covering] = bodyOf<ExplainVerdict>(await explain({ client: grant.clientId, scope: `${grant.definitionName}:read` })).scopes[0].covering!;
@@ -160,7 +186,8 @@ describe('GET /admin/explain: a granted request', () => {
 describe('GET /admin/explain: nothing stored, nothing counted', () => {
   async function everyTableCount(): Promise<Record<string, number>> {
     const tables: { table_name: string }[] = await server.dataSource.query(
-      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name");
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name",
+    );
     const counts: Record<string, number> = {};
     for (const { table_name: table } of tables) {
       const [{ count }]: { count: number }[] = await server.dataSource.query(`SELECT count(*)::int AS count FROM "${table}"`);
@@ -180,8 +207,11 @@ describe('GET /admin/explain: nothing stored, nothing counted', () => {
 
   it('counts no token request and no cache lookup in the metrics', async () => {
     const grant = await consentWorld(server);
-    const scrape = async () => (await request(server.adminUrl).get('/metrics').set('Authorization', server.adminToken)).text
-      .split('\n').filter((line) => /^(oauth_|cache_lookups_total)/.test(line)).join('\n');
+    const scrape = async () =>
+      (await request(server.adminUrl).get('/metrics').set('Authorization', server.adminToken)).text
+        .split('\n')
+        .filter((line) => /^(oauth_|cache_lookups_total)/.test(line))
+        .join('\n');
     expect((await ask(grant, `${grant.definitionName}:read`)).status).toBe(200);
     const before = await scrape();
     expect(before).toContain('cache_lookups_total{cache="consent_coverage"');
@@ -215,7 +245,11 @@ describe('GET /admin/explain: refused requests', () => {
 
   it('answers 401 without the admin token, and 400 for another ApiVersion', async () => {
     expect((await explain({ client: 'x', scope: 'read' }, 'wrong-token')).status).toBe(401);
-    const versioned = await request(server.adminUrl).get('/admin/explain').query({ client: 'x', scope: 'read' }).set('Authorization', server.adminToken).set('ApiVersion', 'v2.0');
+    const versioned = await request(server.adminUrl)
+      .get('/admin/explain')
+      .query({ client: 'x', scope: 'read' })
+      .set('Authorization', server.adminToken)
+      .set('ApiVersion', 'v2.0');
     expect(versioned.status).toBe(400);
   });
 
@@ -223,4 +257,3 @@ describe('GET /admin/explain: refused requests', () => {
     expect((await request(server.url).get('/admin/explain').query({ client: 'x', scope: 'read' })).status).toBe(404);
   });
 });
-

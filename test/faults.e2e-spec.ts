@@ -29,8 +29,15 @@ describe('kill -9 in the middle of a stream of admin PATCHes', () => {
       for (let index = 0; !stop; index += 1) {
         const id = base + (index * 8 + lane) * 2;
         attempted.push(id);
-        const body = JSON.stringify([1, 0].map((offset) => ({ op: 'add', path: '/purpose', value: { type: 'purpose', id: id + 1 - offset, attributes: { name: `stream ${id}` } } })));
-        const response = await request(adminUrl).patch('/admin').set('Authorization', adminToken).set('Content-Type', JSON_PATCH).send(body).catch(() => undefined);
+        const body = JSON.stringify(
+          [1, 0].map((offset) => ({ op: 'add', path: '/purpose', value: { type: 'purpose', id: id + 1 - offset, attributes: { name: `stream ${id}` } } })),
+        );
+        const response = await request(adminUrl)
+          .patch('/admin')
+          .set('Authorization', adminToken)
+          .set('Content-Type', JSON_PATCH)
+          .send(body)
+          .catch(() => undefined);
         if (response?.status === 200) acknowledged.push(id);
       }
     };
@@ -52,7 +59,9 @@ describe('kill -9 in the middle of a stream of admin PATCHes', () => {
       const stored = new Set(rows.map((row) => row.id));
       const lost = acknowledged.filter((id) => !stored.has(id) || !stored.has(id + 1));
       const partial = attempted.filter((id) => stored.has(id) !== stored.has(id + 1));
-      console.log(`kill -9: ${attempted.length} requests sent, ${acknowledged.length} acknowledged, ${lost.length} acknowledged writes lost, ${partial.length} partly stored`);
+      console.log(
+        `kill -9: ${attempted.length} requests sent, ${acknowledged.length} acknowledged, ${lost.length} acknowledged writes lost, ${partial.length} partly stored`,
+      );
       expect(lost).toEqual([]);
       expect(partial).toEqual([]);
       // The restarted server reads what was stored.
@@ -77,7 +86,11 @@ describe('database connections terminated under load', () => {
       let stop = false;
       const ask = async () => {
         while (!stop) {
-          const response = await request(server.url).post('/oauth2/token').set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
+          const response = await request(server.url)
+            .post('/oauth2/token')
+            .set('Authorization', basic(client.clientId, client.clientSecret))
+            .type('form')
+            .send({ grant_type: 'client_credentials', scope: 'read' });
           statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
           if (response.status === 503) {
             expect(bodyOf<OAuthErrorBody>(response).error).toBe('temporarily_unavailable');
@@ -105,7 +118,11 @@ describe('database connections terminated under load', () => {
       console.log(`connections terminated: statuses ${[...statuses.entries()].map(([status, count]) => `${status}×${count}`).join(' ')}`);
       expect([...statuses.keys()].every((status) => status === 200 || status === 503)).toBe(true);
       if (lastFailure) expect(recoveredAt - terminatedAt).toBeLessThan(5_000);
-      const final = await request(server.url).post('/oauth2/token').set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
+      const final = await request(server.url)
+        .post('/oauth2/token')
+        .set('Authorization', basic(client.clientId, client.clientSecret))
+        .type('form')
+        .send({ grant_type: 'client_credentials', scope: 'read' });
       expect(final.status).toBe(200);
     } finally {
       await server.close();

@@ -24,7 +24,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  const statuses = [...tally.statuses.entries()].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ');
+  const statuses = [...tally.statuses.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([status, count]) => `${status}×${count}`)
+    .join(' ');
   console.log(`fuzz: ${tally.requests} requests, statuses ${statuses}`);
   await server.close();
 });
@@ -53,18 +56,36 @@ const hostileJson = fc.letrec((tie) => ({
     fc.double(),
     fc.constantFrom(1e308, -1, 0, 2 ** 31, 2 ** 53 + 1, null, true, [], {}),
     fc.array(tie('value'), { maxLength: 4 }),
-    fc.dictionary(fc.oneof(nasty, fc.constantFrom('__proto__', 'constructor', 'grant_type', 'scope', 'client_id', 'client_secret', 'token', 'resource')), tie('value'), { maxKeys: 4 }),
+    fc.dictionary(
+      fc.oneof(nasty, fc.constantFrom('__proto__', 'constructor', 'grant_type', 'scope', 'client_id', 'client_secret', 'token', 'resource')),
+      tie('value'),
+      { maxKeys: 4 },
+    ),
   ),
 })).value;
 const deeplyNested = fc.integer({ min: 100, max: 5000 }).map((depth) => '['.repeat(depth) + ']'.repeat(depth));
 const contentTypes = fc.constantFrom(
-  'application/x-www-form-urlencoded', 'application/json', 'text/plain', 'application/json; charset=utf-16', '',
-  JSON_API, JSON_PATCH, 'multipart/form-data; boundary=zz', 'application/x-www-form-urlencoded; charset=latin1',
+  'application/x-www-form-urlencoded',
+  'application/json',
+  'text/plain',
+  'application/json; charset=utf-16',
+  '',
+  JSON_API,
+  JSON_PATCH,
+  'multipart/form-data; boundary=zz',
+  'application/x-www-form-urlencoded; charset=latin1',
 );
 const bodies = fc.oneof(
   hostileJson.map((value) => JSON.stringify(value)),
   deeplyNested,
-  fc.array(fc.tuple(fc.constantFrom('grant_type', 'scope', 'client_id', 'client_secret', 'token', 'token_type_hint', '__proto__', 'refresh_token', 'resource', 'resource'), nasty), { maxLength: 6 })
+  fc
+    .array(
+      fc.tuple(
+        fc.constantFrom('grant_type', 'scope', 'client_id', 'client_secret', 'token', 'token_type_hint', '__proto__', 'refresh_token', 'resource', 'resource'),
+        nasty,
+      ),
+      { maxLength: 6 },
+    )
     .map((pairs) => pairs.map(([name, value]) => `${percentEncode(name)}=${percentEncode(value)}`).join('&')),
   fc.uint8Array({ maxLength: 400 }).map((bytes) => Buffer.from(bytes).toString('latin1')),
   fc.constant('grant_type=client_credentials&grant_type=client_credentials&scope=read'),
@@ -87,7 +108,11 @@ async function assertNothingChanged(run: () => Promise<void>): Promise<void> {
 }
 
 async function stillServesTokens(): Promise<void> {
-  const response = await request(server.url).post('/oauth2/token').set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
+  const response = await request(server.url)
+    .post('/oauth2/token')
+    .set('Authorization', basic(client.clientId, client.clientSecret))
+    .type('form')
+    .send({ grant_type: 'client_credentials', scope: 'read' });
   expect(response.status).toBe(200);
 }
 
@@ -97,37 +122,68 @@ const nextAddress = () => `203.0.113.${(address = (address % 250) + 1)}`;
 describe.each(['/oauth2/token', '/oauth2/introspect', '/oauth2/revoke'])('fuzzing POST %s', (path) => {
   it(`answers ${CASES_PER_ENDPOINT} malformed requests with 4xx, changing nothing`, async () => {
     await assertNothingChanged(async () => {
-      await fc.assert(fc.asyncProperty(contentTypes, bodies, authorizations(), async (type, body, authorization) => {
-        let call = request(server.url).post(path).set('X-Forwarded-For', nextAddress());
-        if (type) call = call.set('Content-Type', type);
-        if (authorization) call = call.set('Authorization', authorization);
-        const response = await call.send(body);
-        record(response.status);
-        if (response.status >= 400) expect(typeof bodyOf<OAuthErrorBody>(response).error).toBe('string');
-      }), { numRuns: CASES_PER_ENDPOINT });
+      await fc.assert(
+        fc.asyncProperty(contentTypes, bodies, authorizations(), async (type, body, authorization) => {
+          let call = request(server.url).post(path).set('X-Forwarded-For', nextAddress());
+          if (type) call = call.set('Content-Type', type);
+          if (authorization) call = call.set('Authorization', authorization);
+          const response = await call.send(body);
+          record(response.status);
+          if (response.status >= 400) expect(typeof bodyOf<OAuthErrorBody>(response).error).toBe('string');
+        }),
+        { numRuns: CASES_PER_ENDPOINT },
+      );
     });
     await stillServesTokens();
   });
 });
 
 describe('fuzzing the admin interface', () => {
-  const types = fc.constantFrom('purpose', 'capability-ticket', 'requested-resource', 'requested-resource-scopes', 'requested-resources-capability-tickets', 'uma-client', 'resource-definition', 'scope', 'data-source', 'data-source-resource-definitions', 'audit-event', 'explain', 'nothing', '__proto__');
+  const types = fc.constantFrom(
+    'purpose',
+    'capability-ticket',
+    'requested-resource',
+    'requested-resource-scopes',
+    'requested-resources-capability-tickets',
+    'uma-client',
+    'resource-definition',
+    'scope',
+    'data-source',
+    'data-source-resource-definitions',
+    'audit-event',
+    'explain',
+    'nothing',
+    '__proto__',
+  );
   // A valid template with exactly one defect, so that no case can succeed.
-  const brokenOperations = fc.tuple(types, hostileJson, fc.constantFrom('op', 'path', 'value', 'type', 'attributes', 'relationships', 'id')).map(([type, junk, where]) => {
-    const operation: Record<string, unknown> = { op: 'add', path: `/${type}`, value: { type, attributes: { name: '\u0000' }, relationships: { purpose: ref('purpose', 2_000_000_123) } } };
-    if (where === 'op' || where === 'path') operation[where] = junk;
-    else (operation.value as Record<string, unknown>)[where] = where === 'id' ? -1 : junk;
-    return operation;
-  });
-  const patchBodies = fc.oneof(hostileJson.map((value) => JSON.stringify(value)), deeplyNested, fc.array(brokenOperations, { minLength: 1, maxLength: 5 }).map((operations) => JSON.stringify(operations)));
+  const brokenOperations = fc
+    .tuple(types, hostileJson, fc.constantFrom('op', 'path', 'value', 'type', 'attributes', 'relationships', 'id'))
+    .map(([type, junk, where]) => {
+      const operation: Record<string, unknown> = {
+        op: 'add',
+        path: `/${type}`,
+        value: { type, attributes: { name: '\u0000' }, relationships: { purpose: ref('purpose', 2_000_000_123) } },
+      };
+      if (where === 'op' || where === 'path') operation[where] = junk;
+      else (operation.value as Record<string, unknown>)[where] = where === 'id' ? -1 : junk;
+      return operation;
+    });
+  const patchBodies = fc.oneof(
+    hostileJson.map((value) => JSON.stringify(value)),
+    deeplyNested,
+    fc.array(brokenOperations, { minLength: 1, maxLength: 5 }).map((operations) => JSON.stringify(operations)),
+  );
 
   it(`answers ${CASES_PER_ENDPOINT} malformed PATCH /admin with 4xx, changing nothing`, async () => {
     await assertNothingChanged(async () => {
-      await fc.assert(fc.asyncProperty(patchBodies, fc.constantFrom(JSON_PATCH, JSON_API, 'application/json'), async (body, type) => {
-        const response = await request(server.adminUrl).patch('/admin').set('Authorization', server.adminToken).set('Content-Type', type).send(body);
-        record(response.status);
-        expect(response.status).toBeGreaterThanOrEqual(400);
-      }), { numRuns: CASES_PER_ENDPOINT });
+      await fc.assert(
+        fc.asyncProperty(patchBodies, fc.constantFrom(JSON_PATCH, JSON_API, 'application/json'), async (body, type) => {
+          const response = await request(server.adminUrl).patch('/admin').set('Authorization', server.adminToken).set('Content-Type', type).send(body);
+          record(response.status);
+          expect(response.status).toBeGreaterThanOrEqual(400);
+        }),
+        { numRuns: CASES_PER_ENDPOINT },
+      );
     });
   });
 
@@ -140,20 +196,34 @@ describe('fuzzing the admin interface', () => {
       fc.constant(`/admin/purpose/${0}`),
     );
     await assertNothingChanged(async () => {
-      await fc.assert(fc.asyncProperty(methods, paths, patchBodies, async (method, path, body) => {
-        const response = await request(server.adminUrl)[method](path).set('Authorization', server.adminToken).set('Content-Type', JSON_API).send(body);
-        record(response.status);
-        if (method !== 'get') expect(response.status).toBeGreaterThanOrEqual(400);
-      }), { numRuns: CASES_PER_ENDPOINT });
+      await fc.assert(
+        fc.asyncProperty(methods, paths, patchBodies, async (method, path, body) => {
+          const response = await request(server.adminUrl)[method](path).set('Authorization', server.adminToken).set('Content-Type', JSON_API).send(body);
+          record(response.status);
+          if (method !== 'get') expect(response.status).toBeGreaterThanOrEqual(400);
+        }),
+        { numRuns: CASES_PER_ENDPOINT },
+      );
     });
   });
 
   it(`answers ${CASES_PER_ENDPOINT} malformed explain queries with 4xx (or a verdict), changing nothing`, async () => {
-    const parameter = fc.tuple(fc.constantFrom('client', 'scope', 'resource', 'include', '__proto__'), nasty).map(([name, value]) => `${name}=${percentEncode(value)}`);
+    const parameter = fc
+      .tuple(fc.constantFrom('client', 'scope', 'resource', 'include', '__proto__'), nasty)
+      .map(([name, value]) => `${name}=${percentEncode(value)}`);
     await assertNothingChanged(async () => {
-      await fc.assert(fc.asyncProperty(fc.array(parameter, { maxLength: 6 }), async (parameters) => {
-        record((await request(server.adminUrl).get(`/admin/explain?${parameters.join('&')}`).set('Authorization', server.adminToken)).status);
-      }), { numRuns: CASES_PER_ENDPOINT });
+      await fc.assert(
+        fc.asyncProperty(fc.array(parameter, { maxLength: 6 }), async (parameters) => {
+          record(
+            (
+              await request(server.adminUrl)
+                .get(`/admin/explain?${parameters.join('&')}`)
+                .set('Authorization', server.adminToken)
+            ).status,
+          );
+        }),
+        { numRuns: CASES_PER_ENDPOINT },
+      );
     });
   });
 

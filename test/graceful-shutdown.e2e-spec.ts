@@ -24,7 +24,9 @@ async function startServer(): Promise<Running> {
 
 async function createClient(method = 'client_secret_basic'): Promise<{ clientId: string; secret: string }> {
   const clientId = `drain-${randomBytes(6).toString('hex')}`;
-  const created = await runCli(['client', 'create', '--client-id', clientId, '--name', 'Drain', '--scopes', 'read', '--auth-method', method, '--json'], { DATABASE_URL: testDatabaseUrl() });
+  const created = await runCli(['client', 'create', '--client-id', clientId, '--name', 'Drain', '--scopes', 'read', '--auth-method', method, '--json'], {
+    DATABASE_URL: testDatabaseUrl(),
+  });
   expect(created.code).toBe(0);
   return { clientId, secret: (JSON.parse(created.stdout) as CliClientJson).client_secret };
 }
@@ -54,8 +56,13 @@ describe('shutdown on SIGTERM (server process)', () => {
         : slowPost(server.port, '/oauth2/token', form, `${body}&client_id=${poster.clientId}&client_secret=${encodeURIComponent(poster.secret)}`),
     );
     const adminRequests = Array.from({ length: 5 }, (_, index) =>
-      slowPost(server.adminPort, '/admin', { Authorization: ADMIN_TOKEN, 'Content-Type': 'application/vnd.api+json; ext=jsonpatch' },
-        JSON.stringify([{ op: 'add', path: '/purpose', value: { type: 'purpose', attributes: { name: `Drained ${clientId} ${index}` } } }]), 'PATCH'),
+      slowPost(
+        server.adminPort,
+        '/admin',
+        { Authorization: ADMIN_TOKEN, 'Content-Type': 'application/vnd.api+json; ext=jsonpatch' },
+        JSON.stringify([{ op: 'add', path: '/purpose', value: { type: 'purpose', attributes: { name: `Drained ${clientId} ${index}` } } }]),
+        'PATCH',
+      ),
     );
     await pause(300);
     server.child.kill('SIGTERM');
@@ -80,20 +87,33 @@ describe('shutdown on SIGTERM (server process)', () => {
     const idle = await RawConnection.open(server.port);
     expect((await idle.send('GET', '/health/live')).status).toBe(200);
     // Keeps the drain going past the grace period.
-    const slow = slowPost(server.port, '/oauth2/token', { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic(clientId, secret) }, 'grant_type=client_credentials&scope=read');
+    const slow = slowPost(
+      server.port,
+      '/oauth2/token',
+      { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic(clientId, secret) },
+      'grant_type=client_credentials&scope=read',
+    );
     await pause(200);
 
     server.child.kill('SIGTERM');
     await pause(200);
     const notReady = await probe.send('GET', '/health/ready');
     expect(notReady.status).toBe(503);
-    expect((JSON.parse(notReady.body) as { error: Record<string, unknown> }).error.serving).toMatchObject({ status: 'down', message: 'the server is shutting down' });
+    expect((JSON.parse(notReady.body) as { error: Record<string, unknown> }).error.serving).toMatchObject({
+      status: 'down',
+      message: 'the server is shutting down',
+    });
     expect(notReady.headers.connection).toBe('close');
     await probe.whenClosed();
 
     // Past the grace period the listeners accept no connection; the idle keep-alive one still works.
     await eventually(async () => ((await refused(server.port)) ? true : undefined), 5_000, 100);
-    const late = await idle.send('POST', '/oauth2/token', { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic(clientId, secret) }, 'grant_type=client_credentials&scope=read');
+    const late = await idle.send(
+      'POST',
+      '/oauth2/token',
+      { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic(clientId, secret) },
+      'grant_type=client_credentials&scope=read',
+    );
     expect(late.status).toBe(200);
     expect(late.headers.connection).toBe('close');
     await idle.whenClosed();

@@ -15,11 +15,18 @@ afterAll(() => pool.end());
 describe('group commit', () => {
   it('writes the items of concurrent requests in one batch and one commit, each answered in order', async () => {
     const batches: number[] = [];
-    const commits = new GroupCommit<number, string>(pool, async (client, items) => {
-      batches.push(items.length);
-      const { rows } = await client.query<{ doubled: string }>('SELECT (x * 2)::text AS doubled FROM unnest($1::int[]) WITH ORDINALITY AS t(x, n) ORDER BY n', [items]);
-      return rows.map((row) => row.doubled);
-    }, { transaction: true });
+    const commits = new GroupCommit<number, string>(
+      pool,
+      async (client, items) => {
+        batches.push(items.length);
+        const { rows } = await client.query<{ doubled: string }>(
+          'SELECT (x * 2)::text AS doubled FROM unnest($1::int[]) WITH ORDINALITY AS t(x, n) ORDER BY n',
+          [items],
+        );
+        return rows.map((row) => row.doubled);
+      },
+      { transaction: true },
+    );
     const answers = await Promise.all(Array.from({ length: 50 }, (_, index) => commits.submit(index)));
     expect(answers).toEqual(Array.from({ length: 50 }, (_, index) => String(index * 2)));
     expect(batches).toEqual([50]);
@@ -37,10 +44,14 @@ describe('group commit', () => {
     const table = `group_commit_${randomUUID().replace(/-/g, '')}`;
     await pool.query(`CREATE TABLE ${table} (value int PRIMARY KEY)`);
     try {
-      const commits = new GroupCommit<number, number>(pool, async (client, items) => {
-        await client.query(`INSERT INTO ${table} (value) SELECT unnest($1::int[])`, [items]);
-        return [...items];
-      }, { transaction: true });
+      const commits = new GroupCommit<number, number>(
+        pool,
+        async (client, items) => {
+          await client.query(`INSERT INTO ${table} (value) SELECT unnest($1::int[])`, [items]);
+          return [...items];
+        },
+        { transaction: true },
+      );
       // 3 twice in one batch: the primary key refuses the whole INSERT.
       const outcomes = await Promise.allSettled([1, 2, 3, 3].map((value) => commits.submit(value)));
       expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
@@ -69,7 +80,12 @@ describe('the replay store on group commit', () => {
     const results = await Promise.all([1, 2, 3].map(() => store.firstUse('test', 'ns', jti, expiresAt)));
     expect(results.filter(Boolean)).toHaveLength(1);
     const fresh = randomUUID();
-    expect(await store.useOnce([{ kind: 'test', namespace: 'ns', jti: fresh, expiresAt }, { kind: 'test', namespace: 'ns', jti, expiresAt }])).toBe(1);
+    expect(
+      await store.useOnce([
+        { kind: 'test', namespace: 'ns', jti: fresh, expiresAt },
+        { kind: 'test', namespace: 'ns', jti, expiresAt },
+      ]),
+    ).toBe(1);
     // The fresh one of the refused pair was given back: it can still be used.
     expect(await store.firstUse('test', 'ns', fresh, expiresAt)).toBe(true);
   });

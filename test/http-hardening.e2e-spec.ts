@@ -18,7 +18,9 @@ describe('HTTP hardening', () => {
   });
 
   it('answers CORS only for a configured origin, and never on the admin interface', async () => {
-    expect((await request(server.url).get('/oauth2/jwks').set('Origin', 'https://app.example')).headers['access-control-allow-origin']).toBe('https://app.example');
+    expect((await request(server.url).get('/oauth2/jwks').set('Origin', 'https://app.example')).headers['access-control-allow-origin']).toBe(
+      'https://app.example',
+    );
     expect((await request(server.url).get('/oauth2/jwks').set('Origin', 'https://evil.example')).headers['access-control-allow-origin']).toBeUndefined();
     const admin = await request(server.adminUrl).get('/admin/purpose').set('Origin', 'https://app.example').set('Authorization', server.adminToken);
     expect(admin.headers['access-control-allow-origin']).toBeUndefined();

@@ -46,7 +46,11 @@ beforeEach(() => relaxed.dataSource.query('TRUNCATE auth_failure'));
 
 function askWithKey(target: TestApp, key: ClientKey, clientId: string) {
   return assertion(key, clientId, `${relaxed.url}/oauth2/token`).then((jwt) =>
-    request(target.url).post('/oauth2/token').type('form').send({ grant_type: 'client_credentials', scope: 'read', client_assertion_type: ASSERTION_TYPE, client_assertion: jwt }));
+    request(target.url)
+      .post('/oauth2/token')
+      .type('form')
+      .send({ grant_type: 'client_credentials', scope: 'read', client_assertion_type: ASSERTION_TYPE, client_assertion: jwt }),
+  );
 }
 
 /** A client of the relaxed instance (where loopback targets may be registered) whose keys are at `uri`. */
@@ -56,9 +60,17 @@ function clientAt(key: ClientKey, uri: string): Promise<string> {
 
 /** Registers through the admin interface of `target`; answers the response. */
 function register(target: TestApp, jwksUri: string) {
-  return patchAdmin(target, [add('uma-client', {
-    attributes: { clientId: `targets-${Math.random().toString(36).slice(2, 10)}`, clientName: 'Backend', allowedScopes: 'read', clientAuthenticationType: 'private_key_jwt', jwksUri },
-  })]);
+  return patchAdmin(target, [
+    add('uma-client', {
+      attributes: {
+        clientId: `targets-${Math.random().toString(36).slice(2, 10)}`,
+        clientName: 'Backend',
+        allowedScopes: 'read',
+        clientAuthenticationType: 'private_key_jwt',
+        jwksUri,
+      },
+    }),
+  ]);
 }
 
 describe('jwks_uri caching follows the response Cache-Control, counted at the key server', () => {

@@ -27,7 +27,9 @@ class KeyServer {
   }
 
   serve(path: string, body: unknown, headers: Record<string, string> = {}): string {
-    this.routes.set(path, (response) => response.writeHead(200, { 'Content-Type': 'application/json', ...headers }).end(typeof body === 'string' ? body : JSON.stringify(body)));
+    this.routes.set(path, (response) =>
+      response.writeHead(200, { 'Content-Type': 'application/json', ...headers }).end(typeof body === 'string' ? body : JSON.stringify(body)),
+    );
     return this.url(path);
   }
 
@@ -57,10 +59,15 @@ afterAll(async () => {
 beforeEach(() => server.dataSource.query('TRUNCATE auth_failure'));
 
 async function askWithKey(target: TestApp, key: ClientKey, clientId: string, header: Record<string, unknown> = {}) {
-  return request(target.url).post('/oauth2/token').type('form').send({
-    grant_type: 'client_credentials', scope: 'read', client_assertion_type: ASSERTION_TYPE,
-    client_assertion: await assertion(key, clientId, target.url, {}, header),
-  });
+  return request(target.url)
+    .post('/oauth2/token')
+    .type('form')
+    .send({
+      grant_type: 'client_credentials',
+      scope: 'read',
+      client_assertion_type: ASSERTION_TYPE,
+      client_assertion: await assertion(key, clientId, target.url, {}, header),
+    });
 }
 
 async function clientAt(key: ClientKey, jwksUri: string, app: TestApp = server): Promise<string> {
@@ -132,7 +139,11 @@ describe('a client whose keys are at its jwks_uri', () => {
     keys.routes.set(route, () => undefined); // never answers
     const hung = askWithKey(server, key, await clientAt(key, keys.url(route))).then((response) => ({ response, at: Date.now() }));
     const other = await createClient(server.app);
-    const fast = await request(server.url).post('/oauth2/token').set('Authorization', basic(other.clientId, other.clientSecret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
+    const fast = await request(server.url)
+      .post('/oauth2/token')
+      .set('Authorization', basic(other.clientId, other.clientSecret))
+      .type('form')
+      .send({ grant_type: 'client_credentials', scope: 'read' });
     const fastAt = Date.now();
     expect(fast.status).toBe(200);
     const { response, at } = await hung;

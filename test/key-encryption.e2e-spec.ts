@@ -32,7 +32,11 @@ describe('KEY_ENCRYPTION_SECRET', () => {
         expect(row.private_key).not.toContain('PRIVATE KEY');
       }
       const client = await createClient(server.app);
-      const response = await request(server.url).post('/oauth2/token').set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
+      const response = await request(server.url)
+        .post('/oauth2/token')
+        .set('Authorization', basic(client.clientId, client.clientSecret))
+        .type('form')
+        .send({ grant_type: 'client_credentials', scope: 'read' });
       expect(response.status).toBe(200);
     } finally {
       await server.close();
@@ -44,10 +48,15 @@ describe('KEY_ENCRYPTION_SECRET', () => {
     const first = await startTestApp({ DATABASE_URL: databaseUrl, KEY_ENCRYPTION_SECRET: 'the-first-secret-0123456789' });
     await first.close();
     const [port, adminPort] = await freePorts(2);
-    const result = await finished(startServerProcess({
-      DATABASE_URL: databaseUrl, ADMIN_TOKEN: 'admin-token-0123456789', PORT: String(port), ADMIN_PORT: String(adminPort),
-      KEY_ENCRYPTION_SECRET: 'a-different-secret-0123456789',
-    }));
+    const result = await finished(
+      startServerProcess({
+        DATABASE_URL: databaseUrl,
+        ADMIN_TOKEN: 'admin-token-0123456789',
+        PORT: String(port),
+        ADMIN_PORT: String(adminPort),
+        KEY_ENCRYPTION_SECRET: 'a-different-secret-0123456789',
+      }),
+    );
     expect(result.code).not.toBe(0);
     expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining('KEY_ENCRYPTION_SECRET does not decrypt the stored signing keys')]);
   });

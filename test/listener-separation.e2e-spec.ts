@@ -63,13 +63,25 @@ describe('listener separation', () => {
     const body = JSON.stringify([add('purpose', { attributes: { name: 'through the public port' } })]);
     const statuses: string[] = [];
     for (const target of targetForms('/admin')) {
-      const response = await send(portOf(server.url), 'PATCH', target, { Authorization: server.adminToken, 'Content-Type': JSON_PATCH, ApiVersion: 'v1.0' }, body);
+      const response = await send(
+        portOf(server.url),
+        'PATCH',
+        target,
+        { Authorization: server.adminToken, 'Content-Type': JSON_PATCH, ApiVersion: 'v1.0' },
+        body,
+      );
       statuses.push(`${target} ${response.status}`);
     }
     expect(statuses.filter((status) => !status.endsWith(' 404'))).toEqual([]);
     expect(await rowCounts(server)).toEqual(before);
     // The same request on the admin port writes the record: the body above was a valid one.
-    const admin = await send(portOf(server.adminUrl), 'PATCH', 'http://x/admin', { Authorization: server.adminToken, 'Content-Type': JSON_PATCH, ApiVersion: 'v1.0' }, body);
+    const admin = await send(
+      portOf(server.adminUrl),
+      'PATCH',
+      'http://x/admin',
+      { Authorization: server.adminToken, 'Content-Type': JSON_PATCH, ApiVersion: 'v1.0' },
+      body,
+    );
     expect(admin.status).toBe(200);
     expect((await rowCounts(server)).purpose).toBe(before.purpose + 1);
   });
@@ -87,7 +99,13 @@ describe('listener separation', () => {
     for (const path of PUBLIC_ONLY) {
       for (const target of targetForms(path)) {
         for (const method of ['GET', 'POST']) {
-          const response = await send(portOf(server.adminUrl), method, target, { 'Content-Type': 'application/x-www-form-urlencoded' }, 'grant_type=client_credentials');
+          const response = await send(
+            portOf(server.adminUrl),
+            method,
+            target,
+            { 'Content-Type': 'application/x-www-form-urlencoded' },
+            'grant_type=client_credentials',
+          );
           answers.push(`${method} ${target} ${response.status}`);
         }
       }

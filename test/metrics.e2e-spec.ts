@@ -28,7 +28,11 @@ describe('metrics', () => {
     const client = await createClient(server.app);
     const before = await scrape();
     const ask = (secret: string, scope = 'read') =>
-      request(server.url).post('/oauth2/token').set('Authorization', basic(client.clientId, secret)).type('form').send({ grant_type: 'client_credentials', scope });
+      request(server.url)
+        .post('/oauth2/token')
+        .set('Authorization', basic(client.clientId, secret))
+        .type('form')
+        .send({ grant_type: 'client_credentials', scope });
     expect((await ask(client.clientSecret)).status).toBe(200);
     expect((await ask(client.clientSecret)).status).toBe(200);
     expect((await ask('wrong-secret-0123456789')).status).toBe(401);

@@ -29,24 +29,48 @@ describe('no secret in any log line (API.md §7)', () => {
       const second = bodyOf<Required<TokenBody>>(await token(refresher, { grant_type: 'refresh_token', refresh_token: first.refresh_token }));
       secrets.push(second.access_token, second.refresh_token);
       await token(refresher, { grant_type: 'refresh_token', refresh_token: first.refresh_token }); // reuse: invalid_grant
-      await request(server.url).post('/oauth2/introspect').set('Authorization', basic(refresher.clientId, refresher.clientSecret)).type('form').send({ token: second.access_token });
-      await request(server.url).post('/oauth2/revoke').set('Authorization', basic(refresher.clientId, refresher.clientSecret)).type('form').send({ token: second.access_token });
+      await request(server.url)
+        .post('/oauth2/introspect')
+        .set('Authorization', basic(refresher.clientId, refresher.clientSecret))
+        .type('form')
+        .send({ token: second.access_token });
+      await request(server.url)
+        .post('/oauth2/revoke')
+        .set('Authorization', basic(refresher.clientId, refresher.clientSecret))
+        .type('form')
+        .send({ token: second.access_token });
 
       const wrongSecret = 'a-wrong-secret-that-must-not-be-logged';
       secrets.push(wrongSecret);
       await token({ clientId: refresher.clientId, clientSecret: wrongSecret }, { grant_type: 'client_credentials', scope: 'read' });
-      await request(server.url).post('/oauth2/token').type('form').send({ grant_type: 'client_credentials', client_id: refresher.clientId, client_secret: wrongSecret });
+      await request(server.url)
+        .post('/oauth2/token')
+        .type('form')
+        .send({ grant_type: 'client_credentials', client_id: refresher.clientId, client_secret: wrongSecret });
       await request(server.url).post('/oauth2/token').set('Content-Type', 'application/json').send(`{"client_secret":"${wrongSecret}",`);
 
       const grant = await consentWorld(server);
       secrets.push(grant.secret);
-      const ticketed = bodyOf<TokenBody>(await token({ clientId: grant.clientId, clientSecret: grant.secret }, { grant_type: 'client_credentials', scope: `${grant.definitionName}:read` }));
+      const ticketed = bodyOf<TokenBody>(
+        await token({ clientId: grant.clientId, clientSecret: grant.secret }, { grant_type: 'client_credentials', scope: `${grant.definitionName}:read` }),
+      );
       secrets.push(ticketed.access_token);
 
       const chosen = 'an-admin-chosen-client-secret-0123';
       secrets.push(chosen);
-      await request(server.adminUrl).patch('/admin').set('Authorization', server.adminToken).set('Content-Type', JSON_PATCH)
-        .send(JSON.stringify([{ op: 'add', path: '/uma-client', value: { type: 'uma-client', attributes: { clientId: `logged-${Date.now()}`, clientName: 'x', allowedScopes: 'read', clientSecret: chosen } } }]));
+      await request(server.adminUrl)
+        .patch('/admin')
+        .set('Authorization', server.adminToken)
+        .set('Content-Type', JSON_PATCH)
+        .send(
+          JSON.stringify([
+            {
+              op: 'add',
+              path: '/uma-client',
+              value: { type: 'uma-client', attributes: { clientId: `logged-${Date.now()}`, clientName: 'x', allowedScopes: 'read', clientSecret: chosen } },
+            },
+          ]),
+        );
       await request(server.adminUrl).get('/admin/uma-client').set('Authorization', `Bearer ${server.adminToken}x`);
       await request(server.adminUrl).post('/admin/keys/rotate').set('Authorization', server.adminToken);
     } finally {

@@ -108,7 +108,12 @@ describe('NUL elsewhere', () => {
   it('answers 4xx, never 5xx, to a raw NUL byte in a header', async () => {
     const connection = await RawConnection.open(Number(new URL(server.url).port));
     try {
-      const response = await connection.send('POST', '/oauth2/token', { Authorization: `Basic a\u0000b`, 'Content-Type': 'application/x-www-form-urlencoded' }, 'grant_type=client_credentials');
+      const response = await connection.send(
+        'POST',
+        '/oauth2/token',
+        { Authorization: `Basic a\u0000b`, 'Content-Type': 'application/x-www-form-urlencoded' },
+        'grant_type=client_credentials',
+      );
       expect(response.status).toBeGreaterThanOrEqual(400);
       expect(response.status).toBeLessThan(500);
     } catch (error) {
@@ -121,12 +126,20 @@ describe('NUL elsewhere', () => {
 
   it('changes nothing in the database when refusing NUL', async () => {
     const before = await rowCounts(server);
-    await request(server.url).post('/oauth2/token').set('Authorization', rawBasic(`\u0000:\u0000`)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
+    await request(server.url)
+      .post('/oauth2/token')
+      .set('Authorization', rawBasic(`\u0000:\u0000`))
+      .type('form')
+      .send({ grant_type: 'client_credentials', scope: 'read' });
     expect(await rowCounts(server)).toEqual(before);
   });
 
   it('still gives the right secret a token (the checks above refused only because of the NUL)', async () => {
-    const response = await request(server.url).post('/oauth2/token').set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send(PARAMETERS['/oauth2/token']);
+    const response = await request(server.url)
+      .post('/oauth2/token')
+      .set('Authorization', basic(client.clientId, client.clientSecret))
+      .type('form')
+      .send(PARAMETERS['/oauth2/token']);
     expect(response.status).toBe(200);
   });
 });

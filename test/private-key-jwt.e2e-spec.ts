@@ -28,7 +28,10 @@ afterAll(() => server.close());
 beforeEach(() => server.dataSource.query('TRUNCATE auth_failure'));
 
 function tokenRequest(target: TestApp, form: Record<string, string>) {
-  return request(target.url).post('/oauth2/token').type('form').send({ grant_type: 'client_credentials', scope: 'read', ...form });
+  return request(target.url)
+    .post('/oauth2/token')
+    .type('form')
+    .send({ grant_type: 'client_credentials', scope: 'read', ...form });
 }
 
 function withAssertion(jwt: string, extra: Record<string, string> = {}) {
@@ -45,7 +48,13 @@ const insecure = { execute: [oidc.allowInsecureRequests], algorithm: 'oauth2' as
 
 describe('private_key_jwt accepted', () => {
   it('openid-client gets a token with PrivateKeyJwt through discovery', async () => {
-    const configuration = await oidc.discovery(new URL(server.url), clientId, undefined, oidc.PrivateKeyJwt({ key: key.privateKey, kid: key.jwk.kid }), insecure);
+    const configuration = await oidc.discovery(
+      new URL(server.url),
+      clientId,
+      undefined,
+      oidc.PrivateKeyJwt({ key: key.privateKey, kid: key.jwk.kid }),
+      insecure,
+    );
     const tokens = await oidc.clientCredentialsGrant(configuration, { scope: 'read' });
     const { payload } = await jwtVerify(tokens.access_token, createRemoteJWKSet(new URL(`${server.url}/oauth2/jwks`)), { issuer: server.url, typ: 'at+jwt' });
     expect(payload).toMatchObject({ sub: clientId, client_id: clientId, scope: 'read' });
@@ -61,10 +70,15 @@ describe('private_key_jwt accepted', () => {
   });
 
   it('accepts a JSON body with client_id equal to the assertion sub', async () => {
-    const response = await request(server.url).post('/oauth2/token').send({
-      grant_type: 'client_credentials', scope: 'read', client_id: clientId,
-      client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(key, clientId, server.url),
-    });
+    const response = await request(server.url)
+      .post('/oauth2/token')
+      .send({
+        grant_type: 'client_credentials',
+        scope: 'read',
+        client_id: clientId,
+        client_assertion_type: ASSERTION_TYPE,
+        client_assertion: await assertion(key, clientId, server.url),
+      });
     expect(response.status).toBe(200);
   });
 
@@ -78,20 +92,34 @@ describe('private_key_jwt accepted', () => {
 
   it('authenticates a resource server at introspection and revocation with an assertion', async () => {
     const issued = bodyOf<TokenBody>(await withAssertion(await assertion(key, clientId, server.url)));
-    const introspected = await request(server.url).post('/oauth2/introspect').type('form').send({
-      token: issued.access_token, client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(key, clientId, server.url),
-    });
+    const introspected = await request(server.url)
+      .post('/oauth2/introspect')
+      .type('form')
+      .send({
+        token: issued.access_token,
+        client_assertion_type: ASSERTION_TYPE,
+        client_assertion: await assertion(key, clientId, server.url),
+      });
     expect(introspected.status).toBe(200);
     expect(introspected.body).toMatchObject({ active: true, client_id: clientId });
-    const revoked = await request(server.url).post('/oauth2/revoke').type('form').send({
-      token: issued.access_token, client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(key, clientId, server.url),
-    });
+    const revoked = await request(server.url)
+      .post('/oauth2/revoke')
+      .type('form')
+      .send({
+        token: issued.access_token,
+        client_assertion_type: ASSERTION_TYPE,
+        client_assertion: await assertion(key, clientId, server.url),
+      });
     expect(revoked.status).toBe(200);
   });
 
   it('publishes private_key_jwt and its algorithms in the metadata', async () => {
     const metadata = bodyOf<Record<string, unknown>>(await request(server.url).get('/.well-known/oauth-authorization-server'));
-    for (const member of ['token_endpoint_auth_methods_supported', 'introspection_endpoint_auth_methods_supported', 'revocation_endpoint_auth_methods_supported']) {
+    for (const member of [
+      'token_endpoint_auth_methods_supported',
+      'introspection_endpoint_auth_methods_supported',
+      'revocation_endpoint_auth_methods_supported',
+    ]) {
       expect(metadata[member]).toContain('private_key_jwt');
     }
     expect(metadata.token_endpoint_auth_signing_alg_values_supported).toEqual(expect.arrayContaining(['PS256', 'ES256', 'EdDSA', 'RS256']));
@@ -265,7 +293,17 @@ describe('private_key_jwt on two instances of one database', () => {
 
 describe('registering a key-holding client over JSON:API', () => {
   const create = (attributes: Record<string, unknown>) =>
-    patchAdmin(server, [add('uma-client', { attributes: { clientId: `admin-key-${randomUUID().slice(0, 8)}`, clientName: 'Key client', allowedScopes: 'read', clientAuthenticationType: 'private_key_jwt', ...attributes } })]);
+    patchAdmin(server, [
+      add('uma-client', {
+        attributes: {
+          clientId: `admin-key-${randomUUID().slice(0, 8)}`,
+          clientName: 'Key client',
+          allowedScopes: 'read',
+          clientAuthenticationType: 'private_key_jwt',
+          ...attributes,
+        },
+      }),
+    ]);
 
   it('creates the client without a secret, and it gets a token with its key', async () => {
     const response = await create({ jwksRaw: JSON.stringify({ keys: [key.jwk] }), dpopBoundAccessTokens: false });
@@ -282,13 +320,30 @@ describe('registering a key-holding client over JSON:API', () => {
   it('replace moves a secret client to private_key_jwt: its secret stops working, its key works', async () => {
     const secretClient = await createClient(server.app);
     const [row] = await server.dataSource.query<{ id: number }[]>('SELECT id FROM client WHERE client_id = $1', [secretClient.clientId]);
-    const replaced = await patchAdmin(server, [{ op: 'replace', path: `/uma-client/${row.id}`, value: { type: 'uma-client', id: String(row.id),
-      attributes: { clientAuthenticationType: 'private_key_jwt', jwksRaw: JSON.stringify({ keys: [key.jwk] }), dpopBoundAccessTokens: true } } }]);
+    const replaced = await patchAdmin(server, [
+      {
+        op: 'replace',
+        path: `/uma-client/${row.id}`,
+        value: {
+          type: 'uma-client',
+          id: String(row.id),
+          attributes: { clientAuthenticationType: 'private_key_jwt', jwksRaw: JSON.stringify({ keys: [key.jwk] }), dpopBoundAccessTokens: true },
+        },
+      },
+    ]);
     expect(replaced.status).toBe(200);
-    expect(bodyOf<JsonApiDocument<JsonApiResource>[]>(replaced)[0].data.attributes).toMatchObject({ clientAuthenticationType: 'private_key_jwt', dpopBoundAccessTokens: true });
-    const [metadata] = await server.dataSource.query<{ client_secret_hash: string | null }[]>('SELECT m.client_secret_hash FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.id = $1', [row.id]);
+    expect(bodyOf<JsonApiDocument<JsonApiResource>[]>(replaced)[0].data.attributes).toMatchObject({
+      clientAuthenticationType: 'private_key_jwt',
+      dpopBoundAccessTokens: true,
+    });
+    const [metadata] = await server.dataSource.query<{ client_secret_hash: string | null }[]>(
+      'SELECT m.client_secret_hash FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.id = $1',
+      [row.id],
+    );
     expect(metadata.client_secret_hash).toBeNull();
-    await eventually(async () => ((await tokenRequest(server, {}).set('Authorization', basic(secretClient.clientId, secretClient.clientSecret))).status === 401 ? true : undefined));
+    await eventually(async () =>
+      (await tokenRequest(server, {}).set('Authorization', basic(secretClient.clientId, secretClient.clientSecret))).status === 401 ? true : undefined,
+    );
     const unbound = await withAssertion(await assertion(key, secretClient.clientId, server.url));
     expect(bodyOf<OAuthErrorBody>(unbound).error).toBe('invalid_dpop_proof');
   });
@@ -306,12 +361,27 @@ describe('registering a key-holding client over JSON:API', () => {
     ['a private key', async () => ({ jwksRaw: JSON.stringify({ keys: [await privateJwk()] }) }), 'jwksRaw', /private member "d"/],
     ['an RSA key under 2048 bits', async () => ({ jwksRaw: JSON.stringify({ keys: [await smallRsa()] }) }), 'jwksRaw', /2048 bits/],
     ['two keys with one kid', () => Promise.resolve({ jwksRaw: JSON.stringify({ keys: [key.jwk, key.jwk] }) }), 'jwksRaw', /used twice/],
-    ['eleven keys', () => Promise.resolve({ jwksRaw: JSON.stringify({ keys: Array.from({ length: 11 }, (_, index) => ({ ...key.jwk, kid: `k${index}` })) }) }), 'jwksRaw', /1 to 10 keys/],
+    [
+      'eleven keys',
+      () => Promise.resolve({ jwksRaw: JSON.stringify({ keys: Array.from({ length: 11 }, (_, index) => ({ ...key.jwk, kid: `k${index}` })) }) }),
+      'jwksRaw',
+      /1 to 10 keys/,
+    ],
     ['text that is not JSON', () => Promise.resolve({ jwksRaw: '{keys' }), 'jwksRaw', /not valid JSON/],
     ['a kty that is an object', () => Promise.resolve({ jwksRaw: JSON.stringify({ keys: [{ kty: { toString: 0 } }] }) }), 'jwksRaw', /"kty" must be/],
     ['no keys at all', () => Promise.resolve({}), 'jwksRaw', /needs its public keys/],
-    ['both jwksRaw and jwksUri', () => Promise.resolve({ jwksRaw: JSON.stringify({ keys: [key.jwk] }), jwksUri: 'https://client.example/jwks' }), 'jwksUri', /not both/],
-    ['a secret', () => Promise.resolve({ jwksRaw: JSON.stringify({ keys: [key.jwk] }), clientSecret: 'a-secret-for-a-key-client' }), 'clientSecret', /no client secret/],
+    [
+      'both jwksRaw and jwksUri',
+      () => Promise.resolve({ jwksRaw: JSON.stringify({ keys: [key.jwk] }), jwksUri: 'https://client.example/jwks' }),
+      'jwksUri',
+      /not both/,
+    ],
+    [
+      'a secret',
+      () => Promise.resolve({ jwksRaw: JSON.stringify({ keys: [key.jwk] }), clientSecret: 'a-secret-for-a-key-client' }),
+      'clientSecret',
+      /no client secret/,
+    ],
   ];
 
   it.each(refusals)('refuses %s with a 422 naming the member', async (_name, attributes, member, detail) => {

@@ -17,9 +17,16 @@ describe('private_key_jwt and DPoP without the database', () => {
     const key = await clientKey('ES256');
     const clientId = await createKeyClient(server.app, key);
     const ask = async () =>
-      request(server.url).post('/oauth2/token').set('DPoP', await dpopProof(key, `${server.url}/oauth2/token`)).type('form').send({
-        grant_type: 'client_credentials', scope: 'read', client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(key, clientId, server.url),
-      });
+      request(server.url)
+        .post('/oauth2/token')
+        .set('DPoP', await dpopProof(key, `${server.url}/oauth2/token`))
+        .type('form')
+        .send({
+          grant_type: 'client_credentials',
+          scope: 'read',
+          client_assertion_type: ASSERTION_TYPE,
+          client_assertion: await assertion(key, clientId, server.url),
+        });
     expect((await ask()).status).toBe(200);
 
     await database.proxy.cut();

@@ -32,9 +32,17 @@ let address = 0;
 
 async function send(assertionValue: string, proof: string | undefined) {
   address += 1;
-  const pending = request(server.url).post('/oauth2/token').set('X-Forwarded-For', `203.0.113.${address % 250}`).type('form');
+  const pending = request(server.url)
+    .post('/oauth2/token')
+    .set('X-Forwarded-For', `203.0.113.${address % 250}`)
+    .type('form');
   if (proof !== undefined) pending.set('DPoP', proof);
-  const response = await pending.send({ grant_type: 'client_credentials', scope: 'read', client_assertion_type: ASSERTION_TYPE, client_assertion: assertionValue });
+  const response = await pending.send({
+    grant_type: 'client_credentials',
+    scope: 'read',
+    client_assertion_type: ASSERTION_TYPE,
+    client_assertion: assertionValue,
+  });
   expect(response.status).toBeGreaterThanOrEqual(400);
   expect(response.status).toBeLessThan(500);
   expect(typeof bodyOf<OAuthErrorBody>(response).error).toBe('string');
@@ -55,20 +63,32 @@ beforeEach(() => server.dataSource.query('TRUNCATE auth_failure'));
 
 describe('fuzzed proof of possession', () => {
   it('answers malformed assertions with a 4xx', async () => {
-    await fc.assert(fc.asyncProperty(jwtLike, async (text) => send(text, undefined)), { numRuns: CASES });
+    await fc.assert(
+      fc.asyncProperty(jwtLike, async (text) => send(text, undefined)),
+      { numRuns: CASES },
+    );
   });
 
   it('answers signed assertions with random claims and headers with a 4xx', async () => {
-    await fc.assert(fc.asyncProperty(claims, headers, async (payload, header) => {
-      const signed = await signable(() => assertion(key, clientId, server.url, { ...payload, exp: payload.exp ?? 'soon' }, { ...header, alg: 'ES256' }));
-      if (signed !== undefined) await send(signed, undefined);
-    }), { numRuns: CASES });
+    await fc.assert(
+      fc.asyncProperty(claims, headers, async (payload, header) => {
+        const signed = await signable(() => assertion(key, clientId, server.url, { ...payload, exp: payload.exp ?? 'soon' }, { ...header, alg: 'ES256' }));
+        if (signed !== undefined) await send(signed, undefined);
+      }),
+      { numRuns: CASES },
+    );
   });
 
   it('answers malformed or wrongly signed DPoP proofs with a 4xx', async () => {
-    await fc.assert(fc.asyncProperty(fc.oneof(jwtLike, fc.record({ payload: claims, header: headers })), async (proof) => {
-      const value = typeof proof === 'string' ? proof : await signable(() => dpopProof(key, `${server.url}/oauth2/token`, proof.payload, { ...proof.header, alg: 'ES256' }));
-      if (value !== undefined) await send(await assertion(key, clientId, server.url), value);
-    }), { numRuns: CASES });
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(jwtLike, fc.record({ payload: claims, header: headers })), async (proof) => {
+        const value =
+          typeof proof === 'string'
+            ? proof
+            : await signable(() => dpopProof(key, `${server.url}/oauth2/token`, proof.payload, { ...proof.header, alg: 'ES256' }));
+        if (value !== undefined) await send(await assertion(key, clientId, server.url), value);
+      }),
+      { numRuns: CASES },
+    );
   });
 });

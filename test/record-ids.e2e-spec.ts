@@ -28,7 +28,9 @@ async function addedId(operation: unknown): Promise<number> {
 }
 
 async function sequenceValue(table: string): Promise<number> {
-  const [{ value }] = await server.dataSource.query<{ value: number }[]>(`SELECT last_value::int AS value FROM pg_sequences WHERE sequencename = $1`, [`${table}_id_seq`]);
+  const [{ value }] = await server.dataSource.query<{ value: number }[]>(`SELECT last_value::int AS value FROM pg_sequences WHERE sequencename = $1`, [
+    `${table}_id_seq`,
+  ]);
   return value;
 }
 

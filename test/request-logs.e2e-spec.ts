@@ -66,7 +66,20 @@ describe('request logs', () => {
       .set('Authorization', `Bearer ${server.adminToken}`)
       .set('X-Request-Id', 'admin-create-1')
       .set('Content-Type', 'application/vnd.api+json')
-      .send(JSON.stringify({ data: { type: 'uma-client', attributes: { clientId: `logged-${Date.now()}`, clientName: 'Logged', allowedScopes: 'read', redirectUris: ['https://app.example/cb'], clientSecret: secret } } }));
+      .send(
+        JSON.stringify({
+          data: {
+            type: 'uma-client',
+            attributes: {
+              clientId: `logged-${Date.now()}`,
+              clientName: 'Logged',
+              allowedScopes: 'read',
+              redirectUris: ['https://app.example/cb'],
+              clientSecret: secret,
+            },
+          },
+        }),
+      );
     expect(response.status).toBe(201);
     expect(linesWith('admin-create-1').length).toBeGreaterThan(0);
     const everything = lines.join('\n');

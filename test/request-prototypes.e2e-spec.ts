@@ -40,7 +40,9 @@ describe('request and response prototypes', () => {
   it('keeps Express prototypes on the public listener from creation to the end of a response', async () => {
     const traces = tracePrototypes(server.app.getHttpServer());
     expect((await request(server.url).get('/oauth2/jwks')).status).toBe(200);
-    expect(traces).toEqual([{ createdWith: express.request, finishedWith: express.request, responseCreatedWith: express.response, responseFinishedWith: express.response }]);
+    expect(traces).toEqual([
+      { createdWith: express.request, finishedWith: express.request, responseCreatedWith: express.response, responseFinishedWith: express.response },
+    ]);
   });
 
   it('keeps Express prototypes on the admin listener from creation to the end of a response', async () => {
@@ -48,6 +50,8 @@ describe('request and response prototypes', () => {
     const admin = (server.app.getHttpAdapter() as ExpressServerAdapter).adminInstance;
     const traces = tracePrototypes(server.adminServer);
     expect((await request(server.adminUrl).get('/health/live')).status).toBe(200);
-    expect(traces).toEqual([{ createdWith: admin.request, finishedWith: admin.request, responseCreatedWith: admin.response, responseFinishedWith: admin.response }]);
+    expect(traces).toEqual([
+      { createdWith: admin.request, finishedWith: admin.request, responseCreatedWith: admin.response, responseFinishedWith: admin.response },
+    ]);
   });
 });

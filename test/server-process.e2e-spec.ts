@@ -60,7 +60,11 @@ describe('server on the embedded PostgreSQL (no DATABASE_URL)', () => {
       const created = await runCli(['client', 'create', '--client-id', 'kept', '--name', 'Kept', '--scopes', 'read', '--json'], environment);
       expect(created.code).toBe(0);
       secret = (JSON.parse(created.stdout) as CliClientJson).client_secret;
-      const response = await request(url).post('/oauth2/token').set('Authorization', basic('kept', secret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
+      const response = await request(url)
+        .post('/oauth2/token')
+        .set('Authorization', basic('kept', secret))
+        .type('form')
+        .send({ grant_type: 'client_credentials', scope: 'read' });
       expect(response.status).toBe(200);
     });
     expect(first.stdout).toContain(join(dataDir, 'admin-token'));

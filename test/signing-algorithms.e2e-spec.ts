@@ -21,9 +21,16 @@ describe.each([
 
   afterAll(() => server.close());
 
-  const askToken = () => request(server.url).post('/oauth2/token').set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
-  const introspect = (token: string) => request(server.url).post('/oauth2/introspect').set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send({ token });
-  const verify = (token: string) => jwtVerify(token, createRemoteJWKSet(new URL(`${server.url}/oauth2/jwks`)), { issuer: server.url, typ: 'at+jwt', algorithms: [alg] });
+  const askToken = () =>
+    request(server.url)
+      .post('/oauth2/token')
+      .set('Authorization', basic(client.clientId, client.clientSecret))
+      .type('form')
+      .send({ grant_type: 'client_credentials', scope: 'read' });
+  const introspect = (token: string) =>
+    request(server.url).post('/oauth2/introspect').set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send({ token });
+  const verify = (token: string) =>
+    jwtVerify(token, createRemoteJWKSet(new URL(`${server.url}/oauth2/jwks`)), { issuer: server.url, typ: 'at+jwt', algorithms: [alg] });
 
   it('signs tokens that jose verifies against the published JWKS', async () => {
     const response = await askToken();

@@ -26,10 +26,16 @@ let ec: ClientKey;
 let world: SmartWorld;
 
 /** A FHIR type no other test maps: one definition per (type, query) in the whole database. */
-const freshType = () => `Obs${randomBytes(6).toString('hex').replace(/\d/g, (digit) => 'abcdefghij'[Number(digit)])}`;
+const freshType = () =>
+  `Obs${randomBytes(6)
+    .toString('hex')
+    .replace(/\d/g, (digit) => 'abcdefghij'[Number(digit)])}`;
 
 type SmartWorld = {
-  clientId: string; client: number; type: string; jwksUri: string;
+  clientId: string;
+  client: number;
+  type: string;
+  jwksUri: string;
   ids: { observations: number; labs: number; read: number; all: number; write: number; labsRead: number; observationResource: number; labsResource: number };
 };
 
@@ -40,7 +46,23 @@ type SmartWorld = {
  * Consent tickets cover read of both; write is allowed but bound by no ticket.
  */
 async function smartWorld(target: TestApp, options: { lifetime?: number | null; maxPermissionDuration?: number } = {}): Promise<SmartWorld> {
-  const [client, observations, labs, read, all, write, labsRead, purpose, ticket, observationResource, labsResource, binding1, binding2, combination1, combination2] = freshIds(15);
+  const [
+    client,
+    observations,
+    labs,
+    read,
+    all,
+    write,
+    labsRead,
+    purpose,
+    ticket,
+    observationResource,
+    labsResource,
+    binding1,
+    binding2,
+    combination1,
+    combination2,
+  ] = freshIds(15);
   const type = freshType();
   const clientId = `backend-${client}`;
   const path = keys.nextPath();
@@ -48,23 +70,63 @@ async function smartWorld(target: TestApp, options: { lifetime?: number | null; 
   const observationsName = `observations-${observations}`;
   const labsName = `labs-${labs}`;
   const operations = [
-    add('uma-client', { id: client, attributes: {
-      clientId, clientName: 'Bulk export', clientAuthenticationType: 'private_key_jwt', jwksUri, grantTypes: 'client_credentials',
-      allowedScopes: `${observationsName}:read ${observationsName}:all ${observationsName}:write ${labsName}:read`,
-      accessTokenLifetime: options.lifetime === undefined ? 300 : options.lifetime,
-    } }),
+    add('uma-client', {
+      id: client,
+      attributes: {
+        clientId,
+        clientName: 'Bulk export',
+        clientAuthenticationType: 'private_key_jwt',
+        jwksUri,
+        grantTypes: 'client_credentials',
+        allowedScopes: `${observationsName}:read ${observationsName}:all ${observationsName}:write ${labsName}:read`,
+        accessTokenLifetime: options.lifetime === undefined ? 300 : options.lifetime,
+      },
+    }),
     add('resource-definition', { id: observations, attributes: { name: observationsName, fhirResourceType: type } }),
     add('resource-definition', { id: labs, attributes: { name: labsName, fhirResourceType: type, fhirQuery: 'category=laboratory' } }),
-    add('scope', { id: read, attributes: { name: 'read', smartPermissions: 'rs' }, relationships: { resourceDefinition: ref('resource-definition', observations) } }),
-    add('scope', { id: all, attributes: { name: 'all', smartPermissions: 'cruds' }, relationships: { resourceDefinition: ref('resource-definition', observations) } }),
-    add('scope', { id: write, attributes: { name: 'write', smartPermissions: 'cud' }, relationships: { resourceDefinition: ref('resource-definition', observations) } }),
-    add('scope', { id: labsRead, attributes: { name: 'read', smartPermissions: 'rs' }, relationships: { resourceDefinition: ref('resource-definition', labs) } }),
+    add('scope', {
+      id: read,
+      attributes: { name: 'read', smartPermissions: 'rs' },
+      relationships: { resourceDefinition: ref('resource-definition', observations) },
+    }),
+    add('scope', {
+      id: all,
+      attributes: { name: 'all', smartPermissions: 'cruds' },
+      relationships: { resourceDefinition: ref('resource-definition', observations) },
+    }),
+    add('scope', {
+      id: write,
+      attributes: { name: 'write', smartPermissions: 'cud' },
+      relationships: { resourceDefinition: ref('resource-definition', observations) },
+    }),
+    add('scope', {
+      id: labsRead,
+      attributes: { name: 'read', smartPermissions: 'rs' },
+      relationships: { resourceDefinition: ref('resource-definition', labs) },
+    }),
     add('purpose', { id: purpose, attributes: { name: 'Quality reporting' } }),
-    add('capability-ticket', { id: ticket, attributes: { ticketId: `T-${ticket}`, ticketName: 'Export' }, relationships: { purpose: ref('purpose', purpose), umaClient: ref('uma-client', client) } }),
-    ...[[observationResource, observations, read, binding1, combination1], [labsResource, labs, labsRead, binding2, combination2]].flatMap(([resource, definition, scope, binding, combination]) => [
-      add('requested-resource', { id: resource, attributes: { maxPermissionDuration: options.maxPermissionDuration ?? 3600, requestedResourceId: `export-${resource}` }, relationships: { resourceDefinition: ref('resource-definition', definition), umaClient: ref('uma-client', client) } }),
-      add('requested-resource-scopes', { id: binding, relationships: { scope: ref('scope', scope), purpose: ref('purpose', purpose), requestedResource: ref('requested-resource', resource) } }),
-      add('requested-resources-capability-tickets', { id: combination, relationships: { capabilityTicket: ref('capability-ticket', ticket), requestedResource: ref('requested-resource', resource) } }),
+    add('capability-ticket', {
+      id: ticket,
+      attributes: { ticketId: `T-${ticket}`, ticketName: 'Export' },
+      relationships: { purpose: ref('purpose', purpose), umaClient: ref('uma-client', client) },
+    }),
+    ...[
+      [observationResource, observations, read, binding1, combination1],
+      [labsResource, labs, labsRead, binding2, combination2],
+    ].flatMap(([resource, definition, scope, binding, combination]) => [
+      add('requested-resource', {
+        id: resource,
+        attributes: { maxPermissionDuration: options.maxPermissionDuration ?? 3600, requestedResourceId: `export-${resource}` },
+        relationships: { resourceDefinition: ref('resource-definition', definition), umaClient: ref('uma-client', client) },
+      }),
+      add('requested-resource-scopes', {
+        id: binding,
+        relationships: { scope: ref('scope', scope), purpose: ref('purpose', purpose), requestedResource: ref('requested-resource', resource) },
+      }),
+      add('requested-resources-capability-tickets', {
+        id: combination,
+        relationships: { capabilityTicket: ref('capability-ticket', ticket), requestedResource: ref('requested-resource', resource) },
+      }),
     ]),
   ];
   const response = await patchAdmin(target, operations);
@@ -74,19 +136,26 @@ async function smartWorld(target: TestApp, options: { lifetime?: number | null; 
 
 /** The form body as Inferno's request builder writes it: keys sorted, every character but A-Z a-z 0-9 - . _ ~ percent-encoded. */
 function infernoBody(parameters: Record<string, string>): string {
-  const encode = (text: string) => [...Buffer.from(text, 'utf8')].map((byte) => {
-    const char = String.fromCharCode(byte);
-    return /[A-Za-z0-9\-._~]/.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-  }).join('');
-  return Object.keys(parameters).sort().map((name) => `${encode(name)}=${encode(parameters[name])}`).join('&');
+  const encode = (text: string) =>
+    [...Buffer.from(text, 'utf8')]
+      .map((byte) => {
+        const char = String.fromCharCode(byte);
+        return /[A-Za-z0-9\-._~]/.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+      })
+      .join('');
+  return Object.keys(parameters)
+    .sort()
+    .map((name) => `${encode(name)}=${encode(parameters[name])}`)
+    .join('&');
 }
 
 /** An assertion as Inferno signs it: header {alg, kid, typ: "JWT"}, claims {iss, sub, aud: token URL, exp: now + 300, jti}. */
 function infernoAssertion(key: ClientKey, clientId: string, claims: Record<string, unknown> = {}, header: Record<string, unknown> = {}): Promise<string> {
-  const payload = withOverrides({ iss: clientId, sub: clientId, aud: `${server.url}/oauth2/token`, exp: Math.floor(Date.now() / 1000) + 300, jti: randomBytes(32).toString('hex') }, claims);
-  return new SignJWT(payload)
-    .setProtectedHeader(withOverrides({ alg: key.alg, kid: key.jwk.kid, typ: 'JWT' }, header) as { alg: string })
-    .sign(key.privateKey);
+  const payload = withOverrides(
+    { iss: clientId, sub: clientId, aud: `${server.url}/oauth2/token`, exp: Math.floor(Date.now() / 1000) + 300, jti: randomBytes(32).toString('hex') },
+    claims,
+  );
+  return new SignJWT(payload).setProtectedHeader(withOverrides({ alg: key.alg, kid: key.jwk.kid, typ: 'JWT' }, header) as { alg: string }).sign(key.privateKey);
 }
 
 /** POSTs to the token endpoint exactly as Inferno does: form body, Accept application/json, no client_id. */
@@ -126,17 +195,31 @@ describe("Inferno's backend-services requests, replayed exactly", () => {
     const claims = tokenClaims(bodyOf<TokenBody>(response).access_token);
     expect(claims.exp - claims.iat).toBe(300);
     expect(claims.scope).toBe(`system/${world.type}.rs`);
-    expect(claims.permissions).toEqual([expect.objectContaining({ resource_id: `export-${world.ids.observationResource}`, resource_type: `observations-${world.ids.observations}`, resource_scopes: ['read'] })]);
+    expect(claims.permissions).toEqual([
+      expect.objectContaining({
+        resource_id: `export-${world.ids.observationResource}`,
+        resource_type: `observations-${world.ids.observations}`,
+        resource_scopes: ['read'],
+      }),
+    ]);
   });
 
   it('answers 400 unsupported_grant_type for grant_type=not_a_grant_type (backend_services_invalid_grant_type)', async () => {
-    const response = await infernoRequest(server, { scope: `system/${world.type}.rs`, grant_type: 'not_a_grant_type', client_assertion: await infernoAssertion(rsa, world.clientId) });
+    const response = await infernoRequest(server, {
+      scope: `system/${world.type}.rs`,
+      grant_type: 'not_a_grant_type',
+      client_assertion: await infernoAssertion(rsa, world.clientId),
+    });
     expect(response.status).toBe(400);
     expect(bodyOf<OAuthErrorBody>(response).error).toBe('unsupported_grant_type');
   });
 
   it('answers 400 invalid_client for client_assertion_type=not_an_assertion_type (backend_services_invalid_client_assertion)', async () => {
-    const response = await infernoRequest(server, { scope: `system/${world.type}.rs`, client_assertion_type: 'not_an_assertion_type', client_assertion: await infernoAssertion(rsa, world.clientId) });
+    const response = await infernoRequest(server, {
+      scope: `system/${world.type}.rs`,
+      client_assertion_type: 'not_an_assertion_type',
+      client_assertion: await infernoAssertion(rsa, world.clientId),
+    });
     expect(response.status).toBe(400);
     expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_client');
   });
@@ -149,7 +232,11 @@ describe("Inferno's backend-services requests, replayed exactly", () => {
 });
 
 describe('assertions as SMART sends them', () => {
-  it.each([['"jwt"', 'jwt'], ['"client-authentication+jwt" in capitals', 'CLIENT-AUTHENTICATION+JWT'], ['no typ', undefined]])('accepts typ %s', async (_name, typ) => {
+  it.each([
+    ['"jwt"', 'jwt'],
+    ['"client-authentication+jwt" in capitals', 'CLIENT-AUTHENTICATION+JWT'],
+    ['no typ', undefined],
+  ])('accepts typ %s', async (_name, typ) => {
     expect((await ask(`system/${world.type}.rs`, ec, world.clientId, {}, { typ })).status).toBe(200);
   });
 
@@ -171,9 +258,18 @@ describe('assertions as SMART sends them', () => {
 
   it('refuses any jku for a client registered with jwks_raw', async () => {
     const [id] = freshIds(1);
-    const created = await patchAdmin(server, [add('uma-client', { id, attributes: {
-      clientId: `raw-${id}`, clientName: 'Raw', clientAuthenticationType: 'private_key_jwt', allowedScopes: 'read', jwksRaw: JSON.stringify({ keys: [ec.jwk] }),
-    } })]);
+    const created = await patchAdmin(server, [
+      add('uma-client', {
+        id,
+        attributes: {
+          clientId: `raw-${id}`,
+          clientName: 'Raw',
+          clientAuthenticationType: 'private_key_jwt',
+          allowedScopes: 'read',
+          jwksRaw: JSON.stringify({ keys: [ec.jwk] }),
+        },
+      }),
+    ]);
     expect(created.status).toBe(200);
     const response = await infernoRequest(server, { scope: 'read', client_assertion: await infernoAssertion(ec, `raw-${id}`, {}, { jku: world.jwksUri }) });
     expect(response.status).toBe(401);
@@ -202,7 +298,10 @@ describe('assertions as SMART sends them', () => {
       const refused = await infernoRequest(fapi, { scope: `system/${world.type}.rs`, client_assertion: await infernoAssertion(rsa, world.clientId) });
       expect(refused.status).toBe(401);
       expect(bodyOf<OAuthErrorBody>(refused).error_description).toMatch(/"aud" must be the issuer identifier/);
-      const accepted = await infernoRequest(fapi, { scope: `system/${world.type}.rs`, client_assertion: await infernoAssertion(rsa, world.clientId, { aud: server.url }) });
+      const accepted = await infernoRequest(fapi, {
+        scope: `system/${world.type}.rs`,
+        client_assertion: await infernoAssertion(rsa, world.clientId, { aud: server.url }),
+      });
       expect(accepted.status).toBe(200);
     } finally {
       await fapi.close();
@@ -240,7 +339,9 @@ describe('SMART scopes over the consent tickets', () => {
   it('grants a v1 scope and a v2 scope with a query, in the order requested', async () => {
     const { body, claims } = await tokenOf(`system/${world.type}.read system/${world.type}.rs?category=laboratory`);
     expect(body.scope).toBe(`system/${world.type}.read system/${world.type}.rs?category=laboratory`);
-    expect(claims.permissions.map((permission) => permission.resource_type).sort()).toEqual([`labs-${world.ids.labs}`, `observations-${world.ids.observations}`].sort());
+    expect(claims.permissions.map((permission) => permission.resource_type).sort()).toEqual(
+      [`labs-${world.ids.labs}`, `observations-${world.ids.observations}`].sort(),
+    );
   });
 
   it('replaces a v2 wildcard by every mapped scope granted, by type then query', async () => {
@@ -275,7 +376,11 @@ describe('SMART scopes over the consent tickets', () => {
     ['a wildcard with a query', () => 'system/*.rs?category=laboratory', /wildcard scope takes no query/],
     ['an unmapped type', () => 'system/Unmapped.rs', /no resource definition has fhirResourceType "Unmapped" without a query/],
     ['an unmapped query', () => `system/${world.type}.rs?category=vital-signs`, /with query "category=vital-signs"/],
-    ['letters no scope record holds', () => `system/${world.type}.c?category=laboratory`, /no scope of resource definition "labs-\d+" has smartPermissions holding "c"/],
+    [
+      'letters no scope record holds',
+      () => `system/${world.type}.c?category=laboratory`,
+      /no scope of resource definition "labs-\d+" has smartPermissions holding "c"/,
+    ],
     ['letters granted through no consent ticket', () => `system/${world.type}.cud`, /no requested-resource-scopes record binds scope "write"/],
     ['a wildcard nothing grants', () => 'system/*.c', /no resource definition with a fhirResourceType grants "c" to client backend-/],
   ])('refuses %s with invalid_scope naming it', async (_name, scope, description) => {
@@ -291,27 +396,44 @@ describe('SMART scopes over the consent tickets', () => {
     const definition = `observations-${world.ids.observations}`;
     const response = await ask(`${definition}:read ${definition}:write`);
     expect(response.status).toBe(400);
-    expect(bodyOf<OAuthErrorBody>(response).error_description).toBe(`${definition}:write: no requested-resource-scopes record binds scope "write" to requested resource ${world.ids.observationResource} of ${world.clientId}: scope "write" is not bound to resource type "${definition}" by any consent ticket of this client`);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toBe(
+      `${definition}:write: no requested-resource-scopes record binds scope "write" to requested resource ${world.ids.observationResource} of ${world.clientId}: scope "write" is not bound to resource type "${definition}" by any consent ticket of this client`,
+    );
   });
 });
 
 describe('explain with SMART scopes', () => {
-  const explain = (scope: string) => request(server.adminUrl).get('/admin/explain').query({ client: world.clientId, scope }).set('Authorization', server.adminToken);
+  const explain = (scope: string) =>
+    request(server.adminUrl).get('/admin/explain').query({ client: world.clientId, scope }).set('Authorization', server.adminToken);
 
   it('shows what a SMART scope denotes', async () => {
     const response = await explain(`system/${world.type}.rs system/Unmapped.rs`);
     expect(response.status).toBe(200);
     const { scopes } = bodyOf<ExplainBody>(response);
     expect(scopes[0]).toMatchObject({ scope: `system/${world.type}.rs`, granted: true, denotes: `observations-${world.ids.observations}:read` });
-    expect(scopes[1]).toMatchObject({ scope: 'system/Unmapped.rs', granted: false, denotes: null, missing: 'no resource definition has fhirResourceType "Unmapped" without a query' });
+    expect(scopes[1]).toMatchObject({
+      scope: 'system/Unmapped.rs',
+      granted: false,
+      denotes: null,
+      missing: 'no resource definition has fhirResourceType "Unmapped" without a query',
+    });
   });
 
   it('shows what a wildcard expands to, each expansion following with its own entry', async () => {
     const response = await explain('system/*.rs');
     const body = bodyOf<ExplainBody>(response);
     expect(body).toMatchObject({ granted: true, lifetime: 300 });
-    expect(body.scopes.map((entry: { scope: string }) => entry.scope)).toEqual(['system/*.rs', `system/${world.type}.rs`, `system/${world.type}.rs?category=laboratory`]);
-    expect(body.scopes[0]).toEqual({ scope: 'system/*.rs', granted: true, allowed: true, expandsTo: [`system/${world.type}.rs`, `system/${world.type}.rs?category=laboratory`] });
+    expect(body.scopes.map((entry: { scope: string }) => entry.scope)).toEqual([
+      'system/*.rs',
+      `system/${world.type}.rs`,
+      `system/${world.type}.rs?category=laboratory`,
+    ]);
+    expect(body.scopes[0]).toEqual({
+      scope: 'system/*.rs',
+      granted: true,
+      allowed: true,
+      expandsTo: [`system/${world.type}.rs`, `system/${world.type}.rs?category=laboratory`],
+    });
   });
 
   it('shows an empty expansion of a wildcard nothing grants', async () => {
@@ -343,9 +465,18 @@ describe('GET /.well-known/smart-configuration', () => {
       code_challenge_methods_supported: ['S256'],
       response_types_supported: [],
     });
-    expect(body.token_endpoint_auth_signing_alg_values_supported).toEqual(expect.arrayContaining(['RS256', 'RS384', 'PS256', 'PS384', 'ES256', 'ES384', 'EdDSA']));
+    expect(body.token_endpoint_auth_signing_alg_values_supported).toEqual(
+      expect.arrayContaining(['RS256', 'RS384', 'PS256', 'PS384', 'ES256', 'ES384', 'EdDSA']),
+    );
     expect(body.scopes_supported[0]).toBe('system/*.rs');
-    expect(body.scopes_supported).toEqual(expect.arrayContaining([`system/${world.type}.rs`, `system/${world.type}.cruds`, `system/${world.type}.cud`, `system/${world.type}.rs?category=laboratory`]));
+    expect(body.scopes_supported).toEqual(
+      expect.arrayContaining([
+        `system/${world.type}.rs`,
+        `system/${world.type}.cruds`,
+        `system/${world.type}.cud`,
+        `system/${world.type}.rs?category=laboratory`,
+      ]),
+    );
     for (const forbidden of ['issuer', 'authorization_endpoint']) expect(body).not.toHaveProperty(forbidden);
     expect(JSON.stringify(body)).not.toContain('authorization_code');
   });
@@ -355,7 +486,11 @@ describe('GET /.well-known/smart-configuration', () => {
     const type = freshType();
     const response = await patchAdmin(server, [
       add('resource-definition', { id: definition, attributes: { name: `fresh-${definition}`, fhirResourceType: type } }),
-      add('scope', { id: scope, attributes: { name: 'read', smartPermissions: 'rs' }, relationships: { resourceDefinition: ref('resource-definition', definition) } }),
+      add('scope', {
+        id: scope,
+        attributes: { name: 'read', smartPermissions: 'rs' },
+        relationships: { resourceDefinition: ref('resource-definition', definition) },
+      }),
     ]);
     expect(response.status).toBe(200);
     await eventually(async () => {
@@ -366,7 +501,8 @@ describe('GET /.well-known/smart-configuration', () => {
 });
 
 describe('admin validation of the SMART attributes', () => {
-  const definition = (attributes: Record<string, unknown>) => patchAdmin(server, [add('resource-definition', { attributes: { name: `def-${randomUUID()}`, ...attributes } })]);
+  const definition = (attributes: Record<string, unknown>) =>
+    patchAdmin(server, [add('resource-definition', { attributes: { name: `def-${randomUUID()}`, ...attributes } })]);
   const pointerOf = (response: request.Response) => bodyOf<PointedJsonApiErrors[]>(response)[0].errors[0].source.pointer;
 
   it.each([
@@ -385,9 +521,14 @@ describe('admin validation of the SMART attributes', () => {
 
   it('lets only one of two simultaneous definitions with the same type and query in', async () => {
     const type = freshType();
-    const statuses = (await Promise.all([definition({ fhirResourceType: type }), definition({ fhirResourceType: type })])).map((response) => response.status).sort();
+    const statuses = (await Promise.all([definition({ fhirResourceType: type }), definition({ fhirResourceType: type })]))
+      .map((response) => response.status)
+      .sort();
     expect(statuses).toEqual([200, 422]);
-    const [{ count }] = await server.dataSource.query<{ count: number }[]>('SELECT count(*)::int AS count FROM resource_definition WHERE fhir_resource_type = $1', [type]);
+    const [{ count }] = await server.dataSource.query<{ count: number }[]>(
+      'SELECT count(*)::int AS count FROM resource_definition WHERE fhir_resource_type = $1',
+      [type],
+    );
     expect(count).toBe(1);
   });
 
@@ -401,18 +542,35 @@ describe('admin validation of the SMART attributes', () => {
     expect((await definition({ fhirResourceType: world.type, fhirQuery: 'category=vital-signs' })).status).toBe(200);
   });
 
-  it.each([['sr', 422], ['', 422], ['x', 422], ['crudss', 422], ['cruds', 200], [true, 400]])('answers smartPermissions %p with %d', async (permissions, status) => {
+  it.each([
+    ['sr', 422],
+    ['', 422],
+    ['x', 422],
+    ['crudss', 422],
+    ['cruds', 200],
+    [true, 400],
+  ])('answers smartPermissions %p with %d', async (permissions, status) => {
     const [definitionId] = freshIds(1);
     const response = await patchAdmin(server, [
       add('resource-definition', { id: definitionId, attributes: { name: `perm-${definitionId}` } }),
-      add('scope', { attributes: { name: 'read', smartPermissions: permissions }, relationships: { resourceDefinition: ref('resource-definition', definitionId) } }),
+      add('scope', {
+        attributes: { name: 'read', smartPermissions: permissions },
+        relationships: { resourceDefinition: ref('resource-definition', definitionId) },
+      }),
     ]);
     expect(response.status).toBe(status);
     if (status !== 200) expect(pointerOf({ body: [bodyOf<unknown[]>(response)[1]] } as request.Response)).toBe('/1/value/attributes/smartPermissions');
   });
 
-  it.each([[0, 422], [86_401, 422], ['300', 400], [1.5, 400]])('answers accessTokenLifetime %p with %d', async (lifetime, status) => {
-    const response = await patchAdmin(server, [add('uma-client', { attributes: { clientId: `life-${randomUUID()}`, clientName: 'L', allowedScopes: 'read', accessTokenLifetime: lifetime } })]);
+  it.each([
+    [0, 422],
+    [86_401, 422],
+    ['300', 400],
+    [1.5, 400],
+  ])('answers accessTokenLifetime %p with %d', async (lifetime, status) => {
+    const response = await patchAdmin(server, [
+      add('uma-client', { attributes: { clientId: `life-${randomUUID()}`, clientName: 'L', allowedScopes: 'read', accessTokenLifetime: lifetime } }),
+    ]);
     expect(response.status).toBe(status);
     expect(pointerOf(response)).toBe('/0/value/attributes/accessTokenLifetime');
   });
@@ -421,8 +579,12 @@ describe('admin validation of the SMART attributes', () => {
     const read = await getAdmin(server, `/admin/uma-client/${world.client}`);
     expect(bodyOf<JsonApiDocument<JsonApiResource>>(read).data.attributes.accessTokenLifetime).toBe(300);
     const [id] = freshIds(1);
-    await patchAdmin(server, [add('uma-client', { id, attributes: { clientId: `clear-${id}`, clientName: 'C', allowedScopes: 'read', accessTokenLifetime: 60 } })]);
-    const cleared = await patchAdmin(server, [{ op: 'replace', path: `/uma-client/${id}`, value: { type: 'uma-client', id: String(id), attributes: { accessTokenLifetime: null } } }]);
+    await patchAdmin(server, [
+      add('uma-client', { id, attributes: { clientId: `clear-${id}`, clientName: 'C', allowedScopes: 'read', accessTokenLifetime: 60 } }),
+    ]);
+    const cleared = await patchAdmin(server, [
+      { op: 'replace', path: `/uma-client/${id}`, value: { type: 'uma-client', id: String(id), attributes: { accessTokenLifetime: null } } },
+    ]);
     expect(cleared.status).toBe(200);
     expect(bodyOf<JsonApiDocument<JsonApiResource>[]>(cleared)[0].data.attributes.accessTokenLifetime).toBeNull();
   });
@@ -441,10 +603,21 @@ describe('a second client stack: Debian python3-authlib', () => {
     const keyFile = join(folder, 'client-key.pem');
     writeFileSync(keyFile, (await exportPKCS8(rsa.privateKey)) + '\n', { mode: 0o600 });
     const script = fileURLToPath(new URL('./clients/authlib_backend_token.py', import.meta.url));
-    const finished = await run('/usr/bin/python3', [script, `${server.url}/oauth2/token`, world.clientId, keyFile, String(rsa.jwk.kid), `system/${world.type}.rs`, '2']);
+    const finished = await run('/usr/bin/python3', [
+      script,
+      `${server.url}/oauth2/token`,
+      world.clientId,
+      keyFile,
+      String(rsa.jwk.kid),
+      `system/${world.type}.rs`,
+      '2',
+    ]);
     expect(finished.stderr).toBe('');
     expect(finished.code).toBe(0);
-    const tokens = finished.stdout.trim().split('\n').map((line) => JSON.parse(line) as { token_type: string; scope: string; expires_in: number; access_token: string });
+    const tokens = finished.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { token_type: string; scope: string; expires_in: number; access_token: string });
     expect(tokens).toHaveLength(2);
     for (const token of tokens) {
       expect(token).toMatchObject({ token_type: 'Bearer', scope: `system/${world.type}.rs`, expires_in: 300 });

@@ -34,8 +34,23 @@ function run(command: string, args: string[], input = ''): Promise<{ code: numbe
 async function makeCertificate(name: string): Promise<{ cert: string; key: string }> {
   const paths = { cert: join(dir, `${name}-cert.pem`), key: join(dir, `${name}-key.pem`) };
   const made = await run('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-    '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', paths.key, '-out', paths.cert,
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=localhost',
+    '-addext',
+    'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    '-keyout',
+    paths.key,
+    '-out',
+    paths.cert,
   ]);
   if (made.code !== 0) throw new Error(`openssl failed: ${made.output}`);
   return paths;
@@ -54,12 +69,15 @@ type HttpsAnswer = { status: number; headers: Record<string, string | string[] |
 /** One HTTPS request trusting only the test's certificate, on a connection of its own. */
 function https(port: number, method: string, path: string, headers: Record<string, string> = {}, body = ''): Promise<HttpsAnswer> {
   return new Promise((resolve, reject) => {
-    const pending = httpsRequest({ host: '127.0.0.1', port, method, path, ca: cert, agent: false, headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) } }, (answer) => {
-      let text = '';
-      answer.setEncoding('utf8');
-      answer.on('data', (chunk) => (text += chunk));
-      answer.on('end', () => resolve({ status: answer.statusCode ?? 0, headers: answer.headers, body: text }));
-    });
+    const pending = httpsRequest(
+      { host: '127.0.0.1', port, method, path, ca: cert, agent: false, headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) } },
+      (answer) => {
+        let text = '';
+        answer.setEncoding('utf8');
+        answer.on('data', (chunk) => (text += chunk));
+        answer.on('end', () => resolve({ status: answer.statusCode ?? 0, headers: answer.headers, body: text }));
+      },
+    );
     pending.on('error', reject);
     pending.end(body);
   });
@@ -68,7 +86,9 @@ function https(port: number, method: string, path: string, headers: Record<strin
 describe('the start with bad TLS files', () => {
   async function startError(environment: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
     const [port, adminPort] = await freePorts(2);
-    const result = await finished(startServerProcess({ DATABASE_URL: testDatabaseUrl(), ADMIN_TOKEN: 'x'.repeat(32), PORT: String(port), ADMIN_PORT: String(adminPort), ...environment }));
+    const result = await finished(
+      startServerProcess({ DATABASE_URL: testDatabaseUrl(), ADMIN_TOKEN: 'x'.repeat(32), PORT: String(port), ADMIN_PORT: String(adminPort), ...environment }),
+    );
     return { code: result.code, stderr: result.stderr };
   }
 
@@ -106,7 +126,7 @@ describe('the start with bad TLS files', () => {
     expectRefusal(await startError({ TLS_CERT_FILE: certFile, TLS_KEY_FILE: certFile }), 'TLS_KEY_FILE');
   });
 
-  it('refuses a key that is not the certificate\'s, naming TLS_KEY_FILE', async () => {
+  it("refuses a key that is not the certificate's, naming TLS_KEY_FILE", async () => {
     const other = await makeCertificate('other');
     expectRefusal(await startError({ TLS_CERT_FILE: certFile, TLS_KEY_FILE: other.key }), 'TLS_KEY_FILE');
   });
@@ -121,8 +141,14 @@ describe.each([1, 2])('native TLS with WORKERS=%i (server process)', (workers) =
   beforeAll(async () => {
     [port, adminPort] = await freePorts(2);
     child = startServerProcess({
-      WORKERS: String(workers), DATABASE_URL: testDatabaseUrl(), ADMIN_TOKEN: randomBytes(16).toString('hex'),
-      PORT: String(port), ADMIN_PORT: String(adminPort), TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile, LOG_LEVEL: 'warn',
+      WORKERS: String(workers),
+      DATABASE_URL: testDatabaseUrl(),
+      ADMIN_TOKEN: randomBytes(16).toString('hex'),
+      PORT: String(port),
+      ADMIN_PORT: String(adminPort),
+      TLS_CERT_FILE: certFile,
+      TLS_KEY_FILE: keyFile,
+      LOG_LEVEL: 'warn',
     });
     exit = finished(child);
     await eventually(async () => ((await https(port, 'GET', '/health/ready')).status === 200 ? true : undefined), 60_000, 200);
@@ -150,10 +176,18 @@ describe.each([1, 2])('native TLS with WORKERS=%i (server process)', (workers) =
 
   it('gives a token over HTTPS, with HSTS, issued by https://localhost:PORT', async () => {
     const clientId = `tls-${randomBytes(5).toString('hex')}`;
-    const created = await runCli(['client', 'create', '--client-id', clientId, '--name', 'TLS', '--scopes', 'read', '--json'], { DATABASE_URL: testDatabaseUrl() });
+    const created = await runCli(['client', 'create', '--client-id', clientId, '--name', 'TLS', '--scopes', 'read', '--json'], {
+      DATABASE_URL: testDatabaseUrl(),
+    });
     const secret = parsedAs<CliClientOutput>(created.stdout).client_secret;
     for (let index = 0; index < 2 * workers; index += 1) {
-      const response = await https(port, 'POST', '/oauth2/token', { Authorization: basic(clientId, secret), 'Content-Type': 'application/x-www-form-urlencoded' }, 'grant_type=client_credentials&scope=read');
+      const response = await https(
+        port,
+        'POST',
+        '/oauth2/token',
+        { Authorization: basic(clientId, secret), 'Content-Type': 'application/x-www-form-urlencoded' },
+        'grant_type=client_credentials&scope=read',
+      );
       expect(response.status).toBe(200);
       expect(response.headers['strict-transport-security']).toBe(HSTS);
       const claims = jwtPayload<{ iss: string }>(parsedAs<TokenBody>(response.body).access_token);
@@ -162,7 +196,13 @@ describe.each([1, 2])('native TLS with WORKERS=%i (server process)', (workers) =
   });
 
   it('sends HSTS on every HTTPS response, errors and 404s included', async () => {
-    for (const [method, path] of [['GET', '/oauth2/jwks'], ['GET', '/.well-known/oauth-authorization-server'], ['GET', '/admin'], ['POST', '/oauth2/token'], ['GET', '/health/live']] as const) {
+    for (const [method, path] of [
+      ['GET', '/oauth2/jwks'],
+      ['GET', '/.well-known/oauth-authorization-server'],
+      ['GET', '/admin'],
+      ['POST', '/oauth2/token'],
+      ['GET', '/health/live'],
+    ] as const) {
       const response = await https(port, method, path);
       expect([path, response.headers['strict-transport-security']]).toEqual([path, HSTS]);
     }

@@ -87,7 +87,8 @@ describe('POST /oauth2/token, client credentials', () => {
   });
 
   it('gives every token its own jti', async () => {
-    const issue = () => token().set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
+    const issue = () =>
+      token().set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
     const [first, second] = await Promise.all([issue(), issue()]);
     const jti = (jwt: string) => accessTokenClaims(jwt).jti;
     expect(jti(bodyOf<TokenBody>(first).access_token)).not.toBe(jti(bodyOf<TokenBody>(second).access_token));
@@ -119,7 +120,9 @@ describe('POST /oauth2/token, client_secret_post', () => {
   });
 
   it('authenticates with client_id and client_secret in a form body', async () => {
-    const response = await token().type('form').send({ grant_type: 'client_credentials', scope: 'read', client_id: client.clientId, client_secret: client.clientSecret });
+    const response = await token()
+      .type('form')
+      .send({ grant_type: 'client_credentials', scope: 'read', client_id: client.clientId, client_secret: client.clientSecret });
     expect(response.status).toBe(200);
     expect(bodyOf<TokenBody>(response).scope).toBe('read');
   });
@@ -130,7 +133,10 @@ describe('POST /oauth2/token, client_secret_post', () => {
   });
 
   it('refuses Basic authentication for a client registered for client_secret_post', async () => {
-    const response = await token().set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
+    const response = await token()
+      .set('Authorization', basic(client.clientId, client.clientSecret))
+      .type('form')
+      .send({ grant_type: 'client_credentials', scope: 'read' });
     expectError(response, 401, 'invalid_client');
   });
 });
@@ -157,7 +163,10 @@ describe('POST /oauth2/token, client authentication errors', () => {
   });
 
   it('answers 401 invalid_client with a Basic challenge for a wrong secret', async () => {
-    const response = await token().set('Authorization', basic(client.clientId, `${client.clientSecret}x`)).type('form').send(body);
+    const response = await token()
+      .set('Authorization', basic(client.clientId, `${client.clientSecret}x`))
+      .type('form')
+      .send(body);
     expectError(response, 401, 'invalid_client');
     expect(response.headers['www-authenticate']).toMatch(/^Basic realm="/);
   });
@@ -174,13 +183,17 @@ describe('POST /oauth2/token, client authentication errors', () => {
   });
 
   it('refuses client_secret_post for a client registered for Basic, without a challenge', async () => {
-    const response = await token().type('form').send({ ...body, client_id: client.clientId, client_secret: client.clientSecret });
+    const response = await token()
+      .type('form')
+      .send({ ...body, client_id: client.clientId, client_secret: client.clientSecret });
     expectError(response, 401, 'invalid_client');
     expect(response.headers['www-authenticate']).toBeUndefined();
   });
 
   it('refuses client_id without client_secret (public clients are not served)', async () => {
-    const response = await token().type('form').send({ ...body, client_id: client.clientId });
+    const response = await token()
+      .type('form')
+      .send({ ...body, client_id: client.clientId });
     expectError(response, 401, 'invalid_client');
   });
 
@@ -193,7 +206,10 @@ describe('POST /oauth2/token, client authentication errors', () => {
   });
 
   it('answers 400 invalid_request when the body client_id differs from the Basic one', async () => {
-    const response = await token().set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send({ ...body, client_id: 'someone-else' });
+    const response = await token()
+      .set('Authorization', basic(client.clientId, client.clientSecret))
+      .type('form')
+      .send({ ...body, client_id: 'someone-else' });
     expectError(response, 400, 'invalid_request');
   });
 
@@ -226,7 +242,10 @@ describe('POST /oauth2/token, request errors', () => {
   });
 
   it('answers 400 invalid_request for a duplicated JSON member', async () => {
-    const response = await token().set('Authorization', authorization).set('Content-Type', 'application/json').send('{"grant_type":"client_credentials","scope":"read","scope":"read"}');
+    const response = await token()
+      .set('Authorization', authorization)
+      .set('Content-Type', 'application/json')
+      .send('{"grant_type":"client_credentials","scope":"read","scope":"read"}');
     expectError(response, 400, 'invalid_request');
   });
 
@@ -236,7 +255,9 @@ describe('POST /oauth2/token, request errors', () => {
   });
 
   it('answers 400 invalid_request for a non-string JSON value', async () => {
-    const response = await token().set('Authorization', authorization).send({ grant_type: 'client_credentials', scope: ['read'] });
+    const response = await token()
+      .set('Authorization', authorization)
+      .send({ grant_type: 'client_credentials', scope: ['read'] });
     expectError(response, 400, 'invalid_request');
   });
 
@@ -246,12 +267,19 @@ describe('POST /oauth2/token, request errors', () => {
   });
 
   it('answers 413 in the OAuth error format for an oversized body', async () => {
-    const response = await token().set('Authorization', authorization).type('form').send(`grant_type=client_credentials&scope=read&pad=${'x'.repeat(20_000)}`);
+    const response = await token()
+      .set('Authorization', authorization)
+      .type('form')
+      .send(`grant_type=client_credentials&scope=read&pad=${'x'.repeat(20_000)}`);
     expectError(response, 413, 'invalid_request');
   });
 
   it('answers 400 unauthorized_client for refresh_token when the client is not registered for it', async () => {
-    expectError(await token().set('Authorization', authorization).type('form').send({ grant_type: 'refresh_token', refresh_token: 'x' }), 400, 'unauthorized_client');
+    expectError(
+      await token().set('Authorization', authorization).type('form').send({ grant_type: 'refresh_token', refresh_token: 'x' }),
+      400,
+      'unauthorized_client',
+    );
   });
 
   it.each([['password'], ['authorization_code'], ['urn:ietf:params:oauth:grant-type:device_code']])(
@@ -276,11 +304,18 @@ describe('POST /oauth2/token, request errors', () => {
   });
 
   it('answers 400 invalid_scope for scope names not separated by single spaces', async () => {
-    expectError(await token().set('Authorization', authorization).type('form').send({ grant_type: 'client_credentials', scope: 'read  read' }), 400, 'invalid_scope');
+    expectError(
+      await token().set('Authorization', authorization).type('form').send({ grant_type: 'client_credentials', scope: 'read  read' }),
+      400,
+      'invalid_scope',
+    );
   });
 
   it('answers 400 invalid_scope naming the resource type when no consent ticket covers a resource scope', async () => {
-    const response = await token().set('Authorization', authorization).type('form').send({ grant_type: 'client_credentials', scope: 'blood-glucose-level:read' });
+    const response = await token()
+      .set('Authorization', authorization)
+      .type('form')
+      .send({ grant_type: 'client_credentials', scope: 'blood-glucose-level:read' });
     expectError(response, 400, 'invalid_scope');
     expect(bodyOf<OAuthErrorBody>(response).error_description).toContain('blood-glucose-level');
   });
@@ -325,7 +360,10 @@ describe('GET /oauth2/jwks and metadata', () => {
 
   it('lists the JWKS key that signed a token', async () => {
     const client = await createClient(server.app);
-    const issued = await token().set('Authorization', basic(client.clientId, client.clientSecret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
+    const issued = await token()
+      .set('Authorization', basic(client.clientId, client.clientSecret))
+      .type('form')
+      .send({ grant_type: 'client_credentials', scope: 'read' });
     const { kid } = decodeProtectedHeader(bodyOf<TokenBody>(issued).access_token);
     const jwks = await request(server.url).get('/oauth2/jwks');
     expect(bodyOf<JwksBody>(jwks).keys.map((key) => key.kid)).toContain(kid);

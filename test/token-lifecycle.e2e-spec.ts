@@ -35,22 +35,43 @@ describe('POST /oauth2/introspect (RFC 7662)', () => {
     expect(response.headers['cache-control']).toBe('no-store');
     const claims = jwt.decode(access_token) as Record<string, unknown>;
     expect(response.body).toEqual({
-      active: true, scope: 'read write', client_id: client.clientId, sub: client.clientId, aud: server.url, iss: server.url,
-      exp: claims.exp, iat: claims.iat, jti: claims.jti, token_type: 'Bearer',
+      active: true,
+      scope: 'read write',
+      client_id: client.clientId,
+      sub: client.clientId,
+      aud: server.url,
+      iss: server.url,
+      exp: claims.exp,
+      iat: claims.iat,
+      jti: claims.jti,
+      token_type: 'Bearer',
     });
   });
 
   it('includes the permissions of a ticket-backed token', async () => {
     const grant = await consentWorld(server);
-    const issued = await request(server.url).post('/oauth2/token').set('Authorization', basic(grant.clientId, grant.secret)).type('form').send({ grant_type: 'client_credentials', scope: `${grant.definitionName}:read` });
+    const issued = await request(server.url)
+      .post('/oauth2/token')
+      .set('Authorization', basic(grant.clientId, grant.secret))
+      .type('form')
+      .send({ grant_type: 'client_credentials', scope: `${grant.definitionName}:read` });
     const response = await introspect(bodyOf<TokenBody>(issued).access_token);
-    expect(bodyOf<IntrospectionBody>(response).permissions).toEqual([expect.objectContaining({ resource_id: grant.resourceId, resource_type: grant.definitionName, resource_scopes: ['read'], ticket_id: grant.ticketId })]);
+    expect(bodyOf<IntrospectionBody>(response).permissions).toEqual([
+      expect.objectContaining({ resource_id: grant.resourceId, resource_type: grant.definitionName, resource_scopes: ['read'], ticket_id: grant.ticketId }),
+    ]);
   });
 
   it.each([
     ['a malformed token', 'not-a-jwt'],
     ['an unknown opaque token', 'x'.repeat(43)],
-    ['a token signed by someone else', jwt.sign({ iss: 'http://evil', sub: 'c', client_id: 'c', jti: 'j', scope: 'read' }, generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey, { algorithm: 'RS256', header: { alg: 'RS256', typ: 'at+jwt', kid: 'evil' }, expiresIn: 60 })],
+    [
+      'a token signed by someone else',
+      jwt.sign({ iss: 'http://evil', sub: 'c', client_id: 'c', jti: 'j', scope: 'read' }, generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey, {
+        algorithm: 'RS256',
+        header: { alg: 'RS256', typ: 'at+jwt', kid: 'evil' },
+        expiresIn: 60,
+      }),
+    ],
   ])('answers {"active": false} for %s', async (_case, token) => {
     const response = await introspect(token);
     expect(response.status).toBe(200);
@@ -219,7 +240,10 @@ describe('refresh tokens', () => {
     const holder = { clientId: grant.clientId, clientSecret: grant.secret };
     const first = await tokenFor<RefreshableTokenBody>(holder, `${grant.definitionName}:read`);
     expect(first.refresh_token).toBeDefined();
-    await request(server.adminUrl).patch('/admin').set('Authorization', server.adminToken).set('Content-Type', 'application/vnd.api+json; ext=jsonpatch')
+    await request(server.adminUrl)
+      .patch('/admin')
+      .set('Authorization', server.adminToken)
+      .set('Content-Type', 'application/vnd.api+json; ext=jsonpatch')
       .send(JSON.stringify([{ op: 'remove', path: `/requested-resources-capability-tickets/${grant.combination}` }]));
     await new Promise((resolve) => setTimeout(resolve, 300));
     const response = await refresh(first.refresh_token, {}, holder);
@@ -255,7 +279,9 @@ describe('key rotation through the admin interface', () => {
     await expect(jwtVerify(before, jwks)).resolves.toBeDefined();
     await expect(jwtVerify(after, jwks)).resolves.toBeDefined();
     expect(bodyOf<IntrospectionBody>(await introspect(before)).active).toBe(true);
-    const audit = await server.dataSource.query<{ operation: string }[]>(`SELECT operation FROM audit_event WHERE record_type = 'signing-key' ORDER BY id DESC LIMIT 1`);
+    const audit = await server.dataSource.query<{ operation: string }[]>(
+      `SELECT operation FROM audit_event WHERE record_type = 'signing-key' ORDER BY id DESC LIMIT 1`,
+    );
     expect(audit).toEqual([{ operation: 'rotate' }]);
   });
 });

@@ -13,11 +13,27 @@ afterAll(() => server.close());
 
 async function createWithCli(grantTypes?: string): Promise<{ clientId: string; secret: string; stored: string }> {
   const clientId = `uma-cli-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
-  const result = await runCli(['client', 'create', '--client-id', clientId, '--name', 'UMA CLI client', '--scopes', 'read', '--json',
-    ...(grantTypes ? ['--grant-types', grantTypes] : [])], { DATABASE_URL: testDatabaseUrl() });
+  const result = await runCli(
+    [
+      'client',
+      'create',
+      '--client-id',
+      clientId,
+      '--name',
+      'UMA CLI client',
+      '--scopes',
+      'read',
+      '--json',
+      ...(grantTypes ? ['--grant-types', grantTypes] : []),
+    ],
+    { DATABASE_URL: testDatabaseUrl() },
+  );
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
-  const [row] = await server.dataSource.query<{ grant_types: string }[]>('SELECT m.grant_types FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.client_id = $1', [clientId]);
+  const [row] = await server.dataSource.query<{ grant_types: string }[]>(
+    'SELECT m.grant_types FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.client_id = $1',
+    [clientId],
+  );
   return { clientId, secret: (JSON.parse(result.stdout) as { client_secret: string }).client_secret, stored: row.grant_types };
 }
 

@@ -32,26 +32,35 @@ describe('UMA in the console', () => {
     await page.getByLabel('Client ID').fill(clientId);
     await page.getByLabel('Client name').fill('UMA app');
     await page.getByLabel('Allowed scopes').fill('read');
-    await page.getByRole('group', { name: 'Grant types' }).getByLabel(/UMA grant/).check();
+    await page
+      .getByRole('group', { name: 'Grant types' })
+      .getByLabel(/UMA grant/)
+      .check();
     await page.getByRole('button', { name: 'Enrol client' }).click();
     await expectPage(page.getByLabel('Client secret')).toBeVisible();
     // The list is paged; other suites' clients may come first, so find this one by searching.
     await page.getByLabel('Search clients').fill(clientId);
     const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: clientId }) });
     await expectPage(row).toContainText(UMA_GRANT);
-    const enrolled = await server.dataSource.query<{ grant_types: string }[]>('SELECT m.grant_types FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.client_id = $1', [clientId]);
+    const enrolled = await server.dataSource.query<{ grant_types: string }[]>(
+      'SELECT m.grant_types FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.client_id = $1',
+      [clientId],
+    );
     expect(enrolled[0].grant_types).toBe(`client_credentials ${UMA_GRANT}`);
 
     await page.getByRole('button', { name: 'Done' }).click();
     await page.getByRole('button', { name: `Edit ${clientId}` }).click();
-    await page.getByRole('group', { name: 'Grant types' }).getByLabel(/UMA grant/).uncheck();
+    await page
+      .getByRole('group', { name: 'Grant types' })
+      .getByLabel(/UMA grant/)
+      .uncheck();
     await page.getByRole('button', { name: 'Save client' }).click();
     await expectPage(page.getByRole('status')).toContainText(`Client ${clientId} saved.`);
     await expectPage(row).not.toContainText(UMA_GRANT);
     await context.close();
   });
 
-  it('shows the UMA resources a data source\'s client registered', async () => {
+  it("shows the UMA resources a data source's client registered", async () => {
     const world = await umaWorld(server);
     const glucose = await registeredResource(server, world);
     await registerResource(server, world.pat, { type: world.definitionName, resource_scopes: ['write'] }).expect(201);
@@ -74,7 +83,7 @@ describe('UMA in the console', () => {
     await context.close();
   });
 
-  it('says so when a data source\'s client registered nothing', async () => {
+  it("says so when a data source's client registered nothing", async () => {
     const world = await umaWorld(server);
     const name = `Data source ${world.dataSource.id}`;
     const { context, page } = await openTab(browser);

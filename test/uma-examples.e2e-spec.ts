@@ -20,9 +20,11 @@ afterAll(() => server.close());
 
 describe('examples/uma-walkthrough.sh', () => {
   it('walks PAT, resource, ticket, RPT and introspection with curl, and exits 0', async () => {
-    const run = await finished(spawn('bash', [resolve(EXAMPLES, 'uma-walkthrough.sh')], {
-      env: { PATH: process.env.PATH, AS_URL: server.url, ADMIN_URL: `${server.adminUrl}/admin`, ADMIN_TOKEN: server.adminToken },
-    }));
+    const run = await finished(
+      spawn('bash', [resolve(EXAMPLES, 'uma-walkthrough.sh')], {
+        env: { PATH: process.env.PATH, AS_URL: server.url, ADMIN_URL: `${server.adminUrl}/admin`, ADMIN_TOKEN: server.adminToken },
+      }),
+    );
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('"typ": "at+jwt"');
@@ -42,7 +44,14 @@ describe('examples/glucose-data-source/server.mjs', () => {
     const cast = await enrol(dataSourceUrl);
     app = cast.app;
     dataSource = spawn(process.execPath, [resolve(EXAMPLES, 'glucose-data-source/server.mjs')], {
-      env: { PATH: process.env.PATH, AS_URL: server.url, PORT: String(port), CLIENT_ID: cast.rs.clientId, CLIENT_SECRET: cast.rs.secret, RESOURCE_URI: dataSourceUrl },
+      env: {
+        PATH: process.env.PATH,
+        AS_URL: server.url,
+        PORT: String(port),
+        CLIENT_ID: cast.rs.clientId,
+        CLIENT_SECRET: cast.rs.secret,
+        RESOURCE_URI: dataSourceUrl,
+      },
     });
     await started(dataSource);
   });
@@ -66,7 +75,9 @@ describe('examples/glucose-data-source/server.mjs', () => {
     expect(await challenged()).not.toBe(ticket);
     const rpt = await redeem(server, app, { ticket });
     expect(rpt.status).toBe(200);
-    const response = await request(dataSourceUrl).get('/Observation').set('Authorization', `Bearer ${bodyOf<TokenBody>(rpt).access_token}`);
+    const response = await request(dataSourceUrl)
+      .get('/Observation')
+      .set('Authorization', `Bearer ${bodyOf<TokenBody>(rpt).access_token}`);
     expect(response.status).toBe(200);
     const bundle = bodyOf<FhirBundle>(response);
     expect(bundle.resourceType).toBe('Bundle');
@@ -80,18 +91,27 @@ describe('examples/glucose-data-source/server.mjs', () => {
     const claims = parsedAs<AccessTokenClaims>(Buffer.from(payload, 'base64url').toString());
     const tampered = [header, Buffer.from(JSON.stringify({ ...claims, exp: claims.exp + 3600 })).toString('base64url'), signature].join('.');
     await challenged({ Authorization: `Bearer ${tampered}` });
-    const plain = await request(server.url).post('/oauth2/token').auth(app.clientId, app.secret).type('form').send({ grant_type: 'client_credentials', scope: 'blood-glucose-level:read' });
+    const plain = await request(server.url)
+      .post('/oauth2/token')
+      .auth(app.clientId, app.secret)
+      .type('form')
+      .send({ grant_type: 'client_credentials', scope: 'blood-glucose-level:read' });
     expect(plain.status).toBe(200);
     await challenged({ Authorization: `Bearer ${bodyOf<TokenBody>(plain).access_token}` });
   });
 
   it('serves a DPoP-bound RPT only with a proof of its key', async () => {
     const key = await clientKey('ES256');
-    const rpt = bodyOf<TokenBody>(await redeem(server, app, { ticket: await challenged() }, { DPoP: await dpopProof(key, `${server.url}/oauth2/token`) })).access_token;
+    const rpt = bodyOf<TokenBody>(
+      await redeem(server, app, { ticket: await challenged() }, { DPoP: await dpopProof(key, `${server.url}/oauth2/token`) }),
+    ).access_token;
     await challenged({ Authorization: `Bearer ${rpt}` });
     await challenged({ Authorization: `DPoP ${rpt}` });
     const url = `${dataSourceUrl}/Observation`;
-    const response = await request(dataSourceUrl).get('/Observation').set('Authorization', `DPoP ${rpt}`).set('DPoP', await resourceProof(key, 'GET', url, rpt));
+    const response = await request(dataSourceUrl)
+      .get('/Observation')
+      .set('Authorization', `DPoP ${rpt}`)
+      .set('DPoP', await resourceProof(key, 'GET', url, rpt));
     expect(response.status).toBe(200);
   });
 });
@@ -99,22 +119,51 @@ describe('examples/glucose-data-source/server.mjs', () => {
 /** A client with a consent ticket for blood-glucose-level:read, and the data source (its umaClient) at `resourceUri`. */
 async function enrol(resourceUri: string) {
   const [definition]: ({ id: number } | undefined)[] = await server.dataSource.query(`SELECT id FROM resource_definition WHERE name = 'blood-glucose-level'`);
-  const [scope]: ({ id: number } | undefined)[] = definition ? await server.dataSource.query(`SELECT id FROM scope WHERE name = 'read' AND resource_definition_id = $1`, [definition.id]) : [];
+  const [scope]: ({ id: number } | undefined)[] = definition
+    ? await server.dataSource.query(`SELECT id FROM scope WHERE name = 'read' AND resource_definition_id = $1`, [definition.id])
+    : [];
   const byLid = (type: string, lid: string) => ({ data: { type, lid } });
   const definitionRef = definition ? ref('resource-definition', definition.id) : byLid('resource-definition', 'def');
   const scopeRef = scope ? ref('scope', scope.id) : byLid('scope', 'read');
   const suffix = resourceUri.split(':').pop();
   const response = await patchAdmin(server, [
-    add('uma-client', { lid: 'app', attributes: { clientId: `glucose-viewer-${suffix}-${Date.now()}`, clientName: 'Viewer', allowedScopes: 'blood-glucose-level:read', grantTypes: `client_credentials ${UMA_GRANT}` } }),
-    add('uma-client', { lid: 'rs', attributes: { clientId: `glucose-source-${suffix}-${Date.now()}`, clientName: 'Glucose data source', allowedScopes: 'uma_protection' } }),
+    add('uma-client', {
+      lid: 'app',
+      attributes: {
+        clientId: `glucose-viewer-${suffix}-${Date.now()}`,
+        clientName: 'Viewer',
+        allowedScopes: 'blood-glucose-level:read',
+        grantTypes: `client_credentials ${UMA_GRANT}`,
+      },
+    }),
+    add('uma-client', {
+      lid: 'rs',
+      attributes: { clientId: `glucose-source-${suffix}-${Date.now()}`, clientName: 'Glucose data source', allowedScopes: 'uma_protection' },
+    }),
     ...(definition ? [] : [add('resource-definition', { lid: 'def', attributes: { name: 'blood-glucose-level' } })]),
     ...(scope ? [] : [add('scope', { lid: 'read', attributes: { name: 'read' }, relationships: { resourceDefinition: definitionRef } })]),
     add('purpose', { lid: 'why', attributes: { name: 'Your doctor follows your blood glucose level' } }),
-    add('capability-ticket', { lid: 'ticket', attributes: { ticketId: `glucose-${suffix}-${Date.now()}`, ticketName: 'Glucose' }, relationships: { purpose: byLid('purpose', 'why'), umaClient: byLid('uma-client', 'app') } }),
-    add('requested-resource', { lid: 'res', attributes: { maxPermissionDuration: 600, requestedResourceId: `glucose-${suffix}` }, relationships: { resourceDefinition: definitionRef, umaClient: byLid('uma-client', 'app') } }),
-    add('requested-resource-scopes', { relationships: { scope: scopeRef, purpose: byLid('purpose', 'why'), requestedResource: byLid('requested-resource', 'res') } }),
-    add('requested-resources-capability-tickets', { relationships: { capabilityTicket: byLid('capability-ticket', 'ticket'), requestedResource: byLid('requested-resource', 'res') } }),
-    add('data-source', { lid: 'ds', attributes: { name: 'Glucose data source', kind: 'resource-server', resourceUri }, relationships: { umaClient: byLid('uma-client', 'rs') } }),
+    add('capability-ticket', {
+      lid: 'ticket',
+      attributes: { ticketId: `glucose-${suffix}-${Date.now()}`, ticketName: 'Glucose' },
+      relationships: { purpose: byLid('purpose', 'why'), umaClient: byLid('uma-client', 'app') },
+    }),
+    add('requested-resource', {
+      lid: 'res',
+      attributes: { maxPermissionDuration: 600, requestedResourceId: `glucose-${suffix}` },
+      relationships: { resourceDefinition: definitionRef, umaClient: byLid('uma-client', 'app') },
+    }),
+    add('requested-resource-scopes', {
+      relationships: { scope: scopeRef, purpose: byLid('purpose', 'why'), requestedResource: byLid('requested-resource', 'res') },
+    }),
+    add('requested-resources-capability-tickets', {
+      relationships: { capabilityTicket: byLid('capability-ticket', 'ticket'), requestedResource: byLid('requested-resource', 'res') },
+    }),
+    add('data-source', {
+      lid: 'ds',
+      attributes: { name: 'Glucose data source', kind: 'resource-server', resourceUri },
+      relationships: { umaClient: byLid('uma-client', 'rs') },
+    }),
     add('data-source-resource-definitions', { relationships: { dataSource: byLid('data-source', 'ds'), resourceDefinition: definitionRef } }),
   ]);
   if (response.status !== 200) throw new Error(`not enrolled: ${JSON.stringify(response.body)}`);

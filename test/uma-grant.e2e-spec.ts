@@ -7,7 +7,16 @@ import { startTestApp, type TestApp } from './support/test-app.js';
 import { bodyOf, type IntrospectionBody, type OAuthErrorBody, type TokenBody } from './support/bodies.js';
 import { stringContaining, type ExplainBody, type JwtHeader, type PermissionTicketBody } from './support/bodies-lint2.js';
 import {
-  UMA_GRANT, askPermission, introspectWithPat, redeem, registeredResource, resourceProof, secondDataSource, ticketCount, ticketFor, umaWorld,
+  UMA_GRANT,
+  askPermission,
+  introspectWithPat,
+  redeem,
+  registeredResource,
+  resourceProof,
+  secondDataSource,
+  ticketCount,
+  ticketFor,
+  umaWorld,
 } from './support/uma.js';
 
 let server: TestApp;
@@ -33,7 +42,10 @@ describe('the UMA grant', () => {
     expect(header.typ).toBe('at+jwt');
     const claims = claimsOf(body.access_token);
     expect(claims).toMatchObject({
-      iss: server.url, sub: world.clientId, client_id: world.clientId, aud: world.dataSource.resourceUri,
+      iss: server.url,
+      sub: world.clientId,
+      client_id: world.clientId,
+      aud: world.dataSource.resourceUri,
       scope: `${world.definitionName}:read`,
       permissions: [{ resource_id: resourceId, resource_scopes: ['read'], exp: claims.exp }],
     });
@@ -58,7 +70,9 @@ describe('the UMA grant', () => {
     expect(refused.status).toBe(400);
     expect(bodyOf<OAuthErrorBody>(refused).error).toBe('unauthorized_client');
     // Register the grant now: the ticket was untouched.
-    await patchAdmin(server, [{ op: 'replace', path: `/uma-client/${plain.client}`, value: { type: 'uma-client', attributes: { grantTypes: `client_credentials ${UMA_GRANT}` } } }]).expect(200);
+    await patchAdmin(server, [
+      { op: 'replace', path: `/uma-client/${plain.client}`, value: { type: 'uma-client', attributes: { grantTypes: `client_credentials ${UMA_GRANT}` } } },
+    ]).expect(200);
     const later = await eventually(async () => {
       const response = await redeem(server, plain, { ticket: kept });
       return bodyOf<OAuthErrorBody>(response).error === 'unauthorized_client' ? undefined : response;
@@ -131,8 +145,12 @@ describe('the UMA grant', () => {
     const world = await umaWorld(server);
     const resourceId = await registeredResource(server, world);
     const ticket = await ticketFor(server, world, resourceId, ['read']);
-    await request(server.url).put(`/uma/resource_set/${resourceId}`).set('Authorization', `Bearer ${world.pat}`).set('Content-Type', 'application/json')
-      .send(JSON.stringify({ type: world.definitionName, resource_scopes: ['write'] })).expect(200);
+    await request(server.url)
+      .put(`/uma/resource_set/${resourceId}`)
+      .set('Authorization', `Bearer ${world.pat}`)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify({ type: world.definitionName, resource_scopes: ['write'] }))
+      .expect(200);
     expect(bodyOf<OAuthErrorBody>(await redeem(server, world, { ticket })).error).toBe('invalid_grant');
   });
 
@@ -147,7 +165,11 @@ describe('the UMA grant', () => {
   it('uses the ticket up even when claims pushing is then refused', async () => {
     const world = await umaWorld(server);
     const ticket = await ticketFor(server, world, await registeredResource(server, world));
-    const pushed = await redeem(server, world, { ticket, claim_token: 'eyJ...', claim_token_format: 'http://openid.net/specs/openid-connect-core-1_0.html#IDToken' });
+    const pushed = await redeem(server, world, {
+      ticket,
+      claim_token: 'eyJ...',
+      claim_token_format: 'http://openid.net/specs/openid-connect-core-1_0.html#IDToken',
+    });
     expect(pushed.status).toBe(400);
     expect(pushed.body).toEqual({ error: 'invalid_request', error_description: stringContaining('claims pushing is not supported') });
     expect(bodyOf<OAuthErrorBody>(await redeem(server, world, { ticket })).error).toBe('invalid_grant');
@@ -166,7 +188,9 @@ describe('the UMA grant', () => {
     const second = await redeem(server, world, { ticket: await ticketFor(server, world, resourceId), rpt: bodyOf<TokenBody>(first).access_token });
     expect(second.status).toBe(200);
     expect(bodyOf<TokenBody & Record<string, unknown>>(second).upgraded).toBeUndefined();
-    expect(claimsOf(bodyOf<TokenBody>(second).access_token).permissions).toEqual([{ resource_id: resourceId, resource_scopes: ['read'], exp: claimsOf(bodyOf<TokenBody>(second).access_token).exp }]);
+    expect(claimsOf(bodyOf<TokenBody>(second).access_token).permissions).toEqual([
+      { resource_id: resourceId, resource_scopes: ['read'], exp: claimsOf(bodyOf<TokenBody>(second).access_token).exp },
+    ]);
   });
 
   it('adds a requested scope to the permission of the resource that registered it (and refuses it without a consent ticket)', async () => {
@@ -218,15 +242,19 @@ describe('the UMA grant', () => {
     expect((await redeem(server, world, { ticket })).status).toBe(403);
   });
 
-  it('refuses a scope outside the client\'s allowed scopes as request_denied, with no partial RPT', async () => {
+  it("refuses a scope outside the client's allowed scopes as request_denied, with no partial RPT", async () => {
     const world = await umaWorld(server);
-    await patchAdmin(server, [{ op: 'replace', path: `/uma-client/${world.client}`, value: { type: 'uma-client', attributes: { allowedScopes: `${world.definitionName}:read` } } }]).expect(200);
+    await patchAdmin(server, [
+      { op: 'replace', path: `/uma-client/${world.client}`, value: { type: 'uma-client', attributes: { allowedScopes: `${world.definitionName}:read` } } },
+    ]).expect(200);
     const resourceId = await registeredResource(server, world);
     const response = await eventually(async () => {
       const answer = await redeem(server, world, { ticket: await ticketFor(server, world, resourceId, ['read', 'write']) });
       return answer.status === 403 ? answer : undefined;
     }, 2_000);
-    expect(bodyOf<OAuthErrorBody>(response).error_description).toBe(`scope "${world.definitionName}:write" is not in the allowed scopes of client ${world.clientId}`);
+    expect(bodyOf<OAuthErrorBody>(response).error_description).toBe(
+      `scope "${world.definitionName}:write" is not in the allowed scopes of client ${world.clientId}`,
+    );
   });
 
   it('narrows aud to the resource parameter, and refuses a resource that is not a data source of the registering client', async () => {
@@ -246,8 +274,12 @@ describe('the UMA grant', () => {
   it('binds the RPT to a DPoP proof: token_type DPoP, cnf.jkt, and introspection says so', async () => {
     const world = await umaWorld(server);
     const key = await clientKey('ES256');
-    const response = await redeem(server, world, { ticket: await ticketFor(server, world, await registeredResource(server, world)) },
-      { DPoP: await dpopProof(key, `${server.url}/oauth2/token`) });
+    const response = await redeem(
+      server,
+      world,
+      { ticket: await ticketFor(server, world, await registeredResource(server, world)) },
+      { DPoP: await dpopProof(key, `${server.url}/oauth2/token`) },
+    );
     expect(response.status).toBe(200);
     expect(bodyOf<TokenBody>(response).token_type).toBe('DPoP');
     const claims = claimsOf(bodyOf<TokenBody>(response).access_token);
@@ -259,7 +291,10 @@ describe('the UMA grant', () => {
   it('accepts a JSON body', async () => {
     const world = await umaWorld(server);
     const ticket = await ticketFor(server, world, await registeredResource(server, world));
-    const response = await request(server.url).post('/oauth2/token').set('Authorization', basic(world.clientId, world.secret)).set('Content-Type', 'application/json')
+    const response = await request(server.url)
+      .post('/oauth2/token')
+      .set('Authorization', basic(world.clientId, world.secret))
+      .set('Content-Type', 'application/json')
       .send(JSON.stringify({ grant_type: UMA_GRANT, ticket }));
     expect(response.status).toBe(200);
   });
@@ -268,7 +303,10 @@ describe('the UMA grant', () => {
     const world = await umaWorld(server);
     const first = await registeredResource(server, world);
     const second = await registeredResource(server, world, ['read']);
-    const ticket = await askPermission(server, world.pat, [{ resource_id: first, resource_scopes: ['read'] }, { resource_id: second, resource_scopes: ['read'] }]);
+    const ticket = await askPermission(server, world.pat, [
+      { resource_id: first, resource_scopes: ['read'] },
+      { resource_id: second, resource_scopes: ['read'] },
+    ]);
     const response = await redeem(server, world, { ticket: bodyOf<PermissionTicketBody>(ticket).ticket });
     expect(response.status).toBe(200);
     const claims = claimsOf(bodyOf<TokenBody>(response).access_token);
@@ -286,16 +324,29 @@ describe('introspection of an RPT', () => {
     expect(response.status).toBe(200);
     const claims = claimsOf(rpt);
     expect(response.body).toEqual({
-      active: true, iss: server.url, sub: world.clientId, client_id: world.clientId, aud: world.dataSource.resourceUri,
-      iat: claims.iat, exp: claims.exp, jti: claims.jti, token_type: 'Bearer',
+      active: true,
+      iss: server.url,
+      sub: world.clientId,
+      client_id: world.clientId,
+      aud: world.dataSource.resourceUri,
+      iat: claims.iat,
+      exp: claims.exp,
+      jti: claims.jti,
+      token_type: 'Bearer',
       permissions: [{ resource_id: resourceId, resource_scopes: ['read'], exp: claims.exp }],
     });
   });
 
-  it('answers the same to the data source\'s client authenticating with its secret', async () => {
+  it("answers the same to the data source's client authenticating with its secret", async () => {
     const world = await umaWorld(server);
-    const rpt = bodyOf<TokenBody>(await redeem(server, world, { ticket: await ticketFor(server, world, await registeredResource(server, world)) })).access_token;
-    const response = await request(server.url).post('/oauth2/introspect').set('Authorization', basic(world.rs.clientId, world.rs.secret)).type('form').send({ token: rpt });
+    const rpt = bodyOf<TokenBody>(
+      await redeem(server, world, { ticket: await ticketFor(server, world, await registeredResource(server, world)) }),
+    ).access_token;
+    const response = await request(server.url)
+      .post('/oauth2/introspect')
+      .set('Authorization', basic(world.rs.clientId, world.rs.secret))
+      .type('form')
+      .send({ token: rpt });
     expect(bodyOf<IntrospectionBody>(response).active).toBe(true);
     expect(bodyOf<IntrospectionBody>(response).scope).toBeUndefined();
     expect(bodyOf<IntrospectionBody>(response).permissions).toHaveLength(1);
@@ -303,7 +354,9 @@ describe('introspection of an RPT', () => {
 
   it('answers {"active": false} to a data source not in the RPT\'s aud', async () => {
     const world = await umaWorld(server);
-    const rpt = bodyOf<TokenBody>(await redeem(server, world, { ticket: await ticketFor(server, world, await registeredResource(server, world)) })).access_token;
+    const rpt = bodyOf<TokenBody>(
+      await redeem(server, world, { ticket: await ticketFor(server, world, await registeredResource(server, world)) }),
+    ).access_token;
     const stranger = await umaWorld(server);
     const response = await introspectWithPat(server, stranger.pat, rpt);
     expect(response.status).toBe(200);
@@ -312,7 +365,10 @@ describe('introspection of an RPT', () => {
 
   it('still answers scope for a client credentials token', async () => {
     const world = await umaWorld(server);
-    const token = await request(server.url).post('/oauth2/token').set('Authorization', basic(world.clientId, world.secret)).type('form')
+    const token = await request(server.url)
+      .post('/oauth2/token')
+      .set('Authorization', basic(world.clientId, world.secret))
+      .type('form')
       .send({ grant_type: 'client_credentials', scope: `${world.definitionName}:read` });
     const response = await introspectWithPat(server, world.pat, bodyOf<TokenBody>(token).access_token);
     expect(response.body).toMatchObject({ active: true, scope: `${world.definitionName}:read` });
@@ -325,10 +381,14 @@ describe('introspection of an RPT', () => {
     expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_token');
   });
 
-  it('refuses a PAT whose client stopped being a data source\'s umaClient: 403 insufficient_scope', async () => {
+  it("refuses a PAT whose client stopped being a data source's umaClient: 403 insufficient_scope", async () => {
     const world = await umaWorld(server);
-    const rpt = bodyOf<TokenBody>(await redeem(server, world, { ticket: await ticketFor(server, world, await registeredResource(server, world)) })).access_token;
-    await patchAdmin(server, [{ op: 'replace', path: `/data-source/${world.dataSource.id}`, value: { type: 'data-source', relationships: { umaClient: { data: null } } } }]).expect(200);
+    const rpt = bodyOf<TokenBody>(
+      await redeem(server, world, { ticket: await ticketFor(server, world, await registeredResource(server, world)) }),
+    ).access_token;
+    await patchAdmin(server, [
+      { op: 'replace', path: `/data-source/${world.dataSource.id}`, value: { type: 'data-source', relationships: { umaClient: { data: null } } } },
+    ]).expect(200);
     const response = await eventually(async () => {
       const answer = await introspectWithPat(server, world.pat, rpt);
       return answer.status === 403 ? answer : undefined;
@@ -339,11 +399,24 @@ describe('introspection of an RPT', () => {
   it('accepts a DPoP-bound PAT with a proof for the introspection endpoint', async () => {
     const world = await umaWorld(server);
     const key = await clientKey('ES256');
-    const pat = bodyOf<TokenBody>(await request(server.url).post('/oauth2/token').set('Authorization', basic(world.rs.clientId, world.rs.secret))
-      .set('DPoP', await dpopProof(key, `${server.url}/oauth2/token`)).type('form').send({ grant_type: 'client_credentials', scope: 'uma_protection' })).access_token;
-    const rpt = bodyOf<TokenBody>(await redeem(server, world, { ticket: await ticketFor(server, world, await registeredResource(server, world)) })).access_token;
-    const introspect = async (proof?: string) => request(server.url).post('/oauth2/introspect').set('Authorization', `DPoP ${pat}`)
-      .set(proof ? { DPoP: proof } : {}).type('form').send({ token: rpt });
+    const pat = bodyOf<TokenBody>(
+      await request(server.url)
+        .post('/oauth2/token')
+        .set('Authorization', basic(world.rs.clientId, world.rs.secret))
+        .set('DPoP', await dpopProof(key, `${server.url}/oauth2/token`))
+        .type('form')
+        .send({ grant_type: 'client_credentials', scope: 'uma_protection' }),
+    ).access_token;
+    const rpt = bodyOf<TokenBody>(
+      await redeem(server, world, { ticket: await ticketFor(server, world, await registeredResource(server, world)) }),
+    ).access_token;
+    const introspect = async (proof?: string) =>
+      request(server.url)
+        .post('/oauth2/introspect')
+        .set('Authorization', `DPoP ${pat}`)
+        .set(proof ? { DPoP: proof } : {})
+        .type('form')
+        .send({ token: rpt });
     expect((await introspect()).status).toBe(401);
     const answered = await introspect(await resourceProof(key, 'POST', `${server.url}/oauth2/introspect`, pat));
     expect(answered.status).toBe(200);

@@ -28,7 +28,9 @@ describe('the permission endpoint', () => {
     expect(ticket).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(Buffer.from(ticket, 'base64url').length).toBeGreaterThanOrEqual(16);
     const rows: { ticket_hash: string; permissions: unknown; client_id: number; ttl: number }[] = await server.dataSource.query(
-      `SELECT ticket_hash, permissions, client_id, extract(epoch FROM expires_at - date_created)::int AS ttl FROM permission_ticket WHERE client_id = $1`, [world.rs.id]);
+      `SELECT ticket_hash, permissions, client_id, extract(epoch FROM expires_at - date_created)::int AS ttl FROM permission_ticket WHERE client_id = $1`,
+      [world.rs.id],
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0].ticket_hash).toBe(createHash('sha256').update(ticket).digest('hex'));
     expect(JSON.stringify(rows[0])).not.toContain(ticket);
@@ -42,7 +44,10 @@ describe('the permission endpoint', () => {
     const world = await umaWorld(server);
     const first = await registeredResource(server, world);
     const second = await registeredResource(server, world);
-    const response = await askPermission(server, world.pat, [{ resource_id: first, resource_scopes: [] }, { resource_id: second, resource_scopes: ['read', 'write'] }]);
+    const response = await askPermission(server, world.pat, [
+      { resource_id: first, resource_scopes: [] },
+      { resource_id: second, resource_scopes: ['read', 'write'] },
+    ]);
     expect(response.status).toBe(201);
   });
 
@@ -66,7 +71,10 @@ describe('the permission endpoint', () => {
     const id = await registeredResource(server, world);
     const bodies: Record<string, unknown> = {
       MANY: Array.from({ length: 21 }, (_, index) => ({ resource_id: `${id}-${index}`, resource_scopes: [] })),
-      TWICE: [{ resource_id: id, resource_scopes: ['read'] }, { resource_id: id, resource_scopes: ['write'] }],
+      TWICE: [
+        { resource_id: id, resource_scopes: ['read'] },
+        { resource_id: id, resource_scopes: ['write'] },
+      ],
       NO_SCOPES: { resource_id: id },
       SCOPES_STRING: { resource_id: id, resource_scopes: 'read' },
     };
@@ -76,7 +84,7 @@ describe('the permission endpoint', () => {
     expect(await countTickets(world.rs.id)).toBe(0);
   });
 
-  it('answers 400 invalid_resource_id for an unknown resource and for another client\'s', async () => {
+  it("answers 400 invalid_resource_id for an unknown resource and for another client's", async () => {
     const world = await umaWorld(server);
     const other = await umaWorld(server);
     const theirs = await registeredResource(server, other);
@@ -87,7 +95,7 @@ describe('the permission endpoint', () => {
     }
   });
 
-  it('answers 400 invalid_resource_id once the resource\'s type is no longer served by the client\'s data sources', async () => {
+  it("answers 400 invalid_resource_id once the resource's type is no longer served by the client's data sources", async () => {
     const world = await umaWorld(server);
     const id = await registeredResource(server, world);
     await patchAdmin(server, [{ op: 'remove', path: `/data-source-resource-definitions/${world.dataSource.pairs[0]}` }]).expect(200);

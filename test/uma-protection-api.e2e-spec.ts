@@ -97,7 +97,14 @@ describe('the protection API and its PAT', () => {
   it('answers 401 invalid_token for an expired token', async () => {
     const world = await umaWorld(server);
     const now = Math.floor(Date.now() / 1000);
-    const expired = await mintedToken({ sub: world.rs.clientId, client_id: world.rs.clientId, aud: server.url, scope: 'uma_protection', iat: now - 120, exp: now - 60 });
+    const expired = await mintedToken({
+      sub: world.rs.clientId,
+      client_id: world.rs.clientId,
+      aud: server.url,
+      scope: 'uma_protection',
+      iat: now - 120,
+      exp: now - 60,
+    });
     expectChallenge(await listResources(expired), 401, 'invalid_token');
     // The same token, not expired, passes: the expiry is what was refused.
     const live = await mintedToken({ sub: world.rs.clientId, client_id: world.rs.clientId, aud: server.url, scope: 'uma_protection' });
@@ -107,7 +114,12 @@ describe('the protection API and its PAT', () => {
   it('answers 401 invalid_token for a revoked token', async () => {
     const world = await umaWorld(server);
     expect((await listResources(world.pat)).status).toBe(200);
-    await request(server.url).post('/oauth2/revoke').set('Authorization', basic(world.rs.clientId, world.rs.secret)).type('form').send({ token: world.pat }).expect(200);
+    await request(server.url)
+      .post('/oauth2/revoke')
+      .set('Authorization', basic(world.rs.clientId, world.rs.secret))
+      .type('form')
+      .send({ token: world.pat })
+      .expect(200);
     expectChallenge(await listResources(world.pat), 401, 'invalid_token');
   });
 
@@ -119,16 +131,18 @@ describe('the protection API and its PAT', () => {
     expect(response.headers['www-authenticate']).toContain('scope="uma_protection"');
   });
 
-  it('answers 403 insufficient_scope for a PAT whose client is no data source\'s umaClient', async () => {
+  it("answers 403 insufficient_scope for a PAT whose client is no data source's umaClient", async () => {
     const loner = await protectionClient(server);
     const pat = await accessToken(server, loner.clientId, loner.secret, 'uma_protection');
     expectChallenge(await listResources(pat), 403, 'insufficient_scope');
   });
 
-  it('answers 403 within a second once the PAT\'s client stopped being the data source\'s umaClient', async () => {
+  it("answers 403 within a second once the PAT's client stopped being the data source's umaClient", async () => {
     const world = await umaWorld(server);
     expect((await listResources(world.pat)).status).toBe(200);
-    await patchAdmin(server, [{ op: 'replace', path: `/data-source/${world.dataSource.id}`, value: { type: 'data-source', relationships: { umaClient: { data: null } } } }]).expect(200);
+    await patchAdmin(server, [
+      { op: 'replace', path: `/data-source/${world.dataSource.id}`, value: { type: 'data-source', relationships: { umaClient: { data: null } } } },
+    ]).expect(200);
     const refused = await eventually(async () => {
       const response = await listResources(world.pat);
       return response.status === 403 ? response : undefined;
@@ -139,7 +153,13 @@ describe('the protection API and its PAT', () => {
   it('accepts a DPoP-bound PAT with the DPoP scheme and a proof of its key (htu from ISSUER, ath)', async () => {
     const world = await umaWorld(server);
     const rs = await protectionClient(server, { dpopBound: true });
-    await patchAdmin(server, [{ op: 'replace', path: `/data-source/${world.dataSource.id}`, value: { type: 'data-source', relationships: { umaClient: { data: { type: 'uma-client', id: rs.id } } } } }]).expect(200);
+    await patchAdmin(server, [
+      {
+        op: 'replace',
+        path: `/data-source/${world.dataSource.id}`,
+        value: { type: 'data-source', relationships: { umaClient: { data: { type: 'uma-client', id: rs.id } } } },
+      },
+    ]).expect(200);
     const key = await clientKey('ES256');
     const { dpopProof } = await import('./support/keys.js');
     const pat = await accessToken(server, rs.clientId, rs.secret, 'uma_protection', await dpopProof(key, `${server.url}/oauth2/token`));
@@ -149,8 +169,11 @@ describe('the protection API and its PAT', () => {
       return response.status === 200 ? response : undefined;
     });
     expect(accepted.body).toEqual([]);
-    const registered = await request(server.url).post('/uma/resource_set').set('Authorization', `DPoP ${pat}`)
-      .set('DPoP', await resourceProof(key, 'POST', url, pat)).set('Content-Type', 'application/json')
+    const registered = await request(server.url)
+      .post('/uma/resource_set')
+      .set('Authorization', `DPoP ${pat}`)
+      .set('DPoP', await resourceProof(key, 'POST', url, pat))
+      .set('Content-Type', 'application/json')
       .send(JSON.stringify({ type: world.definitionName, resource_scopes: ['read'] }));
     expect(registered.status).toBe(201);
   });
@@ -177,7 +200,11 @@ describe('the protection API and its PAT', () => {
   it('refuses an unbound PAT sent with the DPoP scheme', async () => {
     const world = await umaWorld(server);
     const key = await clientKey('ES256');
-    expectChallenge(await listResources(world.pat, 'DPoP', { DPoP: await resourceProof(key, 'GET', `${server.url}/uma/resource_set`, world.pat) }), 401, 'invalid_token');
+    expectChallenge(
+      await listResources(world.pat, 'DPoP', { DPoP: await resourceProof(key, 'GET', `${server.url}/uma/resource_set`, world.pat) }),
+      401,
+      'invalid_token',
+    );
   });
 
   it('checks the PAT before the body', async () => {

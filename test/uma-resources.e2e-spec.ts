@@ -20,7 +20,13 @@ const json = (test: request.Test, body: unknown) => test.set('Content-Type', 'ap
 describe('resource registration', () => {
   it('registers a resource: 201, an opaque _id and its Location, no-store', async () => {
     const world = await umaWorld(server);
-    const response = await registerResource(server, world.pat, { type: world.definitionName, resource_scopes: ['read', 'write'], name: 'Glucose', description: 'Readings', icon_uri: 'https://icons.example/g.png' });
+    const response = await registerResource(server, world.pat, {
+      type: world.definitionName,
+      resource_scopes: ['read', 'write'],
+      name: 'Glucose',
+      description: 'Readings',
+      icon_uri: 'https://icons.example/g.png',
+    });
     expect(response.status).toBe(201);
     expect(response.body).toEqual({ _id: expect.stringMatching(/^[A-Za-z0-9_-]{16,}$/) as unknown });
     expect(response.headers.location).toBe(`${server.url}/uma/resource_set/${bodyOf<UmaResourceBody>(response)._id}`);
@@ -29,14 +35,19 @@ describe('resource registration', () => {
 
   it('reads a resource back with its _id, drops unknown members', async () => {
     const world = await umaWorld(server);
-    const created = await registerResource(server, world.pat, { type: world.definitionName, resource_scopes: ['write', 'read'], name: 'Glucose', user_access_policy_uri: 'https://x.example' });
+    const created = await registerResource(server, world.pat, {
+      type: world.definitionName,
+      resource_scopes: ['write', 'read'],
+      name: 'Glucose',
+      user_access_policy_uri: 'https://x.example',
+    });
     const { _id: id } = bodyOf<UmaResourceBody>(created);
     const read = await withPat(request(server.url).get(item(world, id)), world);
     expect(read.status).toBe(200);
     expect(read.body).toEqual({ _id: id, type: world.definitionName, resource_scopes: ['write', 'read'], name: 'Glucose' });
   });
 
-  it('lists the _ids of the caller\'s own resources only', async () => {
+  it("lists the _ids of the caller's own resources only", async () => {
     const world = await umaWorld(server);
     const other = await umaWorld(server);
     const first = await registeredResource(server, world);
@@ -49,7 +60,12 @@ describe('resource registration', () => {
 
   it('replaces a resource whole with PUT', async () => {
     const world = await umaWorld(server);
-    const created = await registerResource(server, world.pat, { type: world.definitionName, resource_scopes: ['read'], name: 'Old', description: 'gone after PUT' });
+    const created = await registerResource(server, world.pat, {
+      type: world.definitionName,
+      resource_scopes: ['read'],
+      name: 'Old',
+      description: 'gone after PUT',
+    });
     const { _id: id } = bodyOf<UmaResourceBody>(created);
     const replaced = await json(withPat(request(server.url).put(item(world, id)), world), { type: world.definitionName, resource_scopes: ['write'] });
     expect(replaced.status).toBe(200);
@@ -69,7 +85,7 @@ describe('resource registration', () => {
     expect(bodyOf<OAuthErrorBody>(read).error).toBe('not_found');
   });
 
-  it('answers 404 not_found for another client\'s resource, and changes nothing', async () => {
+  it("answers 404 not_found for another client's resource, and changes nothing", async () => {
     const world = await umaWorld(server);
     const other = await umaWorld(server);
     const id = await registeredResource(server, other);
@@ -131,7 +147,10 @@ describe('resource registration', () => {
     ['a NUL character', '{"type":"T","resource_scopes":["re\\u0000ad"]}', 'NUL'],
   ])('answers 400 invalid_request naming the member for %s, and stores nothing', async (_, body, named) => {
     const world = await umaWorld(server);
-    const response = await request(server.url).post('/uma/resource_set').set('Authorization', `Bearer ${world.pat}`).set('Content-Type', 'application/json')
+    const response = await request(server.url)
+      .post('/uma/resource_set')
+      .set('Authorization', `Bearer ${world.pat}`)
+      .set('Content-Type', 'application/json')
       .send(body.replaceAll('"T"', JSON.stringify(world.definitionName)));
     expect(response.status).toBe(400);
     expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_request');
@@ -141,7 +160,11 @@ describe('resource registration', () => {
 
   it('answers 400 for another media type', async () => {
     const world = await umaWorld(server);
-    const response = await request(server.url).post('/uma/resource_set').set('Authorization', `Bearer ${world.pat}`).type('form').send({ type: world.definitionName });
+    const response = await request(server.url)
+      .post('/uma/resource_set')
+      .set('Authorization', `Bearer ${world.pat}`)
+      .type('form')
+      .send({ type: world.definitionName });
     expect(response.status).toBe(400);
     expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_request');
   });
@@ -170,7 +193,9 @@ describe('records a registered resource uses', () => {
     const world = await umaWorld(server);
     await registeredResource(server, world);
     // The data source must let go of its client first; the resource still holds it.
-    await patchAdmin(server, [{ op: 'replace', path: `/data-source/${world.dataSource.id}`, value: { type: 'data-source', relationships: { umaClient: { data: null } } } }]).expect(200);
+    await patchAdmin(server, [
+      { op: 'replace', path: `/data-source/${world.dataSource.id}`, value: { type: 'data-source', relationships: { umaClient: { data: null } } } },
+    ]).expect(200);
     const response = await patchAdmin(server, [{ op: 'remove', path: `/uma-client/${world.rs.id}` }]);
     expect(response.status).toBe(409);
   });
@@ -189,34 +214,62 @@ describe('records a registered resource uses', () => {
     await patchAdmin(server, [
       add('resource-definition', { id: definition, attributes: { name: `steps-${definition}` } }),
       add('scope', { id: scope, attributes: { name: 'read' }, relationships: { resourceDefinition: ref('resource-definition', definition) } }),
-      add('data-source', { id: source, attributes: { name: 'Steps', kind: 'resource-server', resourceUri: `https://steps-${source}.example` }, relationships: { umaClient: ref('uma-client', world.rs.id) } }),
-      add('data-source-resource-definitions', { id: pair, relationships: { dataSource: ref('data-source', source), resourceDefinition: ref('resource-definition', definition) } }),
+      add('data-source', {
+        id: source,
+        attributes: { name: 'Steps', kind: 'resource-server', resourceUri: `https://steps-${source}.example` },
+        relationships: { umaClient: ref('uma-client', world.rs.id) },
+      }),
+      add('data-source-resource-definitions', {
+        id: pair,
+        relationships: { dataSource: ref('data-source', source), resourceDefinition: ref('resource-definition', definition) },
+      }),
     ]).expect(200);
     const id = bodyOf<UmaResourceBody>(await registerResource(server, world.pat, { type: `steps-${definition}`, resource_scopes: ['read'] }))._id;
     expect(id).toEqual(expect.any(String));
     // Its pair with the data source may go (the resource is then no longer served), the definition may not.
     await patchAdmin(server, [{ op: 'remove', path: `/data-source-resource-definitions/${pair}` }]).expect(200);
-    const response = await patchAdmin(server, [{ op: 'remove', path: `/resource-definition/${definition}` }, { op: 'remove', path: `/scope/${scope}` }].reverse());
+    const response = await patchAdmin(
+      server,
+      [
+        { op: 'remove', path: `/resource-definition/${definition}` },
+        { op: 'remove', path: `/scope/${scope}` },
+      ].reverse(),
+    );
     expect(response.status).toBe(409);
   });
 });
 
-describe('a data source\'s registered resources at the admin interface', () => {
+describe("a data source's registered resources at the admin interface", () => {
   it('lists the resources its umaClient registered, paged, as uma-resource objects', async () => {
     const world = await umaWorld(server);
     const first = await registeredResource(server, world);
     await registeredResource(server, world, ['read']);
-    const response = await request(server.adminUrl).get(`/admin/data-source/${world.dataSource.id}/uma-resources?page[size]=1`).set('Authorization', server.adminToken);
+    const response = await request(server.adminUrl)
+      .get(`/admin/data-source/${world.dataSource.id}/uma-resources?page[size]=1`)
+      .set('Authorization', server.adminToken);
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/vnd\.api\+json/);
     const body = bodyOf<JsonApiDocument<JsonApiResource[]>>(response);
     expect(body.meta?.total).toBe(2);
     expect(body.links?.next).toContain('page[number]=2');
-    expect(body.data).toEqual([{
-      type: 'uma-resource', id: expect.any(String) as unknown,
-      attributes: { resourceId: first, type: world.definitionName, name: 'Glucose readings', description: null, iconUri: null, resourceScopes: ['read', 'write'] },
-      relationships: { umaClient: { data: { type: 'uma-client', id: String(world.rs.id) } }, resourceDefinition: { data: { type: 'resource-definition', id: String(world.ids.definition) } } },
-    }]);
+    expect(body.data).toEqual([
+      {
+        type: 'uma-resource',
+        id: expect.any(String) as unknown,
+        attributes: {
+          resourceId: first,
+          type: world.definitionName,
+          name: 'Glucose readings',
+          description: null,
+          iconUri: null,
+          resourceScopes: ['read', 'write'],
+        },
+        relationships: {
+          umaClient: { data: { type: 'uma-client', id: String(world.rs.id) } },
+          resourceDefinition: { data: { type: 'resource-definition', id: String(world.ids.definition) } },
+        },
+      },
+    ]);
   });
 
   it('answers 404 for an unknown data source and 401 without the admin token, and is not on the public port', async () => {

@@ -39,19 +39,36 @@ describe('WORKERS=2 (server process)', () => {
   it('serves tokens from both workers, counts them together in /metrics, replaces a killed worker, and drains every worker on SIGTERM', async () => {
     const [port, adminPort] = await freePorts(2);
     const adminToken = randomBytes(16).toString('hex');
-    const child = startServerProcess({ WORKERS: '2', DATABASE_URL: testDatabaseUrl(), ADMIN_TOKEN: adminToken, PORT: String(port), ADMIN_PORT: String(adminPort) });
+    const child = startServerProcess({
+      WORKERS: '2',
+      DATABASE_URL: testDatabaseUrl(),
+      ADMIN_TOKEN: adminToken,
+      PORT: String(port),
+      ADMIN_PORT: String(adminPort),
+    });
     running = child;
     const exit = finished(child);
     const url = `http://127.0.0.1:${port}`;
     const admin = `http://127.0.0.1:${adminPort}`;
-    await eventually(async () => (workersOf(child.pid!).length === 2 && (await request(url).get('/health/ready')).status === 200 ? true : undefined), 60_000, 200);
+    await eventually(
+      async () => (workersOf(child.pid!).length === 2 && (await request(url).get('/health/ready')).status === 200 ? true : undefined),
+      60_000,
+      200,
+    );
 
     const clientId = `workers-${randomBytes(6).toString('hex')}`;
-    const created = await runCli(['client', 'create', '--client-id', clientId, '--name', 'Workers', '--scopes', 'read', '--json'], { DATABASE_URL: testDatabaseUrl() });
+    const created = await runCli(['client', 'create', '--client-id', clientId, '--name', 'Workers', '--scopes', 'read', '--json'], {
+      DATABASE_URL: testDatabaseUrl(),
+    });
     const secret = (JSON.parse(created.stdout) as CliClientJson).client_secret;
     // One connection per request: the primary hands connections to the workers in turn.
     const token = () =>
-      request(url).post('/oauth2/token').set('Connection', 'close').set('Authorization', basic(clientId, secret)).type('form').send({ grant_type: 'client_credentials', scope: 'read' });
+      request(url)
+        .post('/oauth2/token')
+        .set('Connection', 'close')
+        .set('Authorization', basic(clientId, secret))
+        .type('form')
+        .send({ grant_type: 'client_credentials', scope: 'read' });
     for (let index = 0; index < 10; index += 1) expect((await token()).status).toBe(200);
 
     // Whichever worker answers, it reports both workers' counts (each served some of the ten).
@@ -63,15 +80,23 @@ describe('WORKERS=2 (server process)', () => {
 
     const [killed] = workersOf(child.pid!);
     process.kill(killed, 'SIGKILL');
-    const replaced = await eventually(() => {
-      const workers = workersOf(child.pid!);
-      return workers.length === 2 && !workers.includes(killed) ? workers : undefined;
-    }, 30_000, 100);
+    const replaced = await eventually(
+      () => {
+        const workers = workersOf(child.pid!);
+        return workers.length === 2 && !workers.includes(killed) ? workers : undefined;
+      },
+      30_000,
+      100,
+    );
     expect(replaced).toHaveLength(2);
-    await eventually(async () => {
-      const answers = await Promise.all([token(), token()]);
-      return answers.every((answer) => answer.status === 200) ? true : undefined;
-    }, 30_000, 200);
+    await eventually(
+      async () => {
+        const answers = await Promise.all([token(), token()]);
+        return answers.every((answer) => answer.status === 200) ? true : undefined;
+      },
+      30_000,
+      200,
+    );
 
     // Requests still sending their bodies across the SIGTERM, spread over both workers.
     const form = { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic(clientId, secret) };

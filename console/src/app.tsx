@@ -59,23 +59,45 @@ export function App() {
   }, [path]);
 
   if (!api) {
-    return <SignInScreen notice={notice} onSignedIn={(value) => { keepToken(value); setNotice(undefined); setToken(value); }} />;
+    return (
+      <SignInScreen
+        notice={notice}
+        onSignedIn={(value) => {
+          keepToken(value);
+          setNotice(undefined);
+          setToken(value);
+        }}
+      />
+    );
   }
   return (
     <>
-      <a class="skip" href="#main" onClick={(event) => { event.preventDefault(); document.getElementById('main')?.focus(); }}>Skip to the screen</a>
+      <a
+        class="skip"
+        href="#main"
+        onClick={(event) => {
+          event.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
+        Skip to the screen
+      </a>
       <header class="top">
         <p class="brand">Authorization server console</p>
         <nav aria-label="Console sections">
           <ul>
             {SCREENS.map((item) => (
               <li key={item.path}>
-                <a href={`#/${item.path}`} aria-current={item.path === path ? 'page' : undefined}>{item.title}</a>
+                <a href={`#/${item.path}`} aria-current={item.path === path ? 'page' : undefined}>
+                  {item.title}
+                </a>
               </li>
             ))}
           </ul>
         </nav>
-        <button type="button" class="secondary" onClick={() => signOut('You are signed out. The admin token was forgotten.')}>Sign out</button>
+        <button type="button" class="secondary" onClick={() => signOut('You are signed out. The admin token was forgotten.')}>
+          Sign out
+        </button>
       </header>
       <main id="main" tabIndex={-1}>
         <h1>{screen.title}</h1>

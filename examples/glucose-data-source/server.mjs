@@ -51,14 +51,19 @@ process.on('SIGTERM', () => server.close(() => process.exit(0)));
 async function serve(request, response) {
   const url = new URL(request.url, `http://${request.headers.host ?? `localhost:${PORT}`}`);
   if (url.pathname !== '/Observation') return send(response, 404, { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'not-found' }] });
-  if (request.method !== 'GET') return send(response, 405, { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'not-supported' }] }, { Allow: 'GET' });
+  if (request.method !== 'GET')
+    return send(response, 405, { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'not-supported' }] }, { Allow: 'GET' });
   const refusal = await checkRpt(request, url);
   if (refusal !== undefined) {
     // Grant §3.2: no valid, sufficient RPT: a fresh permission ticket for what this request needs.
     const ticket = await permissionTicket();
     console.log(`refused an RPT (${refusal}): answered a permission ticket`);
-    return send(response, 401, { error: 'unauthorized', error_description: refusal },
-      { 'WWW-Authenticate': `UMA realm="${REALM}", as_uri="${configuration.issuer}", ticket="${ticket}"` });
+    return send(
+      response,
+      401,
+      { error: 'unauthorized', error_description: refusal },
+      { 'WWW-Authenticate': `UMA realm="${REALM}", as_uri="${configuration.issuer}", ticket="${ticket}"` },
+    );
   }
   send(response, 200, bundle(), { 'Content-Type': 'application/fhir+json' });
 }
@@ -74,8 +79,11 @@ async function checkRpt(request, url) {
   } catch (error) {
     return `the RPT does not verify: ${error.code ?? error.message}`;
   }
-  const permitted = Array.isArray(claims.permissions) && claims.permissions.some((permission) =>
-    permission?.resource_id === resourceId && Array.isArray(permission.resource_scopes) && permission.resource_scopes.includes('read'));
+  const permitted =
+    Array.isArray(claims.permissions) &&
+    claims.permissions.some(
+      (permission) => permission?.resource_id === resourceId && Array.isArray(permission.resource_scopes) && permission.resource_scopes.includes('read'),
+    );
   if (!permitted) return 'the RPT has no read permission on this resource';
   if (claims.cnf?.jkt === undefined) return scheme.toLowerCase() === 'bearer' ? undefined : 'the RPT is not DPoP-bound';
   if (scheme.toLowerCase() !== 'dpop') return 'the RPT is DPoP-bound: send it with the DPoP scheme';
@@ -105,27 +113,42 @@ async function checkProof(proof, method, htu, token, jkt) {
 async function protectionToken() {
   if (Date.now() < pat.expiresAt - 30_000) return pat.token;
   const basic = Buffer.from(`${encodeURIComponent(CLIENT_ID)}:${encodeURIComponent(CLIENT_SECRET)}`).toString('base64');
-  const issued = await postJson(configuration.token_endpoint, 'grant_type=client_credentials&scope=uma_protection',
-    { Authorization: `Basic ${basic}`, 'Content-Type': 'application/x-www-form-urlencoded' }, 200);
+  const issued = await postJson(
+    configuration.token_endpoint,
+    'grant_type=client_credentials&scope=uma_protection',
+    { Authorization: `Basic ${basic}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+    200,
+  );
   pat = { token: issued.access_token, expiresAt: Date.now() + issued.expires_in * 1000 };
   return pat.token;
 }
 
 async function registerResource() {
-  const registered = await postJson(configuration.resource_registration_endpoint,
+  const registered = await postJson(
+    configuration.resource_registration_endpoint,
     JSON.stringify({ type: RESOURCE_TYPE, resource_scopes: ['read'], name: 'Blood glucose readings', description: 'Made-up glucose Observations' }),
-    { Authorization: `Bearer ${await protectionToken()}`, 'Content-Type': 'application/json' }, 201);
+    { Authorization: `Bearer ${await protectionToken()}`, 'Content-Type': 'application/json' },
+    201,
+  );
   return registered._id;
 }
 
 async function permissionTicket() {
-  const issued = await postJson(configuration.permission_endpoint, JSON.stringify({ resource_id: resourceId, resource_scopes: ['read'] }),
-    { Authorization: `Bearer ${await protectionToken()}`, 'Content-Type': 'application/json' }, 201);
+  const issued = await postJson(
+    configuration.permission_endpoint,
+    JSON.stringify({ resource_id: resourceId, resource_scopes: ['read'] }),
+    { Authorization: `Bearer ${await protectionToken()}`, 'Content-Type': 'application/json' },
+    201,
+  );
   return issued.ticket;
 }
 
 function bundle() {
-  const readings = [[98, '2026-11-23T07:05:00Z'], [142, '2026-11-23T12:40:00Z'], [117, '2026-11-23T19:15:00Z']];
+  const readings = [
+    [98, '2026-11-23T07:05:00Z'],
+    [142, '2026-11-23T12:40:00Z'],
+    [117, '2026-11-23T19:15:00Z'],
+  ];
   return {
     resourceType: 'Bundle',
     type: 'searchset',

@@ -19,13 +19,10 @@ import { recordAuditEvent } from '../tickets/audit-trail.js';
 
 export const MAX_OPERATIONS = 1000;
 
-
 /** What one applied operation answers: `{data}` (and a generated secret, once). */
 export type OperationResult = { data: ResourceObject | null; meta?: Record<string, unknown> };
 
-export type PatchOutcome =
-  | { ok: true; results: OperationResult[] }
-  | { ok: false; status: number; errors: { errors: ErrorObject[] }[] };
+export type PatchOutcome = { ok: true; results: OperationResult[] } | { ok: false; status: number; errors: { errors: ErrorObject[] }[] };
 
 /**
  * The admin interface's records: applies JSON Patch documents (one transaction per request,
@@ -44,7 +41,10 @@ export class AdminRecordsService {
   ) {
     const clients = new ClientRecordHandler({ allowPrivateJwksUri: config.jwksUriAllowHttp });
     this.handlers = new Map(
-      [...TICKET_RECORD_HANDLERS, ...DATA_SOURCE_RECORD_HANDLERS, clients, new AuditEventHandler(), new DisclosureRecordHandler()].map((handler) => [handler.type, handler]),
+      [...TICKET_RECORD_HANDLERS, ...DATA_SOURCE_RECORD_HANDLERS, clients, new AuditEventHandler(), new DisclosureRecordHandler()].map((handler) => [
+        handler.type,
+        handler,
+      ]),
     );
   }
 

@@ -14,8 +14,16 @@ const JSON_PATCH = `${JSON_API}; ext=jsonpatch`;
 
 /** `{admin_url}`: JSON Patch over every type, and plain JSON:API per type (API.md §6). */
 const TYPES = [
-  'uma-client', 'resource-definition', 'scope', 'purpose', 'capability-ticket', 'requested-resource',
-  'requested-resource-scopes', 'requested-resources-capability-tickets', 'data-source', 'data-source-resource-definitions',
+  'uma-client',
+  'resource-definition',
+  'scope',
+  'purpose',
+  'capability-ticket',
+  'requested-resource',
+  'requested-resource-scopes',
+  'requested-resources-capability-tickets',
+  'data-source',
+  'data-source-resource-definitions',
   'audit-event',
 ];
 const TYPE_PARAMETER = { name: 'type', enum: TYPES, description: 'JSON:API resource type (audit-event is read-only)' };
@@ -54,12 +62,21 @@ export class AdminController {
   @ApiParam(TYPE_PARAMETER)
   @ApiQuery({ name: 'page[number]', required: false, schema: { type: 'integer', minimum: 1, default: 1 } })
   @ApiQuery({ name: 'page[size]', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
-  @ApiQuery({ name: 'filter[search]', required: false, description: 'case-insensitive prefix of the type\'s human names (uma-client: clientId or clientName; resource-definition, purpose: name; capability-ticket: ticketId or ticketName; data-source: name or resourceUri)' })
-  @ApiQuery({ name: 'filter[<member>]', required: false, description: 'exact value of an attribute, or the id (comma-separated ids) of a to-one relationship; several filters are ANDed' })
+  @ApiQuery({
+    name: 'filter[search]',
+    required: false,
+    description:
+      "case-insensitive prefix of the type's human names (uma-client: clientId or clientName; resource-definition, purpose: name; capability-ticket: ticketId or ticketName; data-source: name or resourceUri)",
+  })
+  @ApiQuery({
+    name: 'filter[<member>]',
+    required: false,
+    description: 'exact value of an attribute, or the id (comma-separated ids) of a to-one relationship; several filters are ANDed',
+  })
   @ApiQuery({ name: 'sort', required: false, description: 'comma-separated members, "-" for descending, e.g. -id' })
   @ApiQuery({ name: 'include', required: false, description: 'comma-separated relationship paths' })
   @ApiResponse({ status: 200, description: 'JSON:API document with links and meta.total' })
-  @ApiResponse({ status: 400, description: 'unknown filter or sort member, malformed value or page: the error\'s source.parameter names it' })
+  @ApiResponse({ status: 400, description: "unknown filter or sort member, malformed value or page: the error's source.parameter names it" })
   async list(@Param('type') type: string, @Req() request: Request, @Res() response: Response): Promise<void> {
     const parameters = collectionParametersOf(request);
     const { lastPage, ...document } = await this.records.list(type, parameters, includeOf(request));

@@ -27,7 +27,10 @@ export class DisclosuresController {
   constructor(private readonly reads: DisclosureReads) {}
 
   @Get()
-  @ApiOperation({ summary: 'Disclosures, newest first (filter[client], filter[capabilityTicket], filter[requestedResource], filter[since], filter[until], filter[active]); Accept: text/csv exports them all' })
+  @ApiOperation({
+    summary:
+      'Disclosures, newest first (filter[client], filter[capabilityTicket], filter[requestedResource], filter[since], filter[until], filter[active]); Accept: text/csv exports them all',
+  })
   @ApiProduces('application/vnd.api+json', 'text/csv')
   @ApiQuery({ name: 'filter[client]', required: false })
   @ApiQuery({ name: 'filter[active]', required: false, enum: ['true', 'false'] })
@@ -40,7 +43,13 @@ export class DisclosuresController {
     const lastPage = Math.max(1, Math.ceil(total / page.size));
     const filters = filterQuery(request);
     const link = (number: number) => `/admin/disclosure?${filters}page[number]=${number}&page[size]=${page.size}`;
-    const links = { self: link(page.number), first: link(1), last: link(lastPage), ...(page.number < lastPage ? { next: link(page.number + 1) } : {}), ...(page.number > 1 ? { prev: link(page.number - 1) } : {}) };
+    const links = {
+      self: link(page.number),
+      first: link(1),
+      last: link(lastPage),
+      ...(page.number < lastPage ? { next: link(page.number + 1) } : {}),
+      ...(page.number > 1 ? { prev: link(page.number - 1) } : {}),
+    };
     sendJsonApi(response, 200, { data: records.map(resourceOf), meta: { total, page }, links });
   }
 
@@ -106,7 +115,8 @@ function resourceOf(view: DisclosureView): ResourceObject {
 }
 
 function parseDisclosureId(value: string): string {
-  if (!/^[1-9]\d{0,18}$/.test(value) || BigInt(value) > MAX_BIGINT) throw malformed('a disclosure id is a positive 64-bit integer, as a string of digits', '/id');
+  if (!/^[1-9]\d{0,18}$/.test(value) || BigInt(value) > MAX_BIGINT)
+    throw malformed('a disclosure id is a positive 64-bit integer, as a string of digits', '/id');
   return value;
 }
 
@@ -117,7 +127,8 @@ function filterOf(request: Request): DisclosureFilter {
     const member = /^filter\[(.*)\]$/.exec(name)?.[1];
     if (member === undefined) continue;
     const parameter = `filter[${member}]`;
-    if (!FILTERS.includes(member)) throw malformed(`unknown filter ${parameter.slice(0, 100)}; disclosures are filtered by ${FILTERS.map((known) => `filter[${known}]`).join(', ')}`);
+    if (!FILTERS.includes(member))
+      throw malformed(`unknown filter ${parameter.slice(0, 100)}; disclosures are filtered by ${FILTERS.map((known) => `filter[${known}]`).join(', ')}`);
     if (typeof raw !== 'string') throw malformed(`${parameter} must be given once`);
     assign(filter, member, raw, parameter);
   }

@@ -31,7 +31,10 @@ export class ExplainController {
   @ApiQuery({ name: 'client', description: 'client_id' })
   @ApiQuery({ name: 'scope', description: 'space-separated scopes, as at the token endpoint' })
   @ApiQuery({ name: 'resource', required: false, isArray: true, description: 'RFC 8707 resource indicators (repeatable)' })
-  @ApiResponse({ status: 200, description: '{client, granted, scope, lifetime, aud, scopes: [{scope, granted, allowed, denotes, expandsTo, covering, missing}]}' })
+  @ApiResponse({
+    status: 200,
+    description: '{client, granted, scope, lifetime, aud, scopes: [{scope, granted, allowed, denotes, expandsTo, covering, missing}]}',
+  })
   @ApiResponse({ status: 400, ...ERRORS })
   @ApiResponse({ status: 404, ...ERRORS })
   async explain(@Req() request: Request, @Res() response: Response): Promise<void> {
@@ -43,7 +46,6 @@ export class ExplainController {
     sendNoStoreJson(response, 200, decision.verdict);
   }
 }
-
 
 function single(value: unknown, name: string): string {
   if (value === undefined || value === '') throw malformed(`the ${name} query parameter is required`);

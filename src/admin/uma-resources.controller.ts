@@ -39,7 +39,13 @@ export class UmaResourcesController {
     sendJsonApi(response, 200, {
       data: page.resources.map(resourceObject),
       meta: { total: page.total },
-      links: { self: link(number), first: link(1), last: link(last), ...(number < last ? { next: link(number + 1) } : {}), ...(number > 1 ? { prev: link(number - 1) } : {}) },
+      links: {
+        self: link(number),
+        first: link(1),
+        last: link(last),
+        ...(number < last ? { next: link(number + 1) } : {}),
+        ...(number > 1 ? { prev: link(number - 1) } : {}),
+      },
     });
   }
 }
@@ -49,8 +55,12 @@ function resourceObject(resource: UmaResourceView): ResourceObject {
     type: 'uma-resource',
     id: String(resource.id),
     attributes: {
-      resourceId: resource.resourceId, type: resource.type, name: resource.name, description: resource.description,
-      iconUri: resource.iconUri, resourceScopes: resource.resourceScopes,
+      resourceId: resource.resourceId,
+      type: resource.type,
+      name: resource.name,
+      description: resource.description,
+      iconUri: resource.iconUri,
+      resourceScopes: resource.resourceScopes,
     },
     relationships: {
       umaClient: { data: { type: 'uma-client', id: String(resource.clientKey) } },

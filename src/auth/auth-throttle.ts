@@ -41,10 +41,7 @@ export class AuthThrottle {
 
   /** Which of the two limits are used up, and for how long. */
   async limitsReached(clientId: string, address: string): Promise<LimitsReached> {
-    const [client, source] = await Promise.all([
-      this.perClient.get(keyOf(clientId)),
-      this.perAddress.get(keyOf(address)),
-    ]);
+    const [client, source] = await Promise.all([this.perClient.get(keyOf(clientId)), this.perAddress.get(keyOf(address))]);
     return { client: exhausted(client, FAILURES_PER_CLIENT), address: exhausted(source, FAILURES_PER_ADDRESS) };
   }
 
@@ -64,10 +61,7 @@ export class AuthThrottle {
   }
 
   async recordFailure(clientId: string, address: string): Promise<void> {
-    await Promise.all([
-      this.perClient.penalty(keyOf(clientId), 1),
-      this.perAddress.penalty(keyOf(address), 1),
-    ]);
+    await Promise.all([this.perClient.penalty(keyOf(clientId), 1), this.perAddress.penalty(keyOf(address), 1)]);
   }
 }
 

@@ -80,9 +80,9 @@ export class ClientAssertionAuthenticator {
     try {
       claims = JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>;
     } catch {
-      throw refused('the assertion\'s payload is not a JSON object');
+      throw refused("the assertion's payload is not a JSON object");
     }
-    if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) throw refused('the assertion\'s payload is not a JSON object');
+    if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) throw refused("the assertion's payload is not a JSON object");
     const checked = checkAssertionClaims(claims, {
       clientId: client.clientId,
       issuer: this.config.issuer,
@@ -152,8 +152,12 @@ function checkKidKey(keys: KeySet, header: AssertionHeader): void {
   if (matching.length === 0) throw refused('no key of the client\'s key set has the assertion\'s "kid"');
   if (matching.length > 1) throw refused('several keys of the client\'s key set have the assertion\'s "kid"');
   const jwk = matching[0];
-  if (!keyFitsAlgorithm(jwk, header.alg)) throw refused(`the key with the assertion's "kid" is a ${String(jwk.kty)} key${jwk.kty === 'EC' ? ` on ${String(jwk.crv)}` : ''}, which cannot verify "alg" ${header.alg}`);
-  if (jwk.alg !== undefined && jwk.alg !== header.alg) throw refused(`the key with the assertion's "kid" is registered for "alg" ${shown(jwk.alg)}, not ${header.alg}`);
+  if (!keyFitsAlgorithm(jwk, header.alg))
+    throw refused(
+      `the key with the assertion's "kid" is a ${String(jwk.kty)} key${jwk.kty === 'EC' ? ` on ${String(jwk.crv)}` : ''}, which cannot verify "alg" ${header.alg}`,
+    );
+  if (jwk.alg !== undefined && jwk.alg !== header.alg)
+    throw refused(`the key with the assertion's "kid" is registered for "alg" ${shown(jwk.alg)}, not ${header.alg}`);
 }
 
 // A JWK member as message text: whatever JSON value the client registered, as String() shows it.
@@ -183,7 +187,7 @@ function describeJoseFailure(error: unknown): string {
     case 'ERR_JWKS_NO_MATCHING_KEY':
       return 'no registered key of the client matches the assertion\'s "kid" and "alg"';
     case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
-      return 'the assertion\'s signature does not verify with the client\'s registered keys';
+      return "the assertion's signature does not verify with the client's registered keys";
     case 'ERR_JOSE_ALG_NOT_ALLOWED':
     case 'ERR_JOSE_NOT_SUPPORTED':
       return `the assertion's "alg" is not accepted (use ${ALGORITHMS.join(', ')})`;

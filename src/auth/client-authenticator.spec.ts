@@ -66,7 +66,7 @@ describe('ClientAuthenticator', () => {
     expect(throttle.claimLockedVerification).not.toHaveBeenCalled();
   });
 
-  it('answers 429 without running the slow hash when the client is over its limit and this second\'s verification is taken', async () => {
+  it("answers 429 without running the slow hash when the client is over its limit and this second's verification is taken", async () => {
     const { throttle, attempt } = setup(record('hash-of:s3cret'), { client: 12 });
     throttle.claimLockedVerification.mockResolvedValue(false);
     await expect(attempt('s3cret')).rejects.toMatchObject({ code: 'too_many_requests', headers: { 'Retry-After': '12' } });

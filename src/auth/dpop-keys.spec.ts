@@ -15,11 +15,14 @@ describe('DpopKeys', () => {
 
   it.each([
     ['a use other than sig', { use: 'enc' }, 'ES256', /"use"/],
-    ['an alg other than the proof\'s', { alg: 'ES384' }, 'ES256', /another "alg"/],
+    ["an alg other than the proof's", { alg: 'ES384' }, 'ES256', /another "alg"/],
     ['a key of another type than the alg', {}, 'RS256', /not a valid public key/],
   ])('refuses %s', async (_name, change, alg, message) => {
     const { publicKey } = await generateKeyPair('ES256', { extractable: true });
-    await expect(new DpopKeys().resolve({ ...(await exportJWK(publicKey)), ...change }, alg)).rejects.toMatchObject({ code: 'invalid_dpop_proof', description: expect.stringMatching(message) });
+    await expect(new DpopKeys().resolve({ ...(await exportJWK(publicKey)), ...change }, alg)).rejects.toMatchObject({
+      code: 'invalid_dpop_proof',
+      description: expect.stringMatching(message),
+    });
   });
 
   it('refuses a private key and does not keep the refusal', async () => {

@@ -1,7 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { DPOP_ALGORITHMS, MAX_PROOF_AHEAD_SECONDS, MAX_PROOF_AGE_SECONDS, checkProofClaims, checkProofHeader, invalidProof } from '../oauth/dpop-proof-claims.js';
+import {
+  DPOP_ALGORITHMS,
+  MAX_PROOF_AHEAD_SECONDS,
+  MAX_PROOF_AGE_SECONDS,
+  checkProofClaims,
+  checkProofHeader,
+  invalidProof,
+} from '../oauth/dpop-proof-claims.js';
 import { OAuthError } from '../oauth/oauth-error.js';
 import { DpopKeys } from './dpop-keys.js';
 import { DpopNonces } from './dpop-nonces.js';
@@ -87,7 +94,10 @@ export class DpopProofs {
     const now = Math.floor(Date.now() / 1000);
     const claims = checkProofClaims(payload, { htm: method, htu: this.tokenEndpoint, now });
     if (this.config.dpopNonce && (claims.nonce === undefined || !(await this.nonces.isValid(claims.nonce)))) {
-      throw new OAuthError('use_dpop_nonce', claims.nonce === undefined ? 'DPoP: a server nonce is required' : 'DPoP: the nonce is stale or unknown: use the one in the DPoP-Nonce header');
+      throw new OAuthError(
+        'use_dpop_nonce',
+        claims.nonce === undefined ? 'DPoP: a server nonce is required' : 'DPoP: the nonce is stale or unknown: use the one in the DPoP-Nonce header',
+      );
     }
     // Seen once per key within the window its iat allows.
     const expiresAt = Math.max(claims.iat, now) + MAX_PROOF_AGE_SECONDS + MAX_PROOF_AHEAD_SECONDS;
@@ -102,5 +112,5 @@ function parseObject(bytes: Uint8Array): Record<string, unknown> {
   } catch {
     // Refused below.
   }
-  throw invalidProof('the proof\'s payload is not a JSON object');
+  throw invalidProof("the proof's payload is not a JSON object");
 }

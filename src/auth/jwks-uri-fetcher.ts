@@ -227,7 +227,10 @@ function safeUri(uri: string): string {
  * minutes (docs/guides/smart-backend-services.md).
  */
 export function freshness(cacheControl: string | null): number {
-  const directives = (cacheControl ?? '').toLowerCase().split(',').map((directive) => directive.trim());
+  const directives = (cacheControl ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((directive) => directive.trim());
   if (directives.some((directive) => /^(no-store|no-cache)(\s*=.*)?$/.test(directive))) return 0;
   const maxAge = directives.map((directive) => /^max-age\s*=\s*"?(\d+)"?$/.exec(directive)?.[1]).find((value) => value !== undefined);
   if (maxAge === undefined) return DEFAULT_FRESH_MS;

@@ -12,11 +12,13 @@ describe('WorkGate', () => {
     const gate = new WorkGate(2, 2);
     const started: number[] = [];
     const blockers = [deferred(), deferred(), deferred(), deferred()];
-    const runs = blockers.map((blocker, index) => gate.run(async () => {
-      started.push(index);
-      await blocker.promise;
-      return index;
-    }));
+    const runs = blockers.map((blocker, index) =>
+      gate.run(async () => {
+        started.push(index);
+        await blocker.promise;
+        return index;
+      }),
+    );
     await Promise.resolve();
     expect(started).toEqual([0, 1]);
     blockers[0].resolve();

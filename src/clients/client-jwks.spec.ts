@@ -15,7 +15,14 @@ describe('validateJwks', () => {
   });
 
   it('accepts RSA keys declared for RS384 and PS384', () => {
-    expect(validateJwks({ keys: [{ ...rsa, alg: 'RS384' }, { ...rsa, kid: 'ps384', alg: 'PS384' }] }).keys).toHaveLength(2);
+    expect(
+      validateJwks({
+        keys: [
+          { ...rsa, alg: 'RS384' },
+          { ...rsa, kid: 'ps384', alg: 'PS384' },
+        ],
+      }).keys,
+    ).toHaveLength(2);
   });
 
   it('accepts EC P-256, Ed25519 and RSA 2048 public keys, as text or object', () => {
@@ -45,12 +52,24 @@ describe('validateJwks', () => {
   });
 
   it('refuses anything that is not a JWKS with a JwksError, never another exception', () => {
-    fc.assert(fc.property(fc.oneof(fc.string(), fc.jsonValue(), fc.record({ keys: fc.array(fc.dictionary(fc.constantFrom('kty', 'crv', 'x', 'y', 'n', 'e', 'kid', 'alg', 'use'), fc.jsonValue()), { maxLength: 3 }) })), (value) => {
-      try {
-        validateJwks(value);
-      } catch (error) {
-        expect(error).toBeInstanceOf(JwksError);
-      }
-    }), { numRuns: 1000 });
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.jsonValue(),
+          fc.record({
+            keys: fc.array(fc.dictionary(fc.constantFrom('kty', 'crv', 'x', 'y', 'n', 'e', 'kid', 'alg', 'use'), fc.jsonValue()), { maxLength: 3 }),
+          }),
+        ),
+        (value) => {
+          try {
+            validateJwks(value);
+          } catch (error) {
+            expect(error).toBeInstanceOf(JwksError);
+          }
+        },
+      ),
+      { numRuns: 1000 },
+    );
   });
 });

@@ -67,7 +67,8 @@ function checkKey(key: unknown, index: number): void {
   const kty = jwk.kty;
   const allowed = typeof kty === 'string' && Object.hasOwn(ALGORITHMS_BY_TYPE, kty) ? ALGORITHMS_BY_TYPE[kty] : undefined;
   if (typeof kty !== 'string' || !allowed) throw new JwksError(`key ${index}: "kty" must be RSA, EC or OKP`);
-  if (jwk.kty === 'EC' && (typeof jwk.crv !== 'string' || !Object.hasOwn(EC_ALGORITHM_BY_CURVE, jwk.crv))) throw new JwksError(`key ${index}: EC keys must be on curve P-256 or P-384`);
+  if (jwk.kty === 'EC' && (typeof jwk.crv !== 'string' || !Object.hasOwn(EC_ALGORITHM_BY_CURVE, jwk.crv)))
+    throw new JwksError(`key ${index}: EC keys must be on curve P-256 or P-384`);
   if (jwk.kty === 'OKP' && jwk.crv !== 'Ed25519') throw new JwksError(`key ${index}: OKP keys must be Ed25519`);
   if (jwk.alg !== undefined && (typeof jwk.alg !== 'string' || !allowed.includes(jwk.alg) || !keyFitsAlgorithm(jwk, jwk.alg))) {
     const fitting = jwk.kty === 'EC' ? [EC_ALGORITHM_BY_CURVE[jwk.crv as string]] : allowed;

@@ -1,11 +1,7 @@
 import { CONTROL_CHARACTER } from '../common/control-characters.js';
 import { JwksError, validateJwks } from './client-jwks.js';
 import { forbiddenTarget } from './jwks-uri-target.js';
-import {
-  CLIENT_AUTHENTICATION_TYPES,
-  GRANT_TYPES,
-  type ClientAuthenticationType,
-} from './client-metadata.entity.js';
+import { CLIENT_AUTHENTICATION_TYPES, GRANT_TYPES, type ClientAuthenticationType } from './client-metadata.entity.js';
 
 /** What an operator gives to register a client (CLI now, admin interface later). */
 export type ClientRegistration = {

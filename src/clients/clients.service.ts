@@ -29,46 +29,55 @@ export class ClientsService {
     const keyHolding = registration.authenticationType === 'private_key_jwt';
     const clientSecret = keyHolding ? undefined : (registration.clientSecret ?? generateClientSecret());
     const clientSecretHash = clientSecret === undefined ? null : await hashClientSecret(clientSecret);
-    await this.dataSource.transaction(async (manager) => {
-      if (await manager.existsBy(Client, { clientId: registration.clientId })) {
-        throw new RegistrationError('clientId', `a client with id "${registration.clientId}" already exists`);
-      }
-      const metadata = manager.create(ClientMetadata, {
-        clientAuthenticationType: registration.authenticationType,
-        clientType: 'CONFIDENTIAL',
-        grantTypes: registration.grantTypes,
-        allowedScopes: registration.allowedScopes,
-        clientSecretHash,
-        issuerUri: null,
-        jwksRaw: registration.jwksRaw,
-        jwksUri: registration.jwksUri,
-        dpopBoundAccessTokens: registration.dpopBound,
-        accessTokenLifetime: registration.accessTokenLifetime,
-        metaDataRaw: null,
+    await this.dataSource
+      .transaction(async (manager) => {
+        if (await manager.existsBy(Client, { clientId: registration.clientId })) {
+          throw new RegistrationError('clientId', `a client with id "${registration.clientId}" already exists`);
+        }
+        const metadata = manager.create(ClientMetadata, {
+          clientAuthenticationType: registration.authenticationType,
+          clientType: 'CONFIDENTIAL',
+          grantTypes: registration.grantTypes,
+          allowedScopes: registration.allowedScopes,
+          clientSecretHash,
+          issuerUri: null,
+          jwksRaw: registration.jwksRaw,
+          jwksUri: registration.jwksUri,
+          dpopBoundAccessTokens: registration.dpopBound,
+          accessTokenLifetime: registration.accessTokenLifetime,
+          metaDataRaw: null,
+        });
+        const client = manager.create(Client, {
+          clientId: registration.clientId,
+          clientName: registration.clientName,
+          metadata,
+          redirectUris: registration.redirectUris.map((uri) => manager.create(RedirectUri, { uri })),
+        });
+        await manager.save(client);
+        if (actor !== undefined) {
+          const after = {
+            clientId: registration.clientId,
+            clientName: registration.clientName,
+            clientType: 'CONFIDENTIAL',
+            clientAuthenticationType: registration.authenticationType,
+            grantTypes: registration.grantTypes,
+            allowedScopes: registration.allowedScopes,
+            redirectUris: registration.redirectUris,
+            jwksUri: registration.jwksUri,
+            jwksRaw: registration.jwksRaw,
+            dpopBoundAccessTokens: registration.dpopBound,
+            accessTokenLifetime: registration.accessTokenLifetime,
+          };
+          await recordAuditEvent(manager, { actor, operation: 'add', recordType: 'uma-client', recordId: client.id, before: null, after });
+        }
+      })
+      .catch((error: unknown) => {
+        // Two registrations racing for one id: the unique constraint decides.
+        if (isUniqueViolation(error)) {
+          throw new RegistrationError('clientId', `a client with id "${registration.clientId}" already exists`);
+        }
+        throw error;
       });
-      const client = manager.create(Client, {
-        clientId: registration.clientId,
-        clientName: registration.clientName,
-        metadata,
-        redirectUris: registration.redirectUris.map((uri) => manager.create(RedirectUri, { uri })),
-      });
-      await manager.save(client);
-      if (actor !== undefined) {
-        const after = {
-          clientId: registration.clientId, clientName: registration.clientName, clientType: 'CONFIDENTIAL',
-          clientAuthenticationType: registration.authenticationType, grantTypes: registration.grantTypes,
-          allowedScopes: registration.allowedScopes, redirectUris: registration.redirectUris, jwksUri: registration.jwksUri,
-          jwksRaw: registration.jwksRaw, dpopBoundAccessTokens: registration.dpopBound, accessTokenLifetime: registration.accessTokenLifetime,
-        };
-        await recordAuditEvent(manager, { actor, operation: 'add', recordType: 'uma-client', recordId: client.id, before: null, after });
-      }
-    }).catch((error: unknown) => {
-      // Two registrations racing for one id: the unique constraint decides.
-      if (isUniqueViolation(error)) {
-        throw new RegistrationError('clientId', `a client with id "${registration.clientId}" already exists`);
-      }
-      throw error;
-    });
     return { clientId: registration.clientId, clientSecret };
   }
 
@@ -98,7 +107,14 @@ export class ClientsService {
       );
       if (rows.length === 0) throw new RegistrationError('clientId', `no client with id "${clientId}"`);
       if (actor !== undefined) {
-        await recordAuditEvent(manager, { actor, operation: 'rotate-secret', recordType: 'uma-client', recordId: rows[0]!.id, before: null, after: { clientId } });
+        await recordAuditEvent(manager, {
+          actor,
+          operation: 'rotate-secret',
+          recordType: 'uma-client',
+          recordId: rows[0]!.id,
+          before: null,
+          after: { clientId },
+        });
       }
     });
     return { clientId, clientSecret };

@@ -1,10 +1,24 @@
 import { forbiddenTarget, isForbiddenAddress } from './jwks-uri-target.js';
 
 describe('addresses a jwks_uri may not reach', () => {
-  it.each(['127.0.0.1', '127.8.9.10', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '0.0.0.0', '::1', '::', 'fc00::1', 'fd12::1', 'fe80::1', '::ffff:127.0.0.1', '::ffff:169.254.169.254', '::ffff:7f00:1'])(
-    'refuses %s',
-    (address) => expect(isForbiddenAddress(address)).toBe(true),
-  );
+  it.each([
+    '127.0.0.1',
+    '127.8.9.10',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '0.0.0.0',
+    '::1',
+    '::',
+    'fc00::1',
+    'fd12::1',
+    'fe80::1',
+    '::ffff:127.0.0.1',
+    '::ffff:169.254.169.254',
+    '::ffff:7f00:1',
+  ])('refuses %s', (address) => expect(isForbiddenAddress(address)).toBe(true));
 
   it.each(['8.8.8.8', '172.32.0.1', '192.169.0.1', '2001:4860:4860::8888', 'example.com'])('allows %s', (address) => {
     expect(isForbiddenAddress(address)).toBe(false);

@@ -9,7 +9,8 @@ const CONNECTION_EXCEPTION_CLASS = '08';
 const REFUSED_SESSION_CODE = '55000';
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 // What pg and TypeORM say, without a code, when a connection is lost, closed or not to be had in time.
-const NOT_NOW_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection is closed|Cannot use a pool after calling end/i;
+const NOT_NOW_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection is closed|Cannot use a pool after calling end/i;
 
 /** Seconds a client is told to wait (Retry-After) when the database says "not now". */
 export const DATABASE_RETRY_AFTER_SECONDS = 1;

@@ -5,12 +5,7 @@ import type { ServerResponse } from 'node:http';
  * Node's response: on the token endpoint's hot path, Express's res.json (charset negotiation,
  * freshness checks) costs more than the rest of the answer.
  */
-export function sendNoStoreJson(
-  response: ServerResponse,
-  status: number,
-  body: object,
-  headers: Record<string, string> = {},
-): void {
+export function sendNoStoreJson(response: ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
   const payload = JSON.stringify(body);
   response.writeHead(status, {
     ...headers,

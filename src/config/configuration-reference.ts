@@ -29,11 +29,18 @@ export function undocumentedVariables(): string[] {
   const validated = validatedVariables();
   const missing = validated.filter((variable) => !variable.description).map((variable) => `${variable.name}: no @Describe`);
   const unread = validated.filter((variable) => !VARIABLES.includes(variable.name)).map((variable) => `${variable.name}: not in VARIABLES`);
-  const unvalidated = VARIABLES.filter((name) => !validated.some((variable) => variable.name === name)).map((name) => `${name}: not in the configuration class`);
+  const unvalidated = VARIABLES.filter((name) => !validated.some((variable) => variable.name === name)).map(
+    (name) => `${name}: not in the configuration class`,
+  );
   return [...missing, ...unread, ...unvalidated];
 }
 
 function row(variable: DescribedVariable): string {
-  const cells = [`\`${variable.name}\``, variable.description?.meaning ?? '(undocumented)', variable.accepted, variable.description?.default ?? '(undocumented)'];
+  const cells = [
+    `\`${variable.name}\``,
+    variable.description?.meaning ?? '(undocumented)',
+    variable.accepted,
+    variable.description?.default ?? '(undocumented)',
+  ];
   return `| ${cells.map((cell) => cell.replaceAll('|', '\\|')).join(' | ')} |`;
 }

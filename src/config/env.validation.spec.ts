@@ -32,7 +32,9 @@ describe('loadConfig', () => {
 
   it.each(['0', '3601', 'soon', '-5', '2.5'])('refuses PERMISSION_TICKET_TTL=%s with one line naming it', (value) => {
     expect(() => loadConfig({ PERMISSION_TICKET_TTL: value })).toThrow(ConfigurationError);
-    expect(() => loadConfig({ PERMISSION_TICKET_TTL: value })).toThrow(/^PERMISSION_TICKET_TTL must be a whole number of seconds from 1 to 3600 \(got "[^"\n]*"\)$/);
+    expect(() => loadConfig({ PERMISSION_TICKET_TTL: value })).toThrow(
+      /^PERMISSION_TICKET_TTL must be a whole number of seconds from 1 to 3600 \(got "[^"\n]*"\)$/,
+    );
   });
 
   it('accepts the issuer or the token endpoint as assertion audience by default, and the issuer only on request', () => {
@@ -120,9 +122,7 @@ describe('loadConfig', () => {
   });
 
   it('never echoes the value of DATABASE_URL', () => {
-    expect(() => loadConfig({ DATABASE_URL: 'mysql://user:hunter2@db' })).toThrow(
-      expect.objectContaining({ message: expect.not.stringContaining('hunter2') }),
-    );
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://user:hunter2@db' })).toThrow(expect.objectContaining({ message: expect.not.stringContaining('hunter2') }));
   });
 
   it('reads TRUST_PROXY as a hop count or a list', () => {

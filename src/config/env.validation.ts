@@ -3,16 +3,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { plainToInstance } from 'class-transformer';
-import {
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  Min,
-  validateSync,
-} from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
 import { Type } from 'class-transformer';
 import type { AppConfig, ClientAssertionAudience, LogFormat, LogLevel, SigningAlgorithm, TrustProxy } from './app-config.js';
 import { describedVariables, Describe, type DescribedVariable } from './variable-description.js';
@@ -49,7 +40,8 @@ class Environment {
   PORT?: number;
 
   @Describe({
-    meaning: 'The administrative listener: the admin interface (`/admin`), the console, `/metrics` and `/docs`. Must differ from `PORT`; admin routes never answer on `PORT` and public routes never on `ADMIN_PORT` (`/health/*` answers on both).',
+    meaning:
+      'The administrative listener: the admin interface (`/admin`), the console, `/metrics` and `/docs`. Must differ from `PORT`; admin routes never answer on `PORT` and public routes never on `ADMIN_PORT` (`/health/*` answers on both).',
     default: '`3001`',
   })
   @IsOptional()
@@ -60,7 +52,8 @@ class Environment {
   ADMIN_PORT?: number;
 
   @Describe({
-    meaning: 'PostgreSQL connection string. Unset, the server runs an embedded PostgreSQL under `DATA_DIR`; set, an admin token (`ADMIN_TOKEN` or `ADMIN_TOKEN_FILE`) is required.',
+    meaning:
+      'PostgreSQL connection string. Unset, the server runs an embedded PostgreSQL under `DATA_DIR`; set, an admin token (`ADMIN_TOKEN` or `ADMIN_TOKEN_FILE`) is required.',
     default: 'unset: embedded PostgreSQL',
   })
   @IsOptional()
@@ -70,7 +63,8 @@ class Environment {
   DATABASE_URL?: string;
 
   @Describe({
-    meaning: 'The `iss` of every token and the base of the metadata URLs (and of the `htu` DPoP proofs must name). An absolute http(s) URL without query or fragment; a trailing `/` is dropped. Every instance behind one load balancer sets the same.',
+    meaning:
+      'The `iss` of every token and the base of the metadata URLs (and of the `htu` DPoP proofs must name). An absolute http(s) URL without query or fragment; a trailing `/` is dropped. Every instance behind one load balancer sets the same.',
     default: '`http://localhost:PORT`; `https://localhost:PORT` with `TLS_CERT_FILE`',
     accepted: 'an absolute http(s) URL without query or fragment',
   })
@@ -79,7 +73,8 @@ class Environment {
   ISSUER?: string;
 
   @Describe({
-    meaning: 'The `aud` of access tokens no data source claims (plain scopes, or no data source serving the definitions); see [the audience of a token](../concepts/audience.md). No white space.',
+    meaning:
+      'The `aud` of access tokens no data source claims (plain scopes, or no data source serving the definitions); see [the audience of a token](../concepts/audience.md). No white space.',
     default: 'the issuer',
     accepted: 'a string without white space',
   })
@@ -106,7 +101,7 @@ class Environment {
   ADMIN_TOKEN_FILE?: string;
 
   @Describe({
-    meaning: 'Access token lifetime in seconds; a consent ticket\'s `maxPermissionDuration` can only shorten it.',
+    meaning: "Access token lifetime in seconds; a consent ticket's `maxPermissionDuration` can only shorten it.",
     default: '`3600`',
   })
   @IsOptional()
@@ -130,7 +125,8 @@ class Environment {
   REFRESH_TOKEN_TTL?: number;
 
   @Describe({
-    meaning: 'When set, private signing keys are stored encrypted (AES-256-GCM, key derived with HKDF-SHA256); keys stored in clear before are sealed at start. A wrong or missing secret for sealed keys stops the start with one line.',
+    meaning:
+      'When set, private signing keys are stored encrypted (AES-256-GCM, key derived with HKDF-SHA256); keys stored in clear before are sealed at start. A wrong or missing secret for sealed keys stops the start with one line.',
     default: 'unset: keys stored as PEM',
   })
   @IsOptional()
@@ -138,7 +134,8 @@ class Environment {
   KEY_ENCRYPTION_SECRET?: string;
 
   @Describe({
-    meaning: 'The algorithm of access token signatures (`EdDSA` is Ed25519). Changing it creates a key of the new kind at start; keys of the other kind stay published.',
+    meaning:
+      'The algorithm of access token signatures (`EdDSA` is Ed25519). Changing it creates a key of the new kind at start; keys of the other kind stay published.',
     default: '`RS256`',
   })
   @IsOptional()
@@ -146,8 +143,9 @@ class Environment {
   TOKEN_SIGNING_ALG?: string;
 
   @Describe({
-    meaning: 'The proxies whose `X-Forwarded-For` is believed for the source address (brute-force limits, logs): a hop count, or a comma-separated list of addresses, CIDR ranges, `loopback`, `linklocal`, `uniquelocal`.',
-    default: 'unset: the socket\'s peer address',
+    meaning:
+      'The proxies whose `X-Forwarded-For` is believed for the source address (brute-force limits, logs): a hop count, or a comma-separated list of addresses, CIDR ranges, `loopback`, `linklocal`, `uniquelocal`.',
+    default: "unset: the socket's peer address",
     accepted: 'a hop count, or addresses, CIDR ranges, `loopback`, `linklocal`, `uniquelocal`, comma-separated',
   })
   @IsOptional()
@@ -155,7 +153,8 @@ class Environment {
   TRUST_PROXY?: string;
 
   @Describe({
-    meaning: 'The folder of the embedded PostgreSQL (or, as root where the `postgres` user cannot enter it, of `postgres-location`, naming where the cluster lives), its password and the generated admin token.',
+    meaning:
+      'The folder of the embedded PostgreSQL (or, as root where the `postgres` user cannot enter it, of `postgres-location`, naming where the cluster lives), its password and the generated admin token.',
     default: '`./.data`',
     accepted: 'a folder path',
   })
@@ -197,7 +196,7 @@ class Environment {
   DPOP_NONCE?: string;
 
   @Describe({
-    meaning: '`true` lets a client\'s `jwks_uri` be fetched over plain `http` (development and tests only).',
+    meaning: "`true` lets a client's `jwks_uri` be fetched over plain `http` (development and tests only).",
     default: '`false`',
   })
   @IsOptional()
@@ -216,7 +215,8 @@ class Environment {
   PERMISSION_TICKET_TTL?: number;
 
   @Describe({
-    meaning: 'What a client assertion\'s `aud` may be: `issuer-or-token-endpoint` (SMART) or `issuer` only (FAPI 2.0, against audience injection); see [SMART Backend Services](../guides/smart-backend-services.md).',
+    meaning:
+      "What a client assertion's `aud` may be: `issuer-or-token-endpoint` (SMART) or `issuer` only (FAPI 2.0, against audience injection); see [SMART Backend Services](../guides/smart-backend-services.md).",
     default: '`issuer-or-token-endpoint`',
   })
   @IsOptional()
@@ -224,7 +224,8 @@ class Environment {
   CLIENT_ASSERTION_AUDIENCE?: string;
 
   @Describe({
-    meaning: 'Days a disclosure row is kept after its token expired (1–36500); a job deletes older rows at start and hourly; see [consent withdrawal and the accounting of disclosures](../guides/consent-withdrawal.md).',
+    meaning:
+      'Days a disclosure row is kept after its token expired (1–36500); a job deletes older rows at start and hourly; see [consent withdrawal and the accounting of disclosures](../guides/consent-withdrawal.md).',
     default: '`2190` (six years)',
   })
   @IsOptional()
@@ -235,7 +236,8 @@ class Environment {
   DISCLOSURE_RETENTION_DAYS?: number;
 
   @Describe({
-    meaning: 'Server processes on this host; `auto` is one per core (`os.availableParallelism()`). They share both ports and the database; see [scaling out](../operations/scaling.md#every-core-workers).',
+    meaning:
+      'Server processes on this host; `auto` is one per core (`os.availableParallelism()`). They share both ports and the database; see [scaling out](../operations/scaling.md#every-core-workers).',
     default: '`1`',
   })
   @IsOptional()
@@ -243,15 +245,19 @@ class Environment {
   WORKERS?: string;
 
   @Describe({
-    meaning: 'Database connections of the whole host, divided equally among `WORKERS` (at least 5 per worker); see [the connection budget](../operations/database.md).',
+    meaning:
+      'Database connections of the whole host, divided equally among `WORKERS` (at least 5 per worker); see [the connection budget](../operations/database.md).',
     default: '10 per worker',
   })
   @IsOptional()
-  @Matches(/^\s*\d{1,9}\s*$/, { message: `DATABASE_POOL_SIZE must be a whole number of connections from ${MIN_DATABASE_CONNECTIONS_PER_WORKER} to ${MAX_DATABASE_POOL_SIZE}` })
+  @Matches(/^\s*\d{1,9}\s*$/, {
+    message: `DATABASE_POOL_SIZE must be a whole number of connections from ${MIN_DATABASE_CONNECTIONS_PER_WORKER} to ${MAX_DATABASE_POOL_SIZE}`,
+  })
   DATABASE_POOL_SIZE?: string;
 
   @Describe({
-    meaning: 'PEM certificate (chain) of the public listener: with `TLS_KEY_FILE`, `PORT` serves HTTPS only, TLS 1.2 at least, with HSTS; see [TLS and HSTS](../operations/tls.md).',
+    meaning:
+      'PEM certificate (chain) of the public listener: with `TLS_KEY_FILE`, `PORT` serves HTTPS only, TLS 1.2 at least, with HSTS; see [TLS and HSTS](../operations/tls.md).',
     default: 'unset (plain HTTP)',
   })
   @IsOptional()
@@ -269,12 +275,31 @@ class Environment {
 
 /** The variables loadConfig reads (a variable missing here is ignored, even if validated above). */
 export const VARIABLES = [
-  'PORT', 'ADMIN_PORT', 'DATABASE_URL', 'ISSUER', 'ACCESS_TOKEN_AUDIENCE', 'ADMIN_TOKEN',
-  'ADMIN_TOKEN_FILE', 'ACCESS_TOKEN_TTL', 'TOKEN_SIGNING_ALG', 'TRUST_PROXY', 'DATA_DIR',
-  'REFRESH_TOKEN_TTL', 'KEY_ENCRYPTION_SECRET',
-  'LOG_LEVEL', 'LOG_FORMAT', 'CORS_ALLOWED_ORIGINS', 'WORKERS',
-  'DPOP_NONCE', 'JWKS_URI_ALLOW_HTTP', 'DATABASE_POOL_SIZE', 'PERMISSION_TICKET_TTL', 'CLIENT_ASSERTION_AUDIENCE',
-  'TLS_CERT_FILE', 'TLS_KEY_FILE', 'DISCLOSURE_RETENTION_DAYS',
+  'PORT',
+  'ADMIN_PORT',
+  'DATABASE_URL',
+  'ISSUER',
+  'ACCESS_TOKEN_AUDIENCE',
+  'ADMIN_TOKEN',
+  'ADMIN_TOKEN_FILE',
+  'ACCESS_TOKEN_TTL',
+  'TOKEN_SIGNING_ALG',
+  'TRUST_PROXY',
+  'DATA_DIR',
+  'REFRESH_TOKEN_TTL',
+  'KEY_ENCRYPTION_SECRET',
+  'LOG_LEVEL',
+  'LOG_FORMAT',
+  'CORS_ALLOWED_ORIGINS',
+  'WORKERS',
+  'DPOP_NONCE',
+  'JWKS_URI_ALLOW_HTTP',
+  'DATABASE_POOL_SIZE',
+  'PERMISSION_TICKET_TTL',
+  'CLIENT_ASSERTION_AUDIENCE',
+  'TLS_CERT_FILE',
+  'TLS_KEY_FILE',
+  'DISCLOSURE_RETENTION_DAYS',
 ];
 
 /** The validated variables with their descriptions, for docs/reference/configuration.md. */
@@ -288,12 +313,7 @@ export function validatedVariables(): DescribedVariable[] {
  */
 export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   // An empty variable counts as unset, as shells and compose files often produce them.
-  const present = Object.fromEntries(
-    VARIABLES.filter((name) => env[name] !== undefined && env[name] !== '').map((name) => [
-      name,
-      env[name],
-    ]),
-  );
+  const present = Object.fromEntries(VARIABLES.filter((name) => env[name] !== undefined && env[name] !== '').map((name) => [name, env[name]]));
   for (const name of ['PORT', 'ADMIN_PORT', 'ACCESS_TOKEN_TTL', 'REFRESH_TOKEN_TTL', 'PERMISSION_TICKET_TTL', 'DISCLOSURE_RETENTION_DAYS']) {
     if (present[name] !== undefined && !/^\d+$/.test(present[name]!.trim())) {
       throw new ConfigurationError(numberMessage(name, present[name]!));
@@ -368,10 +388,14 @@ function parseDatabasePoolSize(value: string | undefined, workers: number): numb
   const size = Number(value.trim());
   const least = MIN_DATABASE_CONNECTIONS_PER_WORKER * workers;
   if (size > MAX_DATABASE_POOL_SIZE || size < MIN_DATABASE_CONNECTIONS_PER_WORKER) {
-    throw new ConfigurationError(`DATABASE_POOL_SIZE must be a whole number of connections from ${MIN_DATABASE_CONNECTIONS_PER_WORKER} to ${MAX_DATABASE_POOL_SIZE} (got ${JSON.stringify(value)})`);
+    throw new ConfigurationError(
+      `DATABASE_POOL_SIZE must be a whole number of connections from ${MIN_DATABASE_CONNECTIONS_PER_WORKER} to ${MAX_DATABASE_POOL_SIZE} (got ${JSON.stringify(value)})`,
+    );
   }
   if (size < least) {
-    throw new ConfigurationError(`DATABASE_POOL_SIZE must be at least ${MIN_DATABASE_CONNECTIONS_PER_WORKER} connections per worker: ${least} for WORKERS=${workers} (got ${JSON.stringify(value)})`);
+    throw new ConfigurationError(
+      `DATABASE_POOL_SIZE must be at least ${MIN_DATABASE_CONNECTIONS_PER_WORKER} connections per worker: ${least} for WORKERS=${workers} (got ${JSON.stringify(value)})`,
+    );
   }
   return size;
 }
@@ -403,16 +427,17 @@ function parseIssuer(value: string): string {
   }
   // RFC 8414 §2: the issuer is an https URL with no query or fragment (http allowed for development).
   if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash || /\s/.test(value)) {
-    throw new ConfigurationError(
-      `ISSUER must be an absolute http(s) URL without query or fragment (got ${JSON.stringify(value)})`,
-    );
+    throw new ConfigurationError(`ISSUER must be an absolute http(s) URL without query or fragment (got ${JSON.stringify(value)})`);
   }
   return value.replace(/\/+$/, '');
 }
 
 function parseOrigins(value: string | undefined): string[] {
   if (value === undefined) return [];
-  const origins = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const origins = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   for (const origin of origins) {
     let parsed: URL | undefined;
     try {
@@ -421,7 +446,9 @@ function parseOrigins(value: string | undefined): string[] {
       parsed = undefined;
     }
     if (!parsed || parsed.origin !== origin) {
-      throw new ConfigurationError(`CORS_ALLOWED_ORIGINS must be a comma-separated list of origins such as https://app.example (got ${JSON.stringify(origin)})`);
+      throw new ConfigurationError(
+        `CORS_ALLOWED_ORIGINS must be a comma-separated list of origins such as https://app.example (got ${JSON.stringify(origin)})`,
+      );
     }
   }
   return origins;
@@ -430,7 +457,10 @@ function parseOrigins(value: string | undefined): string[] {
 function parseTrustProxy(value: string | undefined): TrustProxy {
   if (value === undefined || value === 'false') return false;
   if (/^\d+$/.test(value)) return Number(value);
-  const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   const named = new Set(['loopback', 'linklocal', 'uniquelocal']);
   for (const entry of entries) {
     const [address, prefix] = entry.split('/');

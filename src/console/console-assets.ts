@@ -37,7 +37,10 @@ export class ConsoleAssets {
     if (!contentType) return Promise.resolve(undefined);
     let asset = this.cache.get(name);
     if (!asset) {
-      asset = readFile(join(this.directory, name)).then((body) => ({ body, contentType }), () => undefined);
+      asset = readFile(join(this.directory, name)).then(
+        (body) => ({ body, contentType }),
+        () => undefined,
+      );
       this.cache.set(name, asset);
     }
     return asset;

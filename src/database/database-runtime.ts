@@ -3,10 +3,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { startEmbeddedPostgres, type RunningDatabase } from './embedded-postgres.js';
 
 /** DATABASE_URL when given; otherwise the embedded PostgreSQL under DATA_DIR. */
-export function openDatabase(
-  config: Pick<AppConfig, 'databaseUrl' | 'dataDir'>,
-  log?: (line: string) => void,
-): Promise<RunningDatabase> {
+export function openDatabase(config: Pick<AppConfig, 'databaseUrl' | 'dataDir'>, log?: (line: string) => void): Promise<RunningDatabase> {
   if (config.databaseUrl) {
     return Promise.resolve({ url: config.databaseUrl, stop: () => Promise.resolve() });
   }

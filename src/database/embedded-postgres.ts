@@ -96,7 +96,8 @@ function postgresUser(): Owner {
   spawnSync('groupadd', ['--system', USER]);
   spawnSync('useradd', ['--system', '--gid', USER, '--no-create-home', '--shell', '/usr/sbin/nologin', USER]);
   const created = ids();
-  if (!created) throw new Error(`the embedded PostgreSQL cannot run as root, and the user "${USER}" could not be created (useradd failed); create it, or set DATABASE_URL`);
+  if (!created)
+    throw new Error(`the embedded PostgreSQL cannot run as root, and the user "${USER}" could not be created (useradd failed); create it, or set DATABASE_URL`);
   return created;
 }
 
@@ -125,7 +126,9 @@ async function productFolder(folder: string, owner: Owner): Promise<void> {
   await mkdir(folder, { recursive: true });
   for (let path = folder; path.startsWith(PRIVATE_ROOT); path = dirname(path)) await chmod(path, 0o755);
   if (!reachable(folder, owner)) {
-    throw new Error(`the embedded PostgreSQL runs as user "${USER}", which cannot enter ${folder} either; make ${dirname(PRIVATE_ROOT)} enterable, or set DATABASE_URL`);
+    throw new Error(
+      `the embedded PostgreSQL runs as user "${USER}", which cannot enter ${folder} either; make ${dirname(PRIVATE_ROOT)} enterable, or set DATABASE_URL`,
+    );
   }
 }
 
@@ -208,7 +211,13 @@ async function startPostmaster(binaries: Binaries, clusterDir: string, port: num
 function recentOutput(child: ChildProcess): string[] {
   const lines: string[] = [];
   const keep = (chunk: Buffer) => {
-    lines.push(...chunk.toString('utf8').split('\n').map((line) => line.trim()).filter(Boolean));
+    lines.push(
+      ...chunk
+        .toString('utf8')
+        .split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean),
+    );
     lines.splice(0, Math.max(0, lines.length - 20));
   };
   child.stdout?.on('data', keep);

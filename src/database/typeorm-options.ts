@@ -23,11 +23,27 @@ import { DisclosureBasis } from '../disclosures/disclosure-basis.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 export const ENTITIES = [
-  Client, ClientMetadata, RedirectUri, SigningKey,
-  ResourceDefinition, Scope, Purpose, CapabilityTicket, RequestedResource, RequestedResourceScopes,
-  RequestedResourcesCapabilityTickets, AuditEvent, RevokedToken, RefreshToken,
-  DataSourceEntity, DataSourceResourceDefinitions,
-  UmaResource, UmaResourceScope, PermissionTicket, Disclosure, DisclosureBasis,
+  Client,
+  ClientMetadata,
+  RedirectUri,
+  SigningKey,
+  ResourceDefinition,
+  Scope,
+  Purpose,
+  CapabilityTicket,
+  RequestedResource,
+  RequestedResourceScopes,
+  RequestedResourcesCapabilityTickets,
+  AuditEvent,
+  RevokedToken,
+  RefreshToken,
+  DataSourceEntity,
+  DataSourceResourceDefinitions,
+  UmaResource,
+  UmaResourceScope,
+  PermissionTicket,
+  Disclosure,
+  DisclosureBasis,
 ];
 
 /**

@@ -1,8 +1,21 @@
 import type { DisclosureView } from './disclosure-reads.js';
 
 export const CSV_COLUMNS = [
-  'id', 'jti', 'clientId', 'scope', 'aud', 'issuedAt', 'expiresAt', 'tokenType', 'jkt', 'requestId',
-  'ticketIds', 'requestedResourceIds', 'purposes', 'withdrawnAt', 'withdrawnBy',
+  'id',
+  'jti',
+  'clientId',
+  'scope',
+  'aud',
+  'issuedAt',
+  'expiresAt',
+  'tokenType',
+  'jkt',
+  'requestId',
+  'ticketIds',
+  'requestedResourceIds',
+  'purposes',
+  'withdrawnAt',
+  'withdrawnBy',
 ] as const;
 
 /** The header line of the export, CRLF-terminated (RFC 4180). */
@@ -14,12 +27,21 @@ export function csvHeader(): string {
 export function csvRecord(view: DisclosureView): string {
   const distinct = (values: string[]) => [...new Set(values)].join(' | ');
   const cells: (string | null)[] = [
-    view.id, view.jti, view.clientId, view.scope, Array.isArray(view.aud) ? view.aud.join(' ') : view.aud,
-    view.issuedAt, view.expiresAt, view.tokenType, view.jkt, view.requestId,
+    view.id,
+    view.jti,
+    view.clientId,
+    view.scope,
+    Array.isArray(view.aud) ? view.aud.join(' ') : view.aud,
+    view.issuedAt,
+    view.expiresAt,
+    view.tokenType,
+    view.jkt,
+    view.requestId,
     distinct(view.chains.map((chain) => chain.capabilityTicket.ticketId)),
     distinct(view.chains.map((chain) => chain.requestedResource.requestedResourceId)),
     distinct(view.chains.map((chain) => chain.purpose.name)),
-    view.withdrawnAt, view.withdrawnBy,
+    view.withdrawnAt,
+    view.withdrawnBy,
   ];
   return cells.map(csvCell).join(',') + '\r\n';
 }

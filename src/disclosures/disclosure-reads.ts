@@ -31,11 +31,23 @@ export type DisclosureView = {
 };
 
 type Row = {
-  id: string; jti: string; client_id: string; scope: string; aud: string | string[]; issued_at: Date; expires_at: Date;
-  token_type: string; jkt: string | null; request_id: string | null; chains: CoveringChain[]; withdrawn_at: Date | null; withdrawn_by: number | null;
+  id: string;
+  jti: string;
+  client_id: string;
+  scope: string;
+  aud: string | string[];
+  issued_at: Date;
+  expires_at: Date;
+  token_type: string;
+  jkt: string | null;
+  request_id: string | null;
+  chains: CoveringChain[];
+  withdrawn_at: Date | null;
+  withdrawn_by: number | null;
 };
 
-const COLUMNS = 'd.id::text AS id, d.jti, d.client_id, d.scope, d.aud, d.issued_at, d.expires_at, d.token_type, d.jkt, d.request_id, d.chains, d.withdrawn_at, d.withdrawn_by';
+const COLUMNS =
+  'd.id::text AS id, d.jti, d.client_id, d.scope, d.aud, d.issued_at, d.expires_at, d.token_type, d.jkt, d.request_id, d.chains, d.withdrawn_at, d.withdrawn_by';
 const CSV_CHUNK = 1_000;
 
 /** Reads of the disclosure table: newest first (issuedAt, then id, descending), every filter served by an index. */
@@ -85,8 +97,16 @@ function conditionsOf(filter: DisclosureFilter): { where: string; values: unknow
     conditions.push(condition(`$${values.length}`));
   };
   if (filter.client !== undefined) add((p) => `d.client_id = ${p}`, filter.client);
-  if (filter.capabilityTicket !== undefined) add((p) => `d.id IN (SELECT disclosure_id FROM disclosure_basis WHERE record_type = 'capability-ticket' AND record_ref = ${p})`, String(filter.capabilityTicket));
-  if (filter.requestedResource !== undefined) add((p) => `d.id IN (SELECT disclosure_id FROM disclosure_basis WHERE record_type = 'requested-resource' AND record_ref = ${p})`, String(filter.requestedResource));
+  if (filter.capabilityTicket !== undefined)
+    add(
+      (p) => `d.id IN (SELECT disclosure_id FROM disclosure_basis WHERE record_type = 'capability-ticket' AND record_ref = ${p})`,
+      String(filter.capabilityTicket),
+    );
+  if (filter.requestedResource !== undefined)
+    add(
+      (p) => `d.id IN (SELECT disclosure_id FROM disclosure_basis WHERE record_type = 'requested-resource' AND record_ref = ${p})`,
+      String(filter.requestedResource),
+    );
   if (filter.since !== undefined) add((p) => `d.issued_at >= ${p}`, filter.since);
   if (filter.until !== undefined) add((p) => `d.issued_at < ${p}`, filter.until);
   if (filter.active === true) conditions.push('(d.expires_at > now() AND d.withdrawn_at IS NULL)');

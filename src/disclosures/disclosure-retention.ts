@@ -42,8 +42,14 @@ export class DisclosureRetention implements OnApplicationBootstrap, OnModuleDest
       if (!locked) return 0;
       try {
         const cutoff = `now() - make_interval(days => ${this.config.disclosureRetentionDays})`;
-        const deleted = await this.inBatches(runner, `DELETE FROM disclosure WHERE id IN (SELECT id FROM disclosure WHERE expires_at < ${cutoff} LIMIT ${BATCH})`);
-        await this.inBatches(runner, `DELETE FROM disclosure_basis WHERE ctid IN (SELECT ctid FROM disclosure_basis WHERE expires_at < ${cutoff} LIMIT ${BATCH})`);
+        const deleted = await this.inBatches(
+          runner,
+          `DELETE FROM disclosure WHERE id IN (SELECT id FROM disclosure WHERE expires_at < ${cutoff} LIMIT ${BATCH})`,
+        );
+        await this.inBatches(
+          runner,
+          `DELETE FROM disclosure_basis WHERE ctid IN (SELECT ctid FROM disclosure_basis WHERE expires_at < ${cutoff} LIMIT ${BATCH})`,
+        );
         return deleted;
       } finally {
         await runner.query('SELECT pg_advisory_unlock($1)', [RETENTION_LOCK]);

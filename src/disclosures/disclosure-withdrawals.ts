@@ -90,16 +90,31 @@ export class DisclosureWithdrawals {
         return typeof uri === 'string' ? this.resting('data-source', [uri]) : [];
       }
       case 'data-source-resource-definitions': {
-        const rows: { resource_uri: string }[] = await this.dataSource.query('SELECT resource_uri FROM data_source WHERE id = $1', [Number(change.before?.dataSource)]);
-        return this.resting('data-source', rows.map((row) => row.resource_uri));
+        const rows: { resource_uri: string }[] = await this.dataSource.query('SELECT resource_uri FROM data_source WHERE id = $1', [
+          Number(change.before?.dataSource),
+        ]);
+        return this.resting(
+          'data-source',
+          rows.map((row) => row.resource_uri),
+        );
       }
       case 'resource-definition': {
-        const rows: { id: string }[] = await this.dataSource.query('SELECT id::text AS id FROM requested_resource WHERE resource_definition_id = $1', [change.recordId]);
-        return this.resting('requested-resource', rows.map((row) => row.id));
+        const rows: { id: string }[] = await this.dataSource.query('SELECT id::text AS id FROM requested_resource WHERE resource_definition_id = $1', [
+          change.recordId,
+        ]);
+        return this.resting(
+          'requested-resource',
+          rows.map((row) => row.id),
+        );
       }
       case 'scope': {
-        const rows: { id: string }[] = await this.dataSource.query('SELECT id::text AS id FROM requested_resource_scopes WHERE scope_id = $1', [change.recordId]);
-        return this.resting('requested-resource-scopes', rows.map((row) => row.id));
+        const rows: { id: string }[] = await this.dataSource.query('SELECT id::text AS id FROM requested_resource_scopes WHERE scope_id = $1', [
+          change.recordId,
+        ]);
+        return this.resting(
+          'requested-resource-scopes',
+          rows.map((row) => row.id),
+        );
       }
       default:
         // A purpose in use cannot be removed, and its name is not part of any decision.

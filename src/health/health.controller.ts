@@ -39,18 +39,20 @@ export class HealthController {
   @ApiServiceUnavailableResponse({ description: 'not ready; `error` names the failing checks' })
   ready(): Promise<HealthCheckResult> {
     return this.health.check([
-      () => this.probe('serving', 'the server is shutting down', () =>
-        this.readiness.shuttingDown ? Promise.reject(new Error('stopping')) : Promise.resolve(),
-      ),
-      () => this.probe('database', 'the database does not answer', async () => {
-        await this.dataSource.query('SELECT 1');
-      }),
-      () => this.probe('migrations', 'migrations are pending or cannot be read', async () => {
-        if ((await this.pendingMigrations()).length > 0) throw new Error('pending');
-      }),
-      () => this.probe('signingKey', 'no signing key can be loaded', async () => {
-        await this.keys.signingKey();
-      }),
+      () =>
+        this.probe('serving', 'the server is shutting down', () => (this.readiness.shuttingDown ? Promise.reject(new Error('stopping')) : Promise.resolve())),
+      () =>
+        this.probe('database', 'the database does not answer', async () => {
+          await this.dataSource.query('SELECT 1');
+        }),
+      () =>
+        this.probe('migrations', 'migrations are pending or cannot be read', async () => {
+          if ((await this.pendingMigrations()).length > 0) throw new Error('pending');
+        }),
+      () =>
+        this.probe('signingKey', 'no signing key can be loaded', async () => {
+          await this.keys.signingKey();
+        }),
     ]);
   }
 

@@ -54,9 +54,12 @@ describe('createHttpServer', () => {
 
   it('gives a wrapping handler the same classes, for a second listener on the same application', async () => {
     const app = express();
-    const seen = await prototypesThrough(app, createHttpServer(app, (request, response) => {
-      app(request, response);
-    }));
+    const seen = await prototypesThrough(
+      app,
+      createHttpServer(app, (request, response) => {
+        app(request, response);
+      }),
+    );
     expect(seen.createdWith).toBe(app.request);
     expect(seen.handledWith).toBe(app.request);
   });

@@ -24,7 +24,10 @@ const LISTENER = Symbol('listener');
 export function listenersOfRoute(path: unknown): RouteListeners {
   if (typeof path === 'function') return 'both';
   if (typeof path !== 'string') throw new Error(`route path ${String(path)} is not a string: it cannot be given a listener`);
-  const root = path.replace(/^\/+/, '').split(/[/{?(:*]/)[0].toLowerCase();
+  const root = path
+    .replace(/^\/+/, '')
+    .split(/[/{?(:*]/)[0]
+    .toLowerCase();
   if (ADMIN_ROOTS.has(root)) return 'admin';
   if (SHARED_ROOTS.has(root)) return 'both';
   return 'public';

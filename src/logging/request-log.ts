@@ -37,7 +37,13 @@ export function requestLog(logger: Logger) {
       if (level === undefined || !logger.isLevelEnabled(level)) return;
       logger[level](
         {
-          req: { id: requestIdOf(request), method: request.method, url: path, remoteAddress: request.socket.remoteAddress, userAgent: request.headers['user-agent'] },
+          req: {
+            id: requestIdOf(request),
+            method: request.method,
+            url: path,
+            remoteAddress: request.socket.remoteAddress,
+            userAgent: request.headers['user-agent'],
+          },
           res: { statusCode: response.statusCode },
           responseTime: Math.round(performance.now() - startedAt),
         },

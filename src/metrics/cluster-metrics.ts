@@ -59,7 +59,8 @@ export function serveClusterMetrics(): void {
     aggregator.clusterMetrics().then(
       (body) => worker.isConnected() && worker.send({ type: METRICS_RESPONSE, id: message.id, body } satisfies MetricsResponse),
       (error: unknown) =>
-        worker.isConnected() && worker.send({ type: METRICS_RESPONSE, id: message.id, error: error instanceof Error ? error.message : String(error) } satisfies MetricsResponse),
+        worker.isConnected() &&
+        worker.send({ type: METRICS_RESPONSE, id: message.id, error: error instanceof Error ? error.message : String(error) } satisfies MetricsResponse),
     );
   });
 }

@@ -57,7 +57,11 @@ export class MetricsService implements OnModuleInit {
       registers,
     });
     this.disclosures = new Counter({ name: 'disclosures_recorded_total', help: 'Disclosure rows committed (access tokens with a resource scope).', registers });
-    this.withdrawn = new Counter({ name: 'tokens_withdrawn_total', help: 'Disclosed access tokens withdrawn because an administrative change ended their consent.', registers });
+    this.withdrawn = new Counter({
+      name: 'tokens_withdrawn_total',
+      help: 'Disclosed access tokens withdrawn because an administrative change ended their consent.',
+      registers,
+    });
     this.databaseGauges(registers);
   }
 

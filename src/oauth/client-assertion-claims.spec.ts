@@ -59,22 +59,27 @@ describe('checkAssertionClaims', () => {
   });
 
   it('never throws anything but invalid_client, and never echoes the claims it got', () => {
-    fc.assert(fc.property(fc.dictionary(fc.constantFrom('iss', 'sub', 'aud', 'exp', 'iat', 'nbf', 'jti', 'x'), fc.jsonValue()), (payload) => {
-      try {
-        checkAssertionClaims({ ...payload }, expected);
-      } catch (error) {
-        expect(error).toBeInstanceOf(OAuthError);
-        expect((error as OAuthError).status).toBe(401);
-        for (const value of Object.values(payload)) {
-          if (typeof value === 'string' && value.length > 8) expect((error as OAuthError).description).not.toContain(value);
+    fc.assert(
+      fc.property(fc.dictionary(fc.constantFrom('iss', 'sub', 'aud', 'exp', 'iat', 'nbf', 'jti', 'x'), fc.jsonValue()), (payload) => {
+        try {
+          checkAssertionClaims({ ...payload }, expected);
+        } catch (error) {
+          expect(error).toBeInstanceOf(OAuthError);
+          expect((error as OAuthError).status).toBe(401);
+          for (const value of Object.values(payload)) {
+            if (typeof value === 'string' && value.length > 8) expect((error as OAuthError).description).not.toContain(value);
+          }
         }
-      }
-    }), { numRuns: 2000 });
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('accepts any lifetime from 1 s to the maximum when everything else is right', () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: MAX_ASSERTION_LIFETIME_SECONDS }), (lifetime) => {
-      expect(checkAssertionClaims({ ...valid, exp: NOW + lifetime }, expected).exp).toBe(NOW + lifetime);
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: MAX_ASSERTION_LIFETIME_SECONDS }), (lifetime) => {
+        expect(checkAssertionClaims({ ...valid, exp: NOW + lifetime }, expected).exp).toBe(NOW + lifetime);
+      }),
+    );
   });
 });

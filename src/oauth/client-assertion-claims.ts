@@ -37,7 +37,8 @@ export function checkAssertionClaims(
   }
   const jti = payload.jti;
   if (jti === undefined) throw refused('the assertion has no "jti" claim');
-  if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH) throw refused(`the assertion's "jti" must be a string of 1 to ${MAX_JTI_LENGTH} characters`);
+  if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH)
+    throw refused(`the assertion's "jti" must be a string of 1 to ${MAX_JTI_LENGTH} characters`);
   if (jti.includes('\0')) throw refused('the assertion\'s "jti" contains a NUL character');
   return { jti, exp };
 }
@@ -48,7 +49,8 @@ export function checkAssertionClaims(
  * is how assertions meant for one server get replayed at another.
  */
 function checkAudience(aud: unknown, issuer: string, tokenEndpoint: string | undefined): void {
-  const accepted = tokenEndpoint === undefined ? `the issuer identifier ${issuer}` : `the issuer identifier ${issuer} or the token endpoint URL ${tokenEndpoint}`;
+  const accepted =
+    tokenEndpoint === undefined ? `the issuer identifier ${issuer}` : `the issuer identifier ${issuer} or the token endpoint URL ${tokenEndpoint}`;
   if (Array.isArray(aud)) throw refused(`the assertion's "aud" must be ${accepted} as a string, not an array`);
   if (aud !== issuer && (tokenEndpoint === undefined || aud !== tokenEndpoint)) throw refused(`the assertion's "aud" must be ${accepted}`);
 }

@@ -45,29 +45,38 @@ describe('checkProofClaims', () => {
   ])('refuses a proof with %s', (_name, change, description) => {
     const payload: Record<string, unknown> = { ...valid, ...change };
     if ('jti' in change && change.jti === undefined) delete payload.jti;
-    expect(() => checkProofClaims(payload, expected)).toThrow(expect.objectContaining({ code: 'invalid_dpop_proof', description: expect.stringMatching(description) }));
+    expect(() => checkProofClaims(payload, expected)).toThrow(
+      expect.objectContaining({ code: 'invalid_dpop_proof', description: expect.stringMatching(description) }),
+    );
   });
 
   it('accepts any iat from 60 s old to 10 s ahead', () => {
-    fc.assert(fc.property(fc.integer({ min: -60, max: 10 }), (offset) => {
-      expect(checkProofClaims({ ...valid, iat: NOW + offset }, expected).iat).toBe(NOW + offset);
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: -60, max: 10 }), (offset) => {
+        expect(checkProofClaims({ ...valid, iat: NOW + offset }, expected).iat).toBe(NOW + offset);
+      }),
+    );
   });
 
   it('never throws anything but a 400 invalid_dpop_proof, whatever the payload', () => {
-    fc.assert(fc.property(fc.dictionary(fc.constantFrom('htm', 'htu', 'iat', 'jti', 'nonce', 'ath'), fc.jsonValue()), (payload) => {
-      try {
-        checkProofClaims({ ...payload }, expected);
-      } catch (error) {
-        expect(error).toBeInstanceOf(OAuthError);
-        expect((error as OAuthError).status).toBe(400);
-      }
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.dictionary(fc.constantFrom('htm', 'htu', 'iat', 'jti', 'nonce', 'ath'), fc.jsonValue()), (payload) => {
+        try {
+          checkProofClaims({ ...payload }, expected);
+        } catch (error) {
+          expect(error).toBeInstanceOf(OAuthError);
+          expect((error as OAuthError).status).toBe(400);
+        }
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('withoutQuery never throws, for any text', () => {
-    fc.assert(fc.property(fc.string(), (text) => {
-      expect(() => withoutQuery(text)).not.toThrow();
-    }));
+    fc.assert(
+      fc.property(fc.string(), (text) => {
+        expect(() => withoutQuery(text)).not.toThrow();
+      }),
+    );
   });
 });

@@ -37,7 +37,8 @@ export function checkProofClaims(payload: Record<string, unknown>, expected: { h
   if (iat < expected.now - MAX_PROOF_AGE_SECONDS) throw invalidProof(`the proof is stale ("iat" more than ${MAX_PROOF_AGE_SECONDS} s old)`);
   if (iat > expected.now + MAX_PROOF_AHEAD_SECONDS) throw invalidProof('the proof\'s "iat" is in the future');
   const jti = payload.jti;
-  if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH) throw invalidProof(`the proof's "jti" must be a string of 1 to ${MAX_JTI_LENGTH} characters`);
+  if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH)
+    throw invalidProof(`the proof's "jti" must be a string of 1 to ${MAX_JTI_LENGTH} characters`);
   if (payload.nonce !== undefined && typeof payload.nonce !== 'string') throw invalidProof('the proof\'s "nonce" must be a string');
   return { jti, iat, nonce: payload.nonce };
 }

@@ -67,10 +67,7 @@ export class OAuthError extends Error {
   }
 
   static tooManyRequests(retryAfterSeconds: number): OAuthError {
-    const error = new OAuthError(
-      'too_many_requests',
-      'too many failed client authentications; retry later',
-    );
+    const error = new OAuthError('too_many_requests', 'too many failed client authentications; retry later');
     error.headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfterSeconds)));
     return error;
   }

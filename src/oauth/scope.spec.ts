@@ -6,12 +6,9 @@ describe('parseScope', () => {
     expect(parseScope('read uma_protection read')).toEqual(['read', 'uma_protection']);
   });
 
-  it.each([[undefined], [' read'], ['read '], ['read  write'], ['read\twrite'], ['caf\u00e9'], ['a"b'], ['a\\b']])(
-    'refuses %p with invalid_scope',
-    (value) => {
-      expect(() => parseScope(value)).toThrow(expect.objectContaining({ code: 'invalid_scope' }));
-    },
-  );
+  it.each([[undefined], [' read'], ['read '], ['read  write'], ['read\twrite'], ['caf\u00e9'], ['a"b'], ['a\\b']])('refuses %p with invalid_scope', (value) => {
+    expect(() => parseScope(value)).toThrow(expect.objectContaining({ code: 'invalid_scope' }));
+  });
 });
 
 describe('asResourceScope', () => {

@@ -11,10 +11,7 @@ export function parseScope(value: string | undefined): string[] {
     throw new OAuthError('invalid_scope', 'the scope parameter is required');
   }
   if (!SCOPE.test(value)) {
-    throw new OAuthError(
-      'invalid_scope',
-      'scope must be names of printable characters separated by single spaces',
-    );
+    throw new OAuthError('invalid_scope', 'scope must be names of printable characters separated by single spaces');
   }
   return [...new Set(value.split(' '))];
 }

@@ -31,7 +31,8 @@ export function isSmartScopeName(name: string): boolean {
 /** A SMART scope, or why it is not accepted; undefined when the name is not in SMART form at all. */
 export function parseSmartScope(name: string): SmartScope | UnsupportedSmartScope | undefined {
   if (!isSmartScopeName(name)) return undefined;
-  if (!name.startsWith('system/')) return { name, unsupported: 'only system/ scopes are supported (backend services): patient/ and user/ scopes need an end user' };
+  if (!name.startsWith('system/'))
+    return { name, unsupported: 'only system/ scopes are supported (backend services): patient/ and user/ scopes need an end user' };
   const match = /^system\/([^.?]+)\.([^?]+)(?:\?(.*))?$/.exec(name);
   if (!match) return { name, unsupported: 'a SMART scope is system/<FHIR type>.<permissions>[?<query>]' };
   const [, type, permissions, rawQuery] = match as unknown as [string, string, string, string | undefined];

@@ -33,10 +33,7 @@ export function parseTokenRequestBody(contentType: string | undefined, body: Buf
   if (mediaType === 'application/x-www-form-urlencoded') return parseForm(body.toString('utf8'));
   if (mediaType === 'application/json') return parseJson(body.toString('utf8'));
   if (mediaType === '' && body.length === 0) return {};
-  throw new OAuthError(
-    'invalid_request',
-    'unsupported content type: send application/x-www-form-urlencoded or application/json',
-  );
+  throw new OAuthError('invalid_request', 'unsupported content type: send application/x-www-form-urlencoded or application/json');
 }
 
 function parseForm(text: string): TokenParameters {

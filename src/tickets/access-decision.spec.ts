@@ -5,8 +5,12 @@ const policy = { maxLifetime: 3600, defaultAudience: 'https://as.example' };
 const combination = (id: number) => ({ id, ticket: { id: 70 + id, ticketId: `T-${id}`, ticketName: 'Glucose' }, purpose: { id: 50, name: 'Follow-up' } });
 
 const glucose: HeldResource = {
-  id: 30, requestedResourceId: 'patient-1', definition: 'glucose', maxPermissionDuration: 900,
-  bindings: new Map([['read', [40]]]), combinations: [combination(60)],
+  id: 30,
+  requestedResourceId: 'patient-1',
+  definition: 'glucose',
+  maxPermissionDuration: 900,
+  bindings: new Map([['read', [40]]]),
+  combinations: [combination(60)],
 };
 
 function facts(overrides: Partial<AccessFacts> = {}): AccessFacts {
@@ -32,12 +36,21 @@ describe('decideAccess', () => {
   it('lists one chain per resource scope, covering combination and binding record, and none when refused', () => {
     const twice: HeldResource = { ...glucose, bindings: new Map([['read', [40, 41]]]), combinations: [combination(60), combination(61)] };
     const { chains } = decide(['uma_protection', 'glucose:read'], [], facts({ held: [twice] }));
-    expect(chains.map((chain) => [chain.scope, chain.capabilityTicket.ticketId, chain.requestedResourceScopes.id, chain.requestedResourcesCapabilityTickets.id])).toEqual([
-      ['glucose:read', 'T-60', '40', '60'], ['glucose:read', 'T-60', '41', '60'], ['glucose:read', 'T-61', '40', '61'], ['glucose:read', 'T-61', '41', '61'],
+    expect(
+      chains.map((chain) => [chain.scope, chain.capabilityTicket.ticketId, chain.requestedResourceScopes.id, chain.requestedResourcesCapabilityTickets.id]),
+    ).toEqual([
+      ['glucose:read', 'T-60', '40', '60'],
+      ['glucose:read', 'T-60', '41', '60'],
+      ['glucose:read', 'T-61', '40', '61'],
+      ['glucose:read', 'T-61', '41', '61'],
     ]);
     expect(chains[0]).toEqual({
-      scope: 'glucose:read', capabilityTicket: { id: '130', ticketId: 'T-60' }, requestedResource: { id: '30', requestedResourceId: 'patient-1' },
-      requestedResourceScopes: { id: '40' }, requestedResourcesCapabilityTickets: { id: '60' }, purpose: { id: '50', name: 'Follow-up' },
+      scope: 'glucose:read',
+      capabilityTicket: { id: '130', ticketId: 'T-60' },
+      requestedResource: { id: '30', requestedResourceId: 'patient-1' },
+      requestedResourceScopes: { id: '40' },
+      requestedResourcesCapabilityTickets: { id: '60' },
+      purpose: { id: '50', name: 'Follow-up' },
     });
     expect(decide(['glucose:read', 'weight:read']).chains).toEqual([]);
     expect(decide(['uma_protection']).chains).toEqual([]);
@@ -47,18 +60,26 @@ describe('decideAccess', () => {
     const { verdict, refusal, covered } = decide(['uma_protection', 'glucose:read']);
     expect(refusal).toBeUndefined();
     expect(verdict).toEqual({
-      client: 'glucose-app', granted: true, scope: 'uma_protection glucose:read', lifetime: 900, aud: 'https://rs1.example',
+      client: 'glucose-app',
+      granted: true,
+      scope: 'uma_protection glucose:read',
+      lifetime: 900,
+      aud: 'https://rs1.example',
       scopes: [
         { scope: 'uma_protection', granted: true, allowed: true },
         {
-          scope: 'glucose:read', granted: true, allowed: true,
-          covering: [{
-            requestedResource: { id: '30', requestedResourceId: 'patient-1', maxPermissionDuration: 900 },
-            capabilityTicket: { id: '130', ticketId: 'T-60', ticketName: 'Glucose' },
-            purpose: { id: '50', name: 'Follow-up' },
-            requestedResourceScopes: ['40'],
-            requestedResourcesCapabilityTickets: ['60'],
-          }],
+          scope: 'glucose:read',
+          granted: true,
+          allowed: true,
+          covering: [
+            {
+              requestedResource: { id: '30', requestedResourceId: 'patient-1', maxPermissionDuration: 900 },
+              capabilityTicket: { id: '130', ticketId: 'T-60', ticketName: 'Glucose' },
+              purpose: { id: '50', name: 'Follow-up' },
+              requestedResourceScopes: ['40'],
+              requestedResourcesCapabilityTickets: ['60'],
+            },
+          ],
         },
       ],
     });
@@ -68,18 +89,52 @@ describe('decideAccess', () => {
   it('names every scope not allowed, before anything else', () => {
     const { verdict, refusal } = decide(['admin', 'nope:read', 'glucose:read']);
     expect(refusal).toEqual({ error: 'invalid_scope', description: 'scope not allowed for this client: admin nope:read' });
-    expect(verdict.scopes[1]).toEqual({ scope: 'nope:read', granted: false, allowed: false, covering: [], missing: 'scope "nope:read" is not in the allowed scopes of client glucose-app' });
+    expect(verdict.scopes[1]).toEqual({
+      scope: 'nope:read',
+      granted: false,
+      allowed: false,
+      covering: [],
+      missing: 'scope "nope:read" is not in the allowed scopes of client glucose-app',
+    });
     expect(verdict).toMatchObject({ granted: false, lifetime: null, aud: null });
   });
 
   it.each([
     ['an unknown definition', facts({ allowedScopes: new Set(['bone:read']) }), ['bone:read'], [], 'invalid_scope', 'no resource definition named "bone"'],
-    ['a scope the definition lacks', facts({ allowedScopes: new Set(['glucose:delete']) }), ['glucose:delete'], [], 'invalid_scope', 'no scope named "delete" in resource definition "glucose"'],
+    [
+      'a scope the definition lacks',
+      facts({ allowedScopes: new Set(['glucose:delete']) }),
+      ['glucose:delete'],
+      [],
+      'invalid_scope',
+      'no scope named "delete" in resource definition "glucose"',
+    ],
     ['no requested resource', facts(), ['weight:read'], [], 'invalid_scope', 'no requested resource of glucose-app for resource definition "weight"'],
-    ['no binding', facts(), ['glucose:write'], [], 'invalid_scope', 'no requested-resource-scopes record binds scope "write" to requested resource 30 of glucose-app'],
-    ['no combination', facts({ held: [{ ...glucose, combinations: [] }] }), ['glucose:read'], [], 'invalid_scope', 'combines a capability ticket of glucose-app with requested resource 30'],
+    [
+      'no binding',
+      facts(),
+      ['glucose:write'],
+      [],
+      'invalid_scope',
+      'no requested-resource-scopes record binds scope "write" to requested resource 30 of glucose-app',
+    ],
+    [
+      'no combination',
+      facts({ held: [{ ...glucose, combinations: [] }] }),
+      ['glucose:read'],
+      [],
+      'invalid_scope',
+      'combines a capability ticket of glucose-app with requested resource 30',
+    ],
     ['an unknown resource', facts(), ['glucose:read'], ['https://x.example'], 'invalid_target', 'resource "https://x.example" is no enrolled data source'],
-    ['a resource not serving the definition', facts(), ['glucose:read'], ['https://idp.example'], 'invalid_target', 'does not serve resource definition "glucose"'],
+    [
+      'a resource not serving the definition',
+      facts(),
+      ['glucose:read'],
+      ['https://idp.example'],
+      'invalid_target',
+      'does not serve resource definition "glucose"',
+    ],
   ])('refuses %s, naming it', (_, given, scopes, resources, error, text) => {
     const { verdict, refusal } = decide(scopes, resources, given);
     expect(refusal?.error).toBe(error);
@@ -116,7 +171,10 @@ describe('decideAccess', () => {
 const world = fc.record({
   allowed: fc.subarray(['a:r', 'a:w', 'b:r', 'b:w', 'plain']),
   scopesOfA: fc.subarray(['r', 'w']),
-  held: fc.array(fc.record({ definition: fc.constantFrom('a', 'b'), bound: fc.subarray(['r', 'w']), combined: fc.boolean(), duration: fc.integer({ min: 1, max: 7200 }) }), { maxLength: 4 }),
+  held: fc.array(
+    fc.record({ definition: fc.constantFrom('a', 'b'), bound: fc.subarray(['r', 'w']), combined: fc.boolean(), duration: fc.integer({ min: 1, max: 7200 }) }),
+    { maxLength: 4 },
+  ),
   servers: fc.array(fc.subarray(['a', 'b']), { maxLength: 3 }),
   request: fc.uniqueArray(fc.constantFrom('a:r', 'a:w', 'b:r', 'b:w', 'plain', 'c:r'), { minLength: 1, maxLength: 4 }),
   resources: fc.subarray([0, 1, 2, 9]),
@@ -124,60 +182,90 @@ const world = fc.record({
 
 describe('decideAccess, properties', () => {
   it('grants exactly when every scope is allowed and covered and every resource serves every requested definition', () => {
-    fc.assert(fc.property(world, (w) => {
-      const held: HeldResource[] = w.held.map((resource, index) => ({
-        id: index + 1, requestedResourceId: `r${index}`, definition: resource.definition, maxPermissionDuration: resource.duration,
-        bindings: new Map(resource.bound.map((scope) => [scope, [100 + index]])), combinations: resource.combined ? [combination(200 + index)] : [],
-      }));
-      const uri = (index: number) => `https://rs${index}.example`;
-      const given: AccessFacts = {
-        clientId: 'c', allowedScopes: new Set(w.allowed), held,
-        definitions: new Map([
-          ['a', { name: 'a', scopes: new Set(w.scopesOfA), servedBy: w.servers.flatMap((serves, index) => (serves.includes('a') ? [uri(index)] : [])) }],
-          ['b', { name: 'b', scopes: new Set(['r', 'w']), servedBy: w.servers.flatMap((serves, index) => (serves.includes('b') ? [uri(index)] : [])) }],
-        ]),
-        dataSources: new Map(w.servers.map((serves, index) => [uri(index), { resourceUri: uri(index), serves: new Set(serves) }])),
-      };
-      const resources = w.resources.map(uri);
-      const { verdict, refusal } = decideAccess({ scopes: w.request, resources }, given, policy);
+    fc.assert(
+      fc.property(world, (w) => {
+        const held: HeldResource[] = w.held.map((resource, index) => ({
+          id: index + 1,
+          requestedResourceId: `r${index}`,
+          definition: resource.definition,
+          maxPermissionDuration: resource.duration,
+          bindings: new Map(resource.bound.map((scope) => [scope, [100 + index]])),
+          combinations: resource.combined ? [combination(200 + index)] : [],
+        }));
+        const uri = (index: number) => `https://rs${index}.example`;
+        const given: AccessFacts = {
+          clientId: 'c',
+          allowedScopes: new Set(w.allowed),
+          held,
+          definitions: new Map([
+            ['a', { name: 'a', scopes: new Set(w.scopesOfA), servedBy: w.servers.flatMap((serves, index) => (serves.includes('a') ? [uri(index)] : [])) }],
+            ['b', { name: 'b', scopes: new Set(['r', 'w']), servedBy: w.servers.flatMap((serves, index) => (serves.includes('b') ? [uri(index)] : [])) }],
+          ]),
+          dataSources: new Map(w.servers.map((serves, index) => [uri(index), { resourceUri: uri(index), serves: new Set(serves) }])),
+        };
+        const resources = w.resources.map(uri);
+        const { verdict, refusal } = decideAccess({ scopes: w.request, resources }, given, policy);
 
-      const resourceScopes = w.request.filter((name) => name.includes(':')).map((name) => name.split(':') as [string, string]);
-      const covering = (definition: string, scope: string) =>
-        held.filter((resource) => resource.definition === definition && resource.bindings.has(scope) && resource.combinations.length > 0);
-      const expected = w.request.every((name) => w.allowed.includes(name))
-        && resourceScopes.every(([definition, scope]) => definition !== 'c' && (definition !== 'a' || w.scopesOfA.includes(scope)) && covering(definition, scope).length > 0)
-        && resources.every((target) => given.dataSources.has(target) && resourceScopes.every(([definition]) => given.dataSources.get(target)!.serves.has(definition)));
-      expect(verdict.granted).toBe(expected);
-      expect(refusal === undefined).toBe(expected);
-      expect(verdict.scopes.every((entry) => entry.granted === (entry.missing === undefined))).toBe(true);
-      if (expected) {
-        const durations = resourceScopes.flatMap(([definition, scope]) => covering(definition, scope).map((resource) => resource.maxPermissionDuration));
-        expect(verdict.lifetime).toBe(Math.min(3600, ...durations));
-        const audience = resources.length > 0 ? [...new Set(resources)] : [...new Set(resourceScopes.flatMap(([definition]) => given.definitions.get(definition)!.servedBy))];
-        expect(verdict.aud).toEqual(audience.length === 0 ? policy.defaultAudience : audience.length === 1 ? audience[0] : audience);
-      }
-    }), { numRuns: 2000 });
+        const resourceScopes = w.request.filter((name) => name.includes(':')).map((name) => name.split(':') as [string, string]);
+        const covering = (definition: string, scope: string) =>
+          held.filter((resource) => resource.definition === definition && resource.bindings.has(scope) && resource.combinations.length > 0);
+        const expected =
+          w.request.every((name) => w.allowed.includes(name)) &&
+          resourceScopes.every(
+            ([definition, scope]) => definition !== 'c' && (definition !== 'a' || w.scopesOfA.includes(scope)) && covering(definition, scope).length > 0,
+          ) &&
+          resources.every(
+            (target) => given.dataSources.has(target) && resourceScopes.every(([definition]) => given.dataSources.get(target)!.serves.has(definition)),
+          );
+        expect(verdict.granted).toBe(expected);
+        expect(refusal === undefined).toBe(expected);
+        expect(verdict.scopes.every((entry) => entry.granted === (entry.missing === undefined))).toBe(true);
+        if (expected) {
+          const durations = resourceScopes.flatMap(([definition, scope]) => covering(definition, scope).map((resource) => resource.maxPermissionDuration));
+          expect(verdict.lifetime).toBe(Math.min(3600, ...durations));
+          const audience =
+            resources.length > 0
+              ? [...new Set(resources)]
+              : [...new Set(resourceScopes.flatMap(([definition]) => given.definitions.get(definition)!.servedBy))];
+          expect(verdict.aud).toEqual(audience.length === 0 ? policy.defaultAudience : audience.length === 1 ? audience[0] : audience);
+        }
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
 describe('decideAccess with SMART scopes', () => {
   const labs: HeldResource = {
-    id: 31, requestedResourceId: 'labs-1', definition: 'labs', maxPermissionDuration: 300,
-    bindings: new Map([['read', [41]]]), combinations: [combination(61)],
+    id: 31,
+    requestedResourceId: 'labs-1',
+    definition: 'labs',
+    maxPermissionDuration: 300,
+    bindings: new Map([['read', [41]]]),
+    combinations: [combination(61)],
   };
-  const smartFacts = (overrides: Partial<AccessFacts> = {}) => facts({
-    allowedScopes: new Set(['glucose:read', 'glucose:all', 'labs:read']),
-    held: [glucose, labs],
-    definitions: new Map([
-      ['glucose', { name: 'glucose', scopes: new Set(['read', 'all']), servedBy: ['https://rs1.example'] }],
-      ['labs', { name: 'labs', scopes: new Set(['read']), servedBy: [] }],
-    ]),
-    mapped: [
-      { name: 'glucose', fhirResourceType: 'Observation', fhirQuery: null, scopes: [{ name: 'all', smartPermissions: 'cruds' }, { name: 'read', smartPermissions: 'rs' }] },
-      { name: 'labs', fhirResourceType: 'Observation', fhirQuery: 'category=laboratory', scopes: [{ name: 'read', smartPermissions: 'rs' }] },
-    ],
-    ...overrides,
-  });
+  const smartFacts = (overrides: Partial<AccessFacts> = {}) =>
+    facts({
+      allowedScopes: new Set(['glucose:read', 'glucose:all', 'labs:read']),
+      held: [glucose, labs],
+      definitions: new Map([
+        ['glucose', { name: 'glucose', scopes: new Set(['read', 'all']), servedBy: ['https://rs1.example'] }],
+        ['labs', { name: 'labs', scopes: new Set(['read']), servedBy: [] }],
+      ]),
+      mapped: [
+        {
+          name: 'glucose',
+          fhirResourceType: 'Observation',
+          fhirQuery: null,
+          scopes: [
+            { name: 'all', smartPermissions: 'cruds' },
+            { name: 'read', smartPermissions: 'rs' },
+          ],
+        },
+        { name: 'labs', fhirResourceType: 'Observation', fhirQuery: 'category=laboratory', scopes: [{ name: 'read', smartPermissions: 'rs' }] },
+      ],
+      ...overrides,
+    });
 
   it('grants a v2 scope as the candidate with the fewest letters', () => {
     const { verdict, refusal, scopes, resourceScopes } = decide(['system/Observation.rs'], [], smartFacts());
@@ -204,7 +292,10 @@ describe('decideAccess with SMART scopes', () => {
   it.each([
     [['system/Patient.rs'], 'system/Patient.rs: no resource definition has fhirResourceType "Patient" without a query'],
     [['system/Observation.rs?code=1'], 'system/Observation.rs?code=1: no resource definition has fhirResourceType "Observation" with query "code=1"'],
-    [['system/Observation.rs?category=laboratory', 'system/Observation.c?category=laboratory'], 'system/Observation.c?category=laboratory: no scope of resource definition "labs" has smartPermissions holding "c"'],
+    [
+      ['system/Observation.rs?category=laboratory', 'system/Observation.c?category=laboratory'],
+      'system/Observation.c?category=laboratory: no scope of resource definition "labs" has smartPermissions holding "c"',
+    ],
     [['patient/Observation.rs'], 'patient/Observation.rs: only system/ scopes are supported'],
   ])('refuses %p, naming what is missing', (scopes, description) => {
     const { verdict, refusal } = decide(scopes, [], smartFacts());

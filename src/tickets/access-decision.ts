@@ -141,7 +141,9 @@ export function decideAccess(request: AccessRequest, facts: AccessFacts, policy:
     ...(unknownTarget !== undefined ? { missing: noDataSource(unknownTarget) } : {}),
   };
   const scopes = [...new Set(checked.flatMap((entry) => entry.granted))];
-  const chains = refusal ? [] : checked.flatMap((entry) => entry.covered.flatMap((resource) => chainsOf(entry.verdict.denotes ?? entry.verdict.scope, resource)));
+  const chains = refusal
+    ? []
+    : checked.flatMap((entry) => entry.covered.flatMap((resource) => chainsOf(entry.verdict.denotes ?? entry.verdict.scope, resource)));
   return { verdict, refusal, resourceScopes, covered: refusal ? [] : covered.map(coveredResource), scopes, chains };
 }
 
@@ -159,7 +161,13 @@ function checkNamed(name: string, resources: string[], facts: AccessFacts): Chec
   const wanted = asResourceScope(name);
   if (!facts.allowedScopes.has(name)) {
     const missing = `scope "${name}" is not in the allowed scopes of client ${facts.clientId}`;
-    return { verdict: { scope: name, granted: false, allowed: false, ...(wanted ? { covering: [] } : {}), missing }, link: 'not-allowed', covered: [], granted: [], wanted: wanted ? [wanted] : [] };
+    return {
+      verdict: { scope: name, granted: false, allowed: false, ...(wanted ? { covering: [] } : {}), missing },
+      link: 'not-allowed',
+      covered: [],
+      granted: [],
+      wanted: wanted ? [wanted] : [],
+    };
   }
   if (!wanted) return { verdict: { scope: name, granted: true, allowed: true }, covered: [], granted: [name], wanted: [] };
   return checkResourceScope(wanted, resources, facts);
@@ -242,21 +250,30 @@ function checkResourceScope(wanted: ResourceScope, resources: string[], facts: A
   if (!definition.scopes.has(wanted.scope)) return refused(`no scope named "${wanted.scope}" in resource definition "${wanted.definition}"`);
   const ofDefinition = facts.held.filter((resource) => resource.definition === wanted.definition);
   if (ofDefinition.length === 0) {
-    return refused(`no requested resource of ${facts.clientId} for resource definition "${wanted.definition}": no consent ticket of this client covers resource type "${wanted.definition}"`);
+    return refused(
+      `no requested resource of ${facts.clientId} for resource definition "${wanted.definition}": no consent ticket of this client covers resource type "${wanted.definition}"`,
+    );
   }
   const binding = ofDefinition.filter((resource) => resource.bindings.has(wanted.scope));
   if (binding.length === 0) {
-    return refused(`no requested-resource-scopes record binds scope "${wanted.scope}" to requested resource ${idList(ofDefinition)} of ${facts.clientId}: scope "${wanted.scope}" is not bound to resource type "${wanted.definition}" by any consent ticket of this client`);
+    return refused(
+      `no requested-resource-scopes record binds scope "${wanted.scope}" to requested resource ${idList(ofDefinition)} of ${facts.clientId}: scope "${wanted.scope}" is not bound to resource type "${wanted.definition}" by any consent ticket of this client`,
+    );
   }
   const combined = binding.filter((resource) => resource.combinations.length > 0);
   if (combined.length === 0) {
-    return refused(`no requested-resources-capability-tickets record combines a capability ticket of ${facts.clientId} with requested resource ${idList(binding)}`);
+    return refused(
+      `no requested-resources-capability-tickets record combines a capability ticket of ${facts.clientId} with requested resource ${idList(binding)}`,
+    );
   }
   for (const uri of resources) {
     const dataSource = facts.dataSources.get(uri);
     if (!dataSource) return refused(noDataSource(uri), 'target');
     if (!dataSource.serves.has(wanted.definition)) {
-      return refused(`resource "${uri}" does not serve resource definition "${wanted.definition}": no data-source-resource-definitions record pairs them`, 'target');
+      return refused(
+        `resource "${uri}" does not serve resource definition "${wanted.definition}": no data-source-resource-definitions record pairs them`,
+        'target',
+      );
     }
   }
   return {
@@ -284,9 +301,8 @@ function refusalOf(checked: Checked[], unknownTarget: string | undefined): Refus
 
 /** API.md §11: the resources asked for, else every data source serving a requested definition, else the default. */
 function audienceOf(resources: string[], resourceScopes: ResourceScope[], facts: AccessFacts, policy: AccessPolicy): string | string[] {
-  const audience = resources.length > 0
-    ? resources
-    : [...new Set(resourceScopes.flatMap((wanted) => facts.definitions.get(wanted.definition)?.servedBy ?? []))];
+  const audience =
+    resources.length > 0 ? resources : [...new Set(resourceScopes.flatMap((wanted) => facts.definitions.get(wanted.definition)?.servedBy ?? []))];
   if (audience.length === 0) return policy.defaultAudience;
   return audience.length === 1 ? audience[0]! : audience;
 }
@@ -296,7 +312,10 @@ function noDataSource(uri: string): string {
 }
 
 function idList(resources: HeldResource[]): string {
-  const ids = resources.slice(0, 5).map((resource) => resource.id).join(', ');
+  const ids = resources
+    .slice(0, 5)
+    .map((resource) => resource.id)
+    .join(', ');
   return resources.length > 5 ? `${ids}, …` : ids;
 }
 
@@ -313,14 +332,16 @@ function coveringOf(resource: HeldResource, scope: string): Covering {
 
 function chainsOf(name: string, resource: HeldResource): CoveringChain[] {
   const bindings = resource.bindings.get(asResourceScope(name)!.scope) ?? [];
-  return resource.combinations.flatMap((combination) => bindings.map((binding) => ({
-    scope: name,
-    capabilityTicket: { id: String(combination.ticket.id), ticketId: combination.ticket.ticketId },
-    requestedResource: { id: String(resource.id), requestedResourceId: resource.requestedResourceId },
-    requestedResourceScopes: { id: String(binding) },
-    requestedResourcesCapabilityTickets: { id: String(combination.id) },
-    purpose: { id: String(combination.purpose.id), name: combination.purpose.name },
-  })));
+  return resource.combinations.flatMap((combination) =>
+    bindings.map((binding) => ({
+      scope: name,
+      capabilityTicket: { id: String(combination.ticket.id), ticketId: combination.ticket.ticketId },
+      requestedResource: { id: String(resource.id), requestedResourceId: resource.requestedResourceId },
+      requestedResourceScopes: { id: String(binding) },
+      requestedResourcesCapabilityTickets: { id: String(combination.id) },
+      purpose: { id: String(combination.purpose.id), name: combination.purpose.name },
+    })),
+  );
 }
 
 function coveredResource(resource: HeldResource): CoveredResource {

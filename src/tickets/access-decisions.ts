@@ -5,7 +5,15 @@ import { splitSpaced } from '../clients/client-record.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { asResourceScope } from '../oauth/scope.js';
 import { isUnsupported, parseSmartScope } from '../oauth/smart-scope.js';
-import { decideAccess, type AccessFacts, type AccessRequest, type DataSourceFacts, type Decision, type DefinitionFacts, type MappedDefinition } from './access-decision.js';
+import {
+  decideAccess,
+  type AccessFacts,
+  type AccessRequest,
+  type DataSourceFacts,
+  type Decision,
+  type DefinitionFacts,
+  type MappedDefinition,
+} from './access-decision.js';
 import { ConsentDirectory } from './consent-directory.js';
 import { DataSourceDirectory } from './data-source-directory.js';
 
@@ -46,7 +54,13 @@ export class AccessDecisions {
     const smart = request.scopes.map(parseSmartScope).filter((scope) => scope !== undefined && !isUnsupported(scope));
     // SMART scopes are looked up among the mapped definitions, which a plain request never reads.
     const mapped = smart.length > 0 ? await this.dataSources.mappedDefinitions(fresh) : undefined;
-    const names = new Set(request.scopes.filter((name) => parseSmartScope(name) === undefined && client.allowedScopes.has(name)).map(asResourceScope).filter((wanted) => wanted !== undefined).map((wanted) => wanted.definition));
+    const names = new Set(
+      request.scopes
+        .filter((name) => parseSmartScope(name) === undefined && client.allowedScopes.has(name))
+        .map(asResourceScope)
+        .filter((wanted) => wanted !== undefined)
+        .map((wanted) => wanted.definition),
+    );
     for (const definition of mapped ?? []) if (denotable(definition, client)) names.add(definition.name);
     const definitions = new Map<string, DefinitionFacts | null>();
     for (const name of names) definitions.set(name, await this.dataSources.definition(name, fresh));

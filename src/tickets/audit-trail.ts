@@ -18,7 +18,14 @@ export type AuditEntry = {
 export async function recordAuditEvent(manager: EntityManager, entry: AuditEntry): Promise<number> {
   const [{ id }]: { id: number }[] = await manager.query(
     'INSERT INTO audit_event (actor, operation, record_type, record_id, before, after) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id',
-    [entry.actor, entry.operation, entry.recordType, entry.recordId, entry.before === null ? null : JSON.stringify(entry.before), entry.after === null ? null : JSON.stringify(entry.after)],
+    [
+      entry.actor,
+      entry.operation,
+      entry.recordType,
+      entry.recordId,
+      entry.before === null ? null : JSON.stringify(entry.before),
+      entry.after === null ? null : JSON.stringify(entry.after),
+    ],
   );
   return id;
 }

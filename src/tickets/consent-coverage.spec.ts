@@ -13,7 +13,14 @@ const read = { name: 'blood-glucose-level:read', definition: 'blood-glucose-leve
 describe('permissionsOf', () => {
   it('lists, per covering resource, the granted scopes without the definition prefix', () => {
     expect(permissionsOf([read], [glucose], 1234)).toEqual([
-      { resource_id: 'patient-1-glucose', resource_type: 'blood-glucose-level', resource_scopes: ['read'], ticket_id: 'ticket-1', purpose: 'Follow-up', exp: 1234 },
+      {
+        resource_id: 'patient-1-glucose',
+        resource_type: 'blood-glucose-level',
+        resource_scopes: ['read'],
+        ticket_id: 'ticket-1',
+        purpose: 'Follow-up',
+        exp: 1234,
+      },
     ]);
   });
 });

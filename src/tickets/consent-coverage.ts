@@ -25,9 +25,7 @@ export function permissionsOf(requested: ResourceScopeRequest[], covering: Cover
   return covering.map((resource) => ({
     resource_id: resource.requestedResourceId,
     resource_type: resource.definition,
-    resource_scopes: requested
-      .filter((wanted) => wanted.definition === resource.definition && resource.scopes.has(wanted.scope))
-      .map((wanted) => wanted.scope),
+    resource_scopes: requested.filter((wanted) => wanted.definition === resource.definition && resource.scopes.has(wanted.scope)).map((wanted) => wanted.scope),
     ticket_id: resource.ticketId,
     purpose: resource.purpose,
     exp,

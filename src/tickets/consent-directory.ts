@@ -7,8 +7,14 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import type { HeldCombination, HeldResource } from './access-decision.js';
 
 const TICKET_TABLES = new Set([
-  'client', 'purpose', 'capability_ticket', 'resource_definition', 'requested_resource', 'scope',
-  'requested_resource_scopes', 'requested_resources_capability_tickets',
+  'client',
+  'purpose',
+  'capability_ticket',
+  'resource_definition',
+  'requested_resource',
+  'scope',
+  'requested_resource_scopes',
+  'requested_resources_capability_tickets',
 ]);
 
 type Row = {

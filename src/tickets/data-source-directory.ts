@@ -74,14 +74,15 @@ export class DataSourceDirectory {
   }
 
   private async loadMapped(): Promise<MappedDefinition[]> {
-    const rows: { name: string; fhir_resource_type: string; fhir_query: string | null; scopes: { name: string; smartPermissions: string }[] }[] = await this.dataSource.query(
-      `SELECT d.name, d.fhir_resource_type, d.fhir_query,
+    const rows: { name: string; fhir_resource_type: string; fhir_query: string | null; scopes: { name: string; smartPermissions: string }[] }[] =
+      await this.dataSource.query(
+        `SELECT d.name, d.fhir_resource_type, d.fhir_query,
               COALESCE((SELECT json_agg(json_build_object('name', s.name, 'smartPermissions', s.smart_permissions) ORDER BY s.name)
                           FROM scope s WHERE s.resource_definition_id = d.id AND s.smart_permissions IS NOT NULL), '[]') AS scopes
          FROM resource_definition d
         WHERE d.fhir_resource_type IS NOT NULL
         ORDER BY d.fhir_resource_type COLLATE "C", d.fhir_query COLLATE "C" NULLS FIRST, d.id`,
-    );
+      );
     return rows.map((row) => ({ name: row.name, fhirResourceType: row.fhir_resource_type, fhirQuery: row.fhir_query, scopes: row.scopes }));
   }
 

@@ -14,13 +14,19 @@ export function verdictText(verdict: Verdict): string {
 }
 
 function scopeLine(entry: ScopeVerdict): string {
-  const smart = entry.expandsTo !== undefined ? ` (expands to ${entry.expandsTo.length > 0 ? entry.expandsTo.join(' ') : 'nothing'})`
-    : entry.denotes !== undefined ? ` (denotes ${entry.denotes ?? 'nothing'})` : '';
+  const smart =
+    entry.expandsTo !== undefined
+      ? ` (expands to ${entry.expandsTo.length > 0 ? entry.expandsTo.join(' ') : 'nothing'})`
+      : entry.denotes !== undefined
+        ? ` (denotes ${entry.denotes ?? 'nothing'})`
+        : '';
   if (!entry.granted) return `  ${entry.scope}${smart}: refused, ${entry.missing}`;
   if (smart !== '' && !entry.covering) return `  ${entry.scope}${smart}: granted`;
-  const covering = (entry.covering ?? []).map((record) =>
-    `\n    requested resource ${record.requestedResource.id} (${record.requestedResource.requestedResourceId}, at most ${record.requestedResource.maxPermissionDuration} s)` +
-    `, ticket ${record.capabilityTicket.ticketId} "${record.capabilityTicket.ticketName}", purpose "${record.purpose.name}"` +
-    `, requested-resource-scopes ${record.requestedResourceScopes.join(', ')}, combinations ${record.requestedResourcesCapabilityTickets.join(', ')}`);
+  const covering = (entry.covering ?? []).map(
+    (record) =>
+      `\n    requested resource ${record.requestedResource.id} (${record.requestedResource.requestedResourceId}, at most ${record.requestedResource.maxPermissionDuration} s)` +
+      `, ticket ${record.capabilityTicket.ticketId} "${record.capabilityTicket.ticketName}", purpose "${record.purpose.name}"` +
+      `, requested-resource-scopes ${record.requestedResourceScopes.join(', ')}, combinations ${record.requestedResourcesCapabilityTickets.join(', ')}`,
+  );
   return `  ${entry.scope}${smart}: granted${covering.join('')}`;
 }

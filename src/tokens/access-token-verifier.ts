@@ -37,7 +37,17 @@ export class AccessTokenVerifier {
     if (!key || decoded.header.alg !== key.alg) return undefined;
     try {
       // jsonwebtoken 9 has no EdDSA: jose verifies those (RFC 8037).
-      if (key.alg === 'EdDSA') return checked((await jwtVerify(token, key.key, { algorithms: ['EdDSA'], issuer: this.config.issuer, typ: 'at+jwt', ...(options.ignoreExpiration ? { currentDate: new Date(0) } : {}) })).payload as AccessTokenClaims);
+      if (key.alg === 'EdDSA')
+        return checked(
+          (
+            await jwtVerify(token, key.key, {
+              algorithms: ['EdDSA'],
+              issuer: this.config.issuer,
+              typ: 'at+jwt',
+              ...(options.ignoreExpiration ? { currentDate: new Date(0) } : {}),
+            })
+          ).payload as AccessTokenClaims,
+        );
       const claims = jwt.verify(token, key.key, {
         algorithms: [key.alg],
         issuer: this.config.issuer,

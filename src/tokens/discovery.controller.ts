@@ -55,7 +55,9 @@ export class DiscoveryController {
   /** `system/*.rs`, then the SMART scope of every scope record with permissions of a definition with a FHIR type. */
   private async smartScopes(): Promise<string[]> {
     const mapped = await this.definitions.mappedDefinitions();
-    const names = mapped.flatMap((definition) => definition.scopes.map((scope) => smartScopeName(definition.fhirResourceType, scope.smartPermissions, definition.fhirQuery)));
+    const names = mapped.flatMap((definition) =>
+      definition.scopes.map((scope) => smartScopeName(definition.fhirResourceType, scope.smartPermissions, definition.fhirQuery)),
+    );
     return [...new Set(['system/*.rs', ...names])];
   }
 

@@ -34,7 +34,10 @@ export class KeyEncryption {
   open(stored: string, what = 'signing keys'): string {
     if (!KeyEncryption.isEncrypted(stored)) return stored;
     if (!this.key) throw new Error(`the ${what} ${what.endsWith('s') ? 'are' : 'is'} encrypted: set KEY_ENCRYPTION_SECRET`);
-    const [iv, tag, ciphertext] = stored.slice(PREFIX.length).split(':').map((part) => Buffer.from(part, 'base64url'));
+    const [iv, tag, ciphertext] = stored
+      .slice(PREFIX.length)
+      .split(':')
+      .map((part) => Buffer.from(part, 'base64url'));
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.key, iv);
       decipher.setAuthTag(tag);

@@ -49,12 +49,14 @@ export class RefreshTokensService {
    */
   async consume(client: ClientRecord, token: string): Promise<RefreshTokenRow> {
     const hash = hashRefreshToken(token);
-    const [used]: RefreshTokenRow[] = await this.dataSource.query(
-      `UPDATE refresh_token SET used_at = now()
+    const [used]: RefreshTokenRow[] = await this.dataSource
+      .query(
+        `UPDATE refresh_token SET used_at = now()
         WHERE token_hash = $1 AND client_id = $2 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > now()
        RETURNING id, family_id, client_id, scope, expires_at, used_at, revoked_at`,
-      [hash, client.id],
-    ).then((result: [RefreshTokenRow[], number] | RefreshTokenRow[]) => (Array.isArray(result[0]) ? result[0] : (result as RefreshTokenRow[])));
+        [hash, client.id],
+      )
+      .then((result: [RefreshTokenRow[], number] | RefreshTokenRow[]) => (Array.isArray(result[0]) ? result[0] : (result as RefreshTokenRow[])));
     return used ?? this.refuse(client, token);
   }
 

@@ -97,10 +97,7 @@ export class SigningKeysService implements OnModuleInit {
   /** Creates a key for `alg` if none signs yet (first start, or a changed TOKEN_SIGNING_ALG). */
   async ensureKey(alg: SigningAlgorithm): Promise<void> {
     await this.withKeyLock(async (manager) => {
-      const signing: unknown[] = await manager.query(
-        'SELECT 1 FROM signing_key WHERE alg = $1 AND retired_at IS NULL LIMIT 1',
-        [alg],
-      );
+      const signing: unknown[] = await manager.query('SELECT 1 FROM signing_key WHERE alg = $1 AND retired_at IS NULL LIMIT 1', [alg]);
       if (signing.length === 0) await this.insertKey(manager, alg);
     });
   }
@@ -185,8 +182,7 @@ export class SigningKeysService implements OnModuleInit {
 
 function generatePrivateKey(alg: SigningAlgorithm): Promise<KeyObject> {
   return new Promise((resolve, reject) => {
-    const done = (error: Error | null, _publicKey: KeyObject, privateKey: KeyObject) =>
-      error ? reject(error) : resolve(privateKey);
+    const done = (error: Error | null, _publicKey: KeyObject, privateKey: KeyObject) => (error ? reject(error) : resolve(privateKey));
     if (alg === 'ES256') generateKeyPair('ec', { namedCurve: 'P-256' }, done);
     else if (alg === 'EdDSA') generateKeyPair('ed25519', {}, done);
     else generateKeyPair('rsa', { modulusLength: 2048 }, done);
@@ -196,10 +192,11 @@ function generatePrivateKey(alg: SigningAlgorithm): Promise<KeyObject> {
 /** RFC 7638 JWK thumbprint of the public key: stable, and says nothing secret. */
 function keyIdOf(privateKey: KeyObject): string {
   const jwk = publicJwkOf(privateKey, '', 'RS256');
-  const members = jwk.kty === 'EC'
-    ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y }
-    : jwk.kty === 'OKP'
-      ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x }
-      : { e: jwk.e, kty: jwk.kty, n: jwk.n };
+  const members =
+    jwk.kty === 'EC'
+      ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y }
+      : jwk.kty === 'OKP'
+        ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x }
+        : { e: jwk.e, kty: jwk.kty, n: jwk.n };
   return createHash('sha256').update(JSON.stringify(members)).digest('base64url');
 }

@@ -61,10 +61,11 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     const claims = await this.verifier.verify(token, { ignoreExpiration: true });
     if (!claims || claims.exp * 1000 <= Date.now()) return;
     if (claims.client_id !== caller.clientId) throw notYours();
-    await this.dataSource.query(
-      'INSERT INTO revoked_token (jti, client_id, expires_at) VALUES ($1, $2, to_timestamp($3)) ON CONFLICT (jti) DO NOTHING',
-      [claims.jti, claims.client_id, claims.exp],
-    );
+    await this.dataSource.query('INSERT INTO revoked_token (jti, client_id, expires_at) VALUES ($1, $2, to_timestamp($3)) ON CONFLICT (jti) DO NOTHING', [
+      claims.jti,
+      claims.client_id,
+      claims.exp,
+    ]);
   }
 
   async purge(): Promise<void> {
@@ -80,7 +81,15 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     const { scope, client_id, sub, aud, iss, exp, iat, jti, permissions, cnf } = claims;
     return {
       // FedAuthz §5.1.1 (docs/guides/uma.md): an RPT answers its permissions and no scope.
-      active: true, ...(isRpt(permissions) ? {} : { scope }), client_id, sub, aud, iss, exp, iat, jti,
+      active: true,
+      ...(isRpt(permissions) ? {} : { scope }),
+      client_id,
+      sub,
+      aud,
+      iss,
+      exp,
+      iat,
+      jti,
       // docs/reference/token-endpoint.md#introspection-post-oauth2introspect: a DPoP-bound token says so, with the key it is bound to.
       token_type: cnf ? 'DPoP' : 'Bearer',
       ...(permissions ? { permissions } : {}),

@@ -3,7 +3,16 @@ import jwt from 'jsonwebtoken';
 import { jwtVerify } from 'jose';
 import { publicJwkOf, signAccessToken } from './token-signer.js';
 
-const claims = { iss: 'https://as.example', sub: 'c', aud: 'https://as.example', exp: 2_000_000_000, iat: 1_999_996_400, jti: 'j', client_id: 'c', scope: 'read' };
+const claims = {
+  iss: 'https://as.example',
+  sub: 'c',
+  aud: 'https://as.example',
+  exp: 2_000_000_000,
+  iat: 1_999_996_400,
+  jti: 'j',
+  client_id: 'c',
+  scope: 'read',
+};
 
 describe('signAccessToken', () => {
   it('signs RS256 off the event loop, byte-identical to jsonwebtoken', async () => {
@@ -14,9 +23,8 @@ describe('signAccessToken', () => {
   });
 
   it.each([['RS256' as const], ['ES256' as const]])('writes an at+jwt header with the kid (%s)', async (alg) => {
-    const { privateKey, publicKey } = alg === 'RS256'
-      ? generateKeyPairSync('rsa', { modulusLength: 2048 })
-      : generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const { privateKey, publicKey } =
+      alg === 'RS256' ? generateKeyPairSync('rsa', { modulusLength: 2048 }) : generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const token = await signAccessToken(claims, { kid: 'k2', alg, privateKey });
     const decoded = jwt.verify(token, publicKey, { complete: true, algorithms: [alg] });
     expect(decoded.header).toEqual({ alg, typ: 'at+jwt', kid: 'k2' });

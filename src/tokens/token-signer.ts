@@ -22,9 +22,7 @@ export async function signAccessToken(claims: object, key: SigningMaterial): Pro
   const input = `${encodedHeader}.${base64url(claims)}`;
   const signature = await new Promise<Buffer>((resolve, reject) =>
     // Ed25519 hashes internally: no digest name (RFC 8037 §3.1).
-    signAsync(key.alg === 'EdDSA' ? null : 'sha256', Buffer.from(input), options, (error, result) =>
-      error ? reject(error) : resolve(result),
-    ),
+    signAsync(key.alg === 'EdDSA' ? null : 'sha256', Buffer.from(input), options, (error, result) => (error ? reject(error) : resolve(result))),
   );
   return `${input}.${signature.toString('base64url')}`;
 }

@@ -16,7 +16,11 @@ export const TOKEN_REQUEST = {
     grant_type: { type: 'string', enum: ['client_credentials', 'refresh_token', 'urn:ietf:params:oauth:grant-type:uma-ticket'] },
     refresh_token: { type: 'string', description: 'grant_type=refresh_token only' },
     ticket: { type: 'string', description: 'the UMA grant only: a permission ticket (docs/guides/uma.md)' },
-    scope: { type: 'string', description: 'space-separated scopes; `<definition>:<scope>` and SMART `system/<Type>.<cruds>` scopes need a consent ticket', example: 'read' },
+    scope: {
+      type: 'string',
+      description: 'space-separated scopes; `<definition>:<scope>` and SMART `system/<Type>.<cruds>` scopes need a consent ticket',
+      example: 'read',
+    },
     client_id: { type: 'string', description: 'client_secret_post; optional with private_key_jwt' },
     client_secret: { type: 'string', description: 'client_secret_post only', format: 'password' },
     resource: {
@@ -52,11 +56,20 @@ export function ApiTokenEndpoint(): MethodDecorator {
     ApiBody({ schema: TOKEN_REQUEST }),
     ApiHeader({ name: 'DPoP', required: false, description: 'RFC 9449 proof of possession: the access token is bound to its key (token_type DPoP, cnf.jkt)' }),
     ApiResponse({ status: 200, description: 'issued (Cache-Control: no-store)', schema: TOKEN_RESPONSE }),
-    ApiResponse({ status: 400, description: 'invalid_request, invalid_client (a client_assertion_type other than jwt-bearer), unauthorized_client, unsupported_grant_type, invalid_scope, invalid_target, invalid_dpop_proof, use_dpop_nonce (with DPoP-Nonce)', schema: OAUTH_ERROR }),
+    ApiResponse({
+      status: 400,
+      description:
+        'invalid_request, invalid_client (a client_assertion_type other than jwt-bearer), unauthorized_client, unsupported_grant_type, invalid_scope, invalid_target, invalid_dpop_proof, use_dpop_nonce (with DPoP-Nonce)',
+      schema: OAUTH_ERROR,
+    }),
     ApiResponse({ status: 401, description: 'invalid_client', schema: OAUTH_ERROR }),
     ApiResponse({ status: 413, description: 'body over 16 KiB (invalid_request)', schema: OAUTH_ERROR }),
     ApiResponse({ status: 429, description: 'too_many_requests, with Retry-After', schema: OAUTH_ERROR }),
-    ApiResponse({ status: 503, description: 'temporarily_unavailable: the database is unreachable, or the disclosure of a resource-scope token could not be committed', schema: OAUTH_ERROR }),
+    ApiResponse({
+      status: 503,
+      description: 'temporarily_unavailable: the database is unreachable, or the disclosure of a resource-scope token could not be committed',
+      schema: OAUTH_ERROR,
+    }),
   );
 }
 

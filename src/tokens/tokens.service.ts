@@ -102,7 +102,12 @@ export class TokensService {
    * The UMA grant (docs/guides/uma.md): UmaGrant redeems the ticket and decides; the RPT is issued
    * by accessToken like every other access token. Grant §3.3.5: no scope and no refresh token.
    */
-  private async umaTicket(client: ClientRecord, parameters: TokenParameters, jkt: string | undefined, requestId: string | undefined): Promise<Omit<TokenResponse, 'scope'>> {
+  private async umaTicket(
+    client: ClientRecord,
+    parameters: TokenParameters,
+    jkt: string | undefined,
+    requestId: string | undefined,
+  ): Promise<Omit<TokenResponse, 'scope'>> {
     // An RPT is a disclosure too: accessToken records it (docs/guides/consent-withdrawal.md).
     const { scope: _granted, ...response } = await this.accessToken(client, await this.uma.grant(client, parameters), jkt, requestId);
     return response;
@@ -135,7 +140,11 @@ export class TokensService {
       jti: randomUUID(),
       client_id: client.clientId,
       scope,
-      ...(rpt ? { permissions: rpt.permissions(issuedAt + lifetime) } : covering.length > 0 ? { permissions: permissionsOf(resourceScopes, covering, issuedAt + lifetime) } : {}),
+      ...(rpt
+        ? { permissions: rpt.permissions(issuedAt + lifetime) }
+        : covering.length > 0
+          ? { permissions: permissionsOf(resourceScopes, covering, issuedAt + lifetime) }
+          : {}),
       ...(jkt !== undefined ? { cnf: { jkt } } : {}),
     };
     const token = await signAccessToken(claims, await this.keys.signingKey());
@@ -143,8 +152,19 @@ export class TokensService {
     // docs/guides/consent-withdrawal.md: no token with a resource scope leaves before its disclosure is committed.
     if (decision.chains.length > 0) {
       await this.disclosures.record({
-        jti: claims.jti, clientKey: client.id, clientId: client.clientId, scope, aud, resources, issuedAt, expiresAt: claims.exp,
-        tokenType, jkt, requestId, chains: decision.chains, defaultAudience: this.config.audience,
+        jti: claims.jti,
+        clientKey: client.id,
+        clientId: client.clientId,
+        scope,
+        aud,
+        resources,
+        issuedAt,
+        expiresAt: claims.exp,
+        tokenType,
+        jkt,
+        requestId,
+        chains: decision.chains,
+        defaultAudience: this.config.audience,
       });
     }
     return { access_token: token, token_type: tokenType, expires_in: lifetime, scope };

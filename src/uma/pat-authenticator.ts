@@ -121,7 +121,8 @@ export function invalidToken(description: string): OAuthError {
 
 function insufficientScope(description: string): OAuthError {
   const error = new OAuthError('insufficient_scope', description);
-  error.headers['WWW-Authenticate'] = `Bearer realm="${REALM}", error="insufficient_scope", scope="${PROTECTION_SCOPE}", error_description="${quoted(description)}"`;
+  error.headers['WWW-Authenticate'] =
+    `Bearer realm="${REALM}", error="insufficient_scope", scope="${PROTECTION_SCOPE}", error_description="${quoted(description)}"`;
   return error;
 }
 

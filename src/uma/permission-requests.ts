@@ -34,10 +34,14 @@ export class PermissionRequests {
     return requested.map((permission) => {
       const resource = resources.get(permission.resource_id);
       if (!resource || !resource.served) {
-        throw new OAuthError('invalid_resource_id', `resource_id "${permission.resource_id.slice(0, 64)}" is not a resource of this client that its data sources serve`);
+        throw new OAuthError(
+          'invalid_resource_id',
+          `resource_id "${permission.resource_id.slice(0, 64)}" is not a resource of this client that its data sources serve`,
+        );
       }
       const unregistered = permission.resource_scopes.find((scope) => !resource.scopes.includes(scope));
-      if (unregistered !== undefined) throw new OAuthError('invalid_scope', `scope "${unregistered.slice(0, 255)}" is not registered for resource ${permission.resource_id}`);
+      if (unregistered !== undefined)
+        throw new OAuthError('invalid_scope', `scope "${unregistered.slice(0, 255)}" is not registered for resource ${permission.resource_id}`);
       return { ...permission, resource_type: resource.type };
     });
   }

@@ -58,8 +58,14 @@ export class PermissionTickets implements OnModuleInit, OnModuleDestroy {
         [hashOf(ticket)],
       );
       if (!row) return undefined;
-      const resources = await currentResources(manager, row.permissions.map((permission) => permission.resource_id));
-      const verdict = judge(row.client_id, row.permissions.map((permission) => ({ ...permission, resource: resources.get(permission.resource_id) ?? null })));
+      const resources = await currentResources(
+        manager,
+        row.permissions.map((permission) => permission.resource_id),
+      );
+      const verdict = judge(
+        row.client_id,
+        row.permissions.map((permission) => ({ ...permission, resource: resources.get(permission.resource_id) ?? null })),
+      );
       await manager.query('DELETE FROM permission_ticket WHERE id = $1', [row.id]);
       return verdict;
     });

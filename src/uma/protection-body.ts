@@ -13,9 +13,12 @@ const MAX_BODY_BYTES = 64 * 1024;
 export async function readJsonBody(request: Request): Promise<unknown> {
   const mediaType = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (mediaType !== 'application/json') throw new OAuthError('invalid_request', 'send the body as application/json');
-  const bytes = await readLimitedBody(request, MAX_BODY_BYTES,
+  const bytes = await readLimitedBody(
+    request,
+    MAX_BODY_BYTES,
     () => new OAuthError('invalid_request', `the request body exceeds ${MAX_BODY_BYTES} bytes`).withStatus(413),
-    () => new OAuthError('invalid_request', 'the request body could not be read'));
+    () => new OAuthError('invalid_request', 'the request body could not be read'),
+  );
   const text = bytes.toString('utf8');
   let value: unknown;
   try {

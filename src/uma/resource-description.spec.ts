@@ -13,8 +13,16 @@ function refusal(body: unknown): OAuthError {
 
 describe('parseResourceDescription', () => {
   it('keeps the known members and drops the rest', () => {
-    expect(parseResourceDescription({ type: 'glucose', resource_scopes: ['read', 'write'], name: 'G', description: 'D', icon_uri: 'https://i.example/x.png', extra: 1 }))
-      .toEqual({ type: 'glucose', resource_scopes: ['read', 'write'], name: 'G', description: 'D', icon_uri: 'https://i.example/x.png' });
+    expect(
+      parseResourceDescription({
+        type: 'glucose',
+        resource_scopes: ['read', 'write'],
+        name: 'G',
+        description: 'D',
+        icon_uri: 'https://i.example/x.png',
+        extra: 1,
+      }),
+    ).toEqual({ type: 'glucose', resource_scopes: ['read', 'write'], name: 'G', description: 'D', icon_uri: 'https://i.example/x.png' });
   });
 
   it('leaves out the optional members that are absent', () => {

@@ -64,7 +64,10 @@ export class ResourceRegistrations {
   async replace(clientKey: number, resourceId: string, description: ResourceDescription): Promise<void> {
     if (!RESOURCE_ID.test(resourceId)) throw notFound(resourceId);
     await this.dataSource.transaction(async (manager) => {
-      const [row]: { id: number }[] = await manager.query('SELECT id FROM uma_resource WHERE resource_id = $1 AND client_id = $2 FOR UPDATE', [resourceId, clientKey]);
+      const [row]: { id: number }[] = await manager.query('SELECT id FROM uma_resource WHERE resource_id = $1 AND client_id = $2 FOR UPDATE', [
+        resourceId,
+        clientKey,
+      ]);
       if (!row) throw notFound(resourceId);
       const { definitionId, scopeIds } = await definitionOf(manager, clientKey, description);
       await manager.query(
@@ -79,13 +82,20 @@ export class ResourceRegistrations {
   async remove(clientKey: number, resourceId: string): Promise<void> {
     if (!RESOURCE_ID.test(resourceId)) throw notFound(resourceId);
     // TypeORM answers a DELETE with [rows, count].
-    const [rows]: [unknown[], number] = await this.dataSource.query('DELETE FROM uma_resource WHERE resource_id = $1 AND client_id = $2 RETURNING id', [resourceId, clientKey]);
+    const [rows]: [unknown[], number] = await this.dataSource.query('DELETE FROM uma_resource WHERE resource_id = $1 AND client_id = $2 RETURNING id', [
+      resourceId,
+      clientKey,
+    ]);
     if (rows.length === 0) throw notFound(resourceId);
   }
 }
 
 /** The definition `type` names, served by a data source of the client, and the ids of the scopes, in order. */
-async function definitionOf(manager: EntityManager, clientKey: number, description: ResourceDescription): Promise<{ definitionId: number; scopeIds: number[] }> {
+async function definitionOf(
+  manager: EntityManager,
+  clientKey: number,
+  description: ResourceDescription,
+): Promise<{ definitionId: number; scopeIds: number[] }> {
   const [definition]: { id: number; served: boolean }[] = await manager.query(
     `SELECT d.id, EXISTS (SELECT 1 FROM data_source_resource_definitions x JOIN data_source ds ON ds.id = x.data_source_id
                            WHERE x.resource_definition_id = d.id AND ds.client_id = $2) AS served
@@ -94,11 +104,14 @@ async function definitionOf(manager: EntityManager, clientKey: number, descripti
   );
   if (!definition) throw new OAuthError('invalid_request', `type: no resource definition is named "${description.type}"`);
   if (!definition.served) throw new OAuthError('invalid_request', `type: "${description.type}" is not served by a data source of this client`);
-  const scopes: { id: number; name: string }[] = await manager.query(
-    'SELECT id, name FROM scope WHERE resource_definition_id = $1 AND name = ANY($2)', [definition.id, description.resource_scopes]);
+  const scopes: { id: number; name: string }[] = await manager.query('SELECT id, name FROM scope WHERE resource_definition_id = $1 AND name = ANY($2)', [
+    definition.id,
+    description.resource_scopes,
+  ]);
   const byName = new Map(scopes.map((scope) => [scope.name, scope.id]));
   const unknown = description.resource_scopes.find((name) => !byName.has(name));
-  if (unknown !== undefined) throw new OAuthError('invalid_request', `resource_scopes: "${unknown}" is not a scope of resource definition "${description.type}"`);
+  if (unknown !== undefined)
+    throw new OAuthError('invalid_request', `resource_scopes: "${unknown}" is not a scope of resource definition "${description.type}"`);
   return { definitionId: definition.id, scopeIds: description.resource_scopes.map((name) => byName.get(name)!) };
 }
 

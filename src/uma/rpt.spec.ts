@@ -6,7 +6,9 @@ describe('isRpt', () => {
   });
 
   it('does not take consent-ticket permissions of a client credentials token for an RPT', () => {
-    expect(isRpt([{ resource_id: 'glucose-1', resource_type: 'blood-glucose-level', resource_scopes: ['read'], ticket_id: 'T-1', purpose: 'p', exp: 1 }])).toBe(false);
+    expect(isRpt([{ resource_id: 'glucose-1', resource_type: 'blood-glucose-level', resource_scopes: ['read'], ticket_id: 'T-1', purpose: 'p', exp: 1 }])).toBe(
+      false,
+    );
   });
 
   it.each([[undefined], [[]], ['x'], [[null]], [[{ resource_id: 'a' }, { resource_type: 'b' }]]])('answers false for %j', (permissions) => {

@@ -13,6 +13,9 @@ export type RptClaims = { aud: string | string[]; permissions(exp: number): RptP
  * client-credentials tokens always carry.
  */
 export function isRpt(permissions: unknown): boolean {
-  return Array.isArray(permissions) && permissions.length > 0 &&
-    permissions.every((entry) => typeof entry === 'object' && entry !== null && !('resource_type' in entry));
+  return (
+    Array.isArray(permissions) &&
+    permissions.length > 0 &&
+    permissions.every((entry) => typeof entry === 'object' && entry !== null && !('resource_type' in entry))
+  );
 }

@@ -50,10 +50,24 @@ export class UmaGrant {
 function validPermissions(clientKey: number, permissions: RedeemedPermission[]): Permission[] {
   return permissions.map((permission) => {
     const resource = permission.resource;
-    const valid = resource !== null && resource.clientId === clientKey && resource.type === permission.resource_type &&
-      permission.resource_scopes.every((scope) => resource.scopes.includes(scope)) && resource.servedBy.length > 0;
-    if (!valid) throw new OAuthError('invalid_grant', `the permission ticket is no longer valid: resource ${permission.resource_id} was deleted, changed, or is no longer served`);
-    return { resourceId: permission.resource_id, type: resource.type, scopes: [...permission.resource_scopes], registered: resource.scopes, servedBy: resource.servedBy };
+    const valid =
+      resource !== null &&
+      resource.clientId === clientKey &&
+      resource.type === permission.resource_type &&
+      permission.resource_scopes.every((scope) => resource.scopes.includes(scope)) &&
+      resource.servedBy.length > 0;
+    if (!valid)
+      throw new OAuthError(
+        'invalid_grant',
+        `the permission ticket is no longer valid: resource ${permission.resource_id} was deleted, changed, or is no longer served`,
+      );
+    return {
+      resourceId: permission.resource_id,
+      type: resource.type,
+      scopes: [...permission.resource_scopes],
+      registered: resource.scopes,
+      servedBy: resource.servedBy,
+    };
   });
 }
 

@@ -26,9 +26,19 @@ export function add(type: string, value: Record<string, unknown>) {
 export const ref = (type: string, id: number | string) => ({ data: { type, id } });
 
 const TABLES = [
-  'client', 'client_metadata', 'redirect_uri', 'resource_definition', 'scope', 'purpose', 'capability_ticket',
-  'requested_resource', 'requested_resource_scopes', 'requested_resources_capability_tickets', 'audit_event',
-  'data_source', 'data_source_resource_definitions',
+  'client',
+  'client_metadata',
+  'redirect_uri',
+  'resource_definition',
+  'scope',
+  'purpose',
+  'capability_ticket',
+  'requested_resource',
+  'requested_resource_scopes',
+  'requested_resources_capability_tickets',
+  'audit_event',
+  'data_source',
+  'data_source_resource_definitions',
 ];
 
 /** Row counts of every administered table, to prove a refused request changed nothing. */

@@ -42,6 +42,10 @@ export type CliClientOutput = { client_id: string; client_secret: string };
 /** A JSON Patch result for an added uma-client: its record, and the secret shown this once. */
 export type CreatedClientResult = { data: JsonApiResource; meta: { clientSecret: string } };
 /** GET /admin/authorization-server's attributes. */
-export type AuthorizationServerAttributes = { issuer: string; metadata: Record<string, unknown>; keys: ({ kid: string; signing: boolean } & Record<string, unknown>)[] };
+export type AuthorizationServerAttributes = {
+  issuer: string;
+  metadata: Record<string, unknown>;
+  keys: ({ kid: string; signing: boolean } & Record<string, unknown>)[];
+};
 /** An admin record whose relationships are all to-one (each names one record). */
 export type ToOneRecord = Omit<JsonApiResource, 'relationships'> & { relationships: Record<string, { data: ResourceIdentifier }> };

@@ -7,8 +7,15 @@ export type IssuedSecretResults = { meta: { clientSecret: string } }[];
 export type JwksBody = { keys: JWK[] };
 /** The claims of an access token the server issued, as the tests read them (unverified). */
 export type AccessTokenClaims = {
-  iss: string; sub: string; aud: string | string[]; exp: number; iat: number; jti: string;
-  scope?: string; permissions?: { resource_id: string; resource_scopes: string[]; exp?: number }[]; cnf?: { jkt: string };
+  iss: string;
+  sub: string;
+  aud: string | string[];
+  exp: number;
+  iat: number;
+  jti: string;
+  scope?: string;
+  permissions?: { resource_id: string; resource_scopes: string[]; exp?: number }[];
+  cnf?: { jkt: string };
 } & Record<string, unknown>;
 
 /** The client secret issued by the first operation of a JSON Patch that added a client. */

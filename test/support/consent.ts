@@ -29,7 +29,15 @@ export async function consentWorld(
   const ticketId = `ticket-${ticket}`;
   const resourceId = `glucose-of-patient-${resource}`;
   const operations = [
-    add('uma-client', { id: client, attributes: { clientId, clientName: 'c', allowedScopes: `${definitionName}:read ${definitionName}:write uma_protection${options.extraScopes ? ` ${options.extraScopes}` : ''}`, grantTypes: options.grantTypes ?? 'client_credentials' } }),
+    add('uma-client', {
+      id: client,
+      attributes: {
+        clientId,
+        clientName: 'c',
+        allowedScopes: `${definitionName}:read ${definitionName}:write uma_protection${options.extraScopes ? ` ${options.extraScopes}` : ''}`,
+        grantTypes: options.grantTypes ?? 'client_credentials',
+      },
+    }),
     add('resource-definition', { id: definition, attributes: { name: definitionName } }),
     add('scope', { id: read, attributes: { name: 'read' }, relationships: { resourceDefinition: ref('resource-definition', definition) } }),
     add('scope', { id: write, attributes: { name: 'write' }, relationships: { resourceDefinition: ref('resource-definition', definition) } }),
@@ -37,16 +45,36 @@ export async function consentWorld(
   ];
   if (options.ticket !== false) {
     operations.push(
-      add('capability-ticket', { id: ticket, attributes: { ticketId, ticketName: 'Glucose' }, relationships: { purpose: ref('purpose', purpose), umaClient: ref('uma-client', client) } }),
-      add('requested-resource', { id: resource, attributes: { maxPermissionDuration: options.maxPermissionDuration ?? 7200, requestedResourceId: resourceId }, relationships: { resourceDefinition: ref('resource-definition', definition), umaClient: ref('uma-client', client) } }),
-      add('requested-resource-scopes', { id: binding, relationships: { scope: ref('scope', read), purpose: ref('purpose', purpose), requestedResource: ref('requested-resource', resource) } }),
-      add('requested-resources-capability-tickets', { id: combination, relationships: { capabilityTicket: ref('capability-ticket', ticket), requestedResource: ref('requested-resource', resource) } }),
+      add('capability-ticket', {
+        id: ticket,
+        attributes: { ticketId, ticketName: 'Glucose' },
+        relationships: { purpose: ref('purpose', purpose), umaClient: ref('uma-client', client) },
+      }),
+      add('requested-resource', {
+        id: resource,
+        attributes: { maxPermissionDuration: options.maxPermissionDuration ?? 7200, requestedResourceId: resourceId },
+        relationships: { resourceDefinition: ref('resource-definition', definition), umaClient: ref('uma-client', client) },
+      }),
+      add('requested-resource-scopes', {
+        id: binding,
+        relationships: { scope: ref('scope', read), purpose: ref('purpose', purpose), requestedResource: ref('requested-resource', resource) },
+      }),
+      add('requested-resources-capability-tickets', {
+        id: combination,
+        relationships: { capabilityTicket: ref('capability-ticket', ticket), requestedResource: ref('requested-resource', resource) },
+      }),
     );
   }
   const response = await patchAdmin(server, operations);
   if (response.status !== 200) throw new Error(`consent world not created: ${JSON.stringify(response.body)}`);
   return {
-    clientId, secret: clientSecretOf(response), client, definitionName, combination, ticketId, resourceId,
+    clientId,
+    secret: clientSecretOf(response),
+    client,
+    definitionName,
+    combination,
+    ticketId,
+    resourceId,
     ids: { definition, read, write, purpose, ticket, resource, binding },
   };
 }
@@ -61,12 +89,16 @@ export async function enrolDataSource(
   const resourceUri = `https://data-source-${id}.example/api`;
   const response = await patchAdmin(server, [
     add('data-source', {
-      id, attributes: { name: `Data source ${id}`, kind: 'resource-server', resourceUri },
+      id,
+      attributes: { name: `Data source ${id}`, kind: 'resource-server', resourceUri },
       ...(options.umaClient ? { relationships: { umaClient: ref('uma-client', options.umaClient) } } : {}),
     }),
-    ...definitions.map((definition, index) => add('data-source-resource-definitions', {
-      id: pairs[index], relationships: { dataSource: ref('data-source', id), resourceDefinition: ref('resource-definition', definition) },
-    })),
+    ...definitions.map((definition, index) =>
+      add('data-source-resource-definitions', {
+        id: pairs[index],
+        relationships: { dataSource: ref('data-source', id), resourceDefinition: ref('resource-definition', definition) },
+      }),
+    ),
   ]);
   if (response.status !== 200) throw new Error(`data source not enrolled: ${JSON.stringify(response.body)}`);
   return { id, resourceUri, pairs: pairs };

@@ -6,10 +6,7 @@ import type { ClientRegistration } from '../../src/clients/client-registration.j
 export type TestClient = { clientId: string; clientSecret: string };
 
 /** A registered client with a unique id (tests never share clients, so no cleanup is needed). */
-export async function createClient(
-  app: INestApplicationContext,
-  overrides: Partial<ClientRegistration> = {},
-): Promise<TestClient> {
+export async function createClient(app: INestApplicationContext, overrides: Partial<ClientRegistration> = {}): Promise<TestClient> {
   const issued = await app.get(ClientsService).create({
     clientId: `client-${randomBytes(6).toString('hex')}`,
     clientName: 'Test client',

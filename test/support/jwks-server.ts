@@ -37,7 +37,9 @@ export class JwksServer {
 
   /** Serves `body` at `path` with status 200 (and these headers); returns its URL. */
   serve(path: string, body: unknown, headers: Record<string, string> = {}): string {
-    this.routes.set(path, (response) => response.writeHead(200, { 'Content-Type': 'application/json', ...headers }).end(typeof body === 'string' ? body : JSON.stringify(body)));
+    this.routes.set(path, (response) =>
+      response.writeHead(200, { 'Content-Type': 'application/json', ...headers }).end(typeof body === 'string' ? body : JSON.stringify(body)),
+    );
     return this.url(path);
   }
 

@@ -9,17 +9,16 @@ export const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-b
 /** A client's key pair, as the client holds it, and its public JWK with a kid. */
 export type ClientKey = { alg: string; privateKey: CryptoKey; publicKey: CryptoKey; jwk: JWK };
 
-export async function clientKey(alg: 'ES256' | 'PS256' | 'RS256' | 'EdDSA' | 'RS384' | 'PS384' | 'ES384' = 'ES256', kid = `key-${randomUUID()}`): Promise<ClientKey> {
+export async function clientKey(
+  alg: 'ES256' | 'PS256' | 'RS256' | 'EdDSA' | 'RS384' | 'PS384' | 'ES384' = 'ES256',
+  kid = `key-${randomUUID()}`,
+): Promise<ClientKey> {
   const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}) });
   return { alg, privateKey, publicKey, jwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' } };
 }
 
 /** A registered private_key_jwt client holding `key` (its public half in jwks_raw). */
-export async function createKeyClient(
-  app: INestApplicationContext,
-  key: ClientKey,
-  overrides: Partial<ClientRegistration> = {},
-): Promise<string> {
+export async function createKeyClient(app: INestApplicationContext, key: ClientKey, overrides: Partial<ClientRegistration> = {}): Promise<string> {
   const issued = await app.get(ClientsService).create({
     clientId: `key-client-${randomUUID().slice(0, 8)}`,
     clientName: 'Key-holding client',
@@ -44,9 +43,7 @@ export async function assertion(
 ): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const payload = withOverrides({ iss: clientId, sub: clientId, aud: audience, iat: now, exp: now + 60, jti: randomUUID() }, claims);
-  return new SignJWT(payload)
-    .setProtectedHeader(withOverrides({ alg: key.alg, kid: key.jwk.kid }, header) as { alg: string })
-    .sign(key.privateKey);
+  return new SignJWT(payload).setProtectedHeader(withOverrides({ alg: key.alg, kid: key.jwk.kid }, header) as { alg: string }).sign(key.privateKey);
 }
 
 export function withOverrides(base: Record<string, unknown>, overrides: Record<string, unknown>): Record<string, unknown> {
@@ -64,12 +61,7 @@ export function claimsOf(jwt: string): Record<string, unknown> {
  * A DPoP proof (RFC 9449 §4.2) for POST to `htu`, its public key in the header. `claims` and
  * `header` override or (with undefined) remove members.
  */
-export async function dpopProof(
-  key: ClientKey,
-  htu: string,
-  claims: Record<string, unknown> = {},
-  header: Record<string, unknown> = {},
-): Promise<string> {
+export async function dpopProof(key: ClientKey, htu: string, claims: Record<string, unknown> = {}, header: Record<string, unknown> = {}): Promise<string> {
   const publicJwk = withOverrides({ ...key.jwk }, { kid: undefined, alg: undefined, use: undefined });
   const payload = withOverrides({ htm: 'POST', htu, iat: Math.floor(Date.now() / 1000), jti: randomUUID() }, claims);
   return new SignJWT(payload)

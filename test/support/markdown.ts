@@ -61,7 +61,11 @@ export function headingAnchors(markdown: string): Set<string> {
   const withoutFences = markdown.replace(/^```[^\n]*\n[\s\S]*?^```[ \t]*$/gm, '');
   for (const [, heading] of withoutFences.matchAll(/^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$/gm)) {
     const text = heading.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1');
-    const base = text.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').trim().replace(/\s/g, '-');
+    const base = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .trim()
+      .replace(/\s/g, '-');
     let anchor = base;
     for (let repeat = 1; anchors.has(anchor); repeat += 1) anchor = `${base}-${repeat}`;
     anchors.add(anchor);

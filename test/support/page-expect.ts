@@ -7,8 +7,11 @@ const TIMEOUT_MS = 5_000;
 type PageElement = { getAttribute(name: string): string | null };
 declare const document: { activeElement: unknown; getElementById(id: string): { textContent: string | null } | null };
 const IS_FOCUSED = (element: unknown): boolean => element === document.activeElement;
-const DESCRIPTION = (element: PageElement): string => (element.getAttribute('aria-describedby') || '').split(' ')
-  .map((id) => (document.getElementById(id) || { textContent: '' }).textContent || '').join(' ');
+const DESCRIPTION = (element: PageElement): string =>
+  (element.getAttribute('aria-describedby') || '')
+    .split(' ')
+    .map((id) => (document.getElementById(id) || { textContent: '' }).textContent || '')
+    .join(' ');
 
 /**
  * Web-first assertions for playwright-core locators inside Jest (the auto-waiting `expect` of
@@ -19,8 +22,9 @@ export function expect(locator: Locator) {
 }
 
 function matchers(locator: Locator, negated: boolean) {
-  const check = (description: string, holds: () => Promise<boolean>) => waitFor(locator, negated ? `not ${description}` : description, async () => (await holds()) !== negated);
-  const text = async () => (await locator.count()) === 1 ? (await locator.textContent()) ?? '' : (await locator.allTextContents()).join(' ');
+  const check = (description: string, holds: () => Promise<boolean>) =>
+    waitFor(locator, negated ? `not ${description}` : description, async () => (await holds()) !== negated);
+  const text = async () => ((await locator.count()) === 1 ? ((await locator.textContent()) ?? '') : (await locator.allTextContents()).join(' '));
   return {
     toBeVisible: () => check('to be visible', () => locator.isVisible()),
     toBeFocused: () => check('to be focused', () => locator.evaluate(IS_FOCUSED).catch(() => false)),
@@ -28,12 +32,18 @@ function matchers(locator: Locator, negated: boolean) {
     toContainText: (expected: string) => check(`to contain text ${JSON.stringify(expected)}`, async () => (await text()).includes(expected)),
     toHaveValue: (value: string) => check(`to have value ${JSON.stringify(value)}`, async () => (await locator.inputValue()) === value),
     toBeChecked: () => check('to be checked', () => locator.isChecked()),
-    toHaveText: (expected: string[]) => check(`to have texts ${JSON.stringify(expected)}`, async () => JSON.stringify((await locator.allTextContents()).map((item) => item.trim())) === JSON.stringify(expected)),
-    toHaveAttribute: (name: string, value: string) => check(`to have ${name}="${value}"`, async () => (await locator.getAttribute(name).catch(() => null)) === value),
-    toHaveAccessibleDescription: (pattern: RegExp) => check(`to have an accessible description matching ${pattern}`, async () => {
-      const description = await locator.evaluate(DESCRIPTION).catch(() => '');
-      return pattern.test(description);
-    }),
+    toHaveText: (expected: string[]) =>
+      check(
+        `to have texts ${JSON.stringify(expected)}`,
+        async () => JSON.stringify((await locator.allTextContents()).map((item) => item.trim())) === JSON.stringify(expected),
+      ),
+    toHaveAttribute: (name: string, value: string) =>
+      check(`to have ${name}="${value}"`, async () => (await locator.getAttribute(name).catch(() => null)) === value),
+    toHaveAccessibleDescription: (pattern: RegExp) =>
+      check(`to have an accessible description matching ${pattern}`, async () => {
+        const description = await locator.evaluate(DESCRIPTION).catch(() => '');
+        return pattern.test(description);
+      }),
     get not() {
       return matchers(locator, !negated);
     },

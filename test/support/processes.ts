@@ -31,7 +31,9 @@ export function finished(child: ChildProcess): Promise<Finished> {
 export async function eventually<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs = 5_000, intervalMs = 50): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const result = await Promise.resolve().then(check).catch(() => undefined);
+    const result = await Promise.resolve()
+      .then(check)
+      .catch(() => undefined);
     if (result !== undefined) return result;
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));

@@ -7,20 +7,29 @@ export type RawResponse = { status: number; headers: IncomingHttpHeaders; body: 
  * A token request whose body is still arriving: the head and a first piece of the body are sent
  * now, the rest when `finish` is called. The answer is awaited with `response`.
  */
-export function slowPost(port: number, path: string, headers: Record<string, string>, body: string, method = 'POST'): {
+export function slowPost(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+  method = 'POST',
+): {
   finish(): void;
   response: Promise<RawResponse>;
 } {
   const split = Math.floor(body.length / 2);
   let request: ClientRequest;
   const response = new Promise<RawResponse>((resolve, reject) => {
-    request = httpRequest({ host: '127.0.0.1', port, path, method, agent: false, headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) } }, (answer) => {
-      let text = '';
-      answer.setEncoding('utf8');
-      answer.on('data', (chunk) => (text += chunk));
-      answer.on('end', () => resolve({ status: answer.statusCode ?? 0, headers: answer.headers, body: text }));
-      answer.on('error', reject);
-    });
+    request = httpRequest(
+      { host: '127.0.0.1', port, path, method, agent: false, headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) } },
+      (answer) => {
+        let text = '';
+        answer.setEncoding('utf8');
+        answer.on('data', (chunk) => (text += chunk));
+        answer.on('end', () => resolve({ status: answer.statusCode ?? 0, headers: answer.headers, body: text }));
+        answer.on('error', reject);
+      },
+    );
     request.on('error', reject);
     request.write(body.slice(0, split));
   });
@@ -54,7 +63,12 @@ export class RawConnection {
 
   /** Sends one request and reads its response (which must carry Content-Length). */
   async send(method: string, path: string, headers: Record<string, string> = {}, body = ''): Promise<RawResponse> {
-    const head = [`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: keep-alive', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+    const head = [
+      `${method} ${path} HTTP/1.1`,
+      'Host: 127.0.0.1',
+      'Connection: keep-alive',
+      ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    ];
     if (body) head.push(`Content-Length: ${Buffer.byteLength(body)}`);
     this.socket.write(head.join('\r\n') + '\r\n\r\n' + body);
     for (;;) {

@@ -58,4 +58,3 @@ export async function startTestApp(environment: NodeJS.ProcessEnv = {}, options:
   };
   return { app, url, adminUrl: `http://127.0.0.1:${adminPort}`, adminToken, adminServer, config, dataSource, close };
 }
-

@@ -23,7 +23,11 @@ export type UmaWorld = ConsentGrant & {
  * with that client as its umaClient serving the definition, and a PAT of that client.
  */
 export async function umaWorld(server: TestApp, options: { grantTypes?: string; ticket?: boolean; maxPermissionDuration?: number } = {}): Promise<UmaWorld> {
-  const consent = await consentWorld(server, { grantTypes: options.grantTypes ?? `client_credentials ${UMA_GRANT}`, ticket: options.ticket, maxPermissionDuration: options.maxPermissionDuration });
+  const consent = await consentWorld(server, {
+    grantTypes: options.grantTypes ?? `client_credentials ${UMA_GRANT}`,
+    ticket: options.ticket,
+    maxPermissionDuration: options.maxPermissionDuration,
+  });
   const rs = await protectionClient(server);
   const dataSource = await enrolDataSource(server, [consent.ids.definition], { umaClient: rs.id });
   const pat = await accessToken(server, rs.clientId, rs.secret, 'uma_protection');
@@ -34,7 +38,12 @@ export async function umaWorld(server: TestApp, options: { grantTypes?: string; 
 export async function protectionClient(server: TestApp, options: { dpopBound?: boolean } = {}): Promise<{ clientId: string; secret: string; id: number }> {
   const [id] = freshIds(1);
   const clientId = `glucose-rs-${id}`;
-  const response = await patchAdmin(server, [add('uma-client', { id, attributes: { clientId, clientName: 'Glucose API', allowedScopes: 'uma_protection', ...(options.dpopBound ? { dpopBoundAccessTokens: true } : {}) } })]);
+  const response = await patchAdmin(server, [
+    add('uma-client', {
+      id,
+      attributes: { clientId, clientName: 'Glucose API', allowedScopes: 'uma_protection', ...(options.dpopBound ? { dpopBoundAccessTokens: true } : {}) },
+    }),
+  ]);
   if (response.status !== 200) throw new Error(`client not created: ${JSON.stringify(response.body)}`);
   return { clientId, secret: clientSecretOf(response), id: id };
 }
@@ -45,14 +54,22 @@ export async function secondDataSource(server: TestApp, definition: number, umaC
 }
 
 export async function accessToken(server: TestApp, clientId: string, secret: string, scope: string, dpop?: string): Promise<string> {
-  const response = await request(server.url).post('/oauth2/token').set('Authorization', basic(clientId, secret))
-    .set(dpop ? { DPoP: dpop } : {}).type('form').send({ grant_type: 'client_credentials', scope });
+  const response = await request(server.url)
+    .post('/oauth2/token')
+    .set('Authorization', basic(clientId, secret))
+    .set(dpop ? { DPoP: dpop } : {})
+    .type('form')
+    .send({ grant_type: 'client_credentials', scope });
   if (response.status !== 200) throw new Error(`no token: ${JSON.stringify(response.body)}`);
   return bodyOf<TokenBody>(response).access_token;
 }
 
 export function registerResource(server: TestApp, pat: string, description: unknown) {
-  return request(server.url).post('/uma/resource_set').set('Authorization', `Bearer ${pat}`).set('Content-Type', 'application/json').send(JSON.stringify(description));
+  return request(server.url)
+    .post('/uma/resource_set')
+    .set('Authorization', `Bearer ${pat}`)
+    .set('Content-Type', 'application/json')
+    .send(JSON.stringify(description));
 }
 
 /** Registers `<definition>` with scopes read and write; its _id. */
@@ -73,9 +90,18 @@ export async function ticketFor(server: TestApp, world: UmaWorld, resourceId: st
 }
 
 /** The UMA grant for the world's requesting client. */
-export function redeem(server: TestApp, world: { clientId: string; secret: string }, parameters: Record<string, string | string[]>, headers: Record<string, string> = {}) {
-  return request(server.url).post('/oauth2/token').set('Authorization', basic(world.clientId, world.secret)).set(headers)
-    .type('form').send({ grant_type: UMA_GRANT, ...parameters });
+export function redeem(
+  server: TestApp,
+  world: { clientId: string; secret: string },
+  parameters: Record<string, string | string[]>,
+  headers: Record<string, string> = {},
+) {
+  return request(server.url)
+    .post('/oauth2/token')
+    .set('Authorization', basic(world.clientId, world.secret))
+    .set(headers)
+    .type('form')
+    .send({ grant_type: UMA_GRANT, ...parameters });
 }
 
 export function introspectWithPat(server: TestApp, pat: string, token: string) {

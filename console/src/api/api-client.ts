@@ -13,7 +13,10 @@ export type ListOptions = { filter?: Record<string, string>; sort?: string };
  * Patch request, those of the failing operation; the others only say "not applied").
  */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly errors: ErrorObject[]) {
+  constructor(
+    readonly status: number,
+    readonly errors: ErrorObject[],
+  ) {
     super(errors.map((error) => error.detail).join('; ') || `the server answered ${status}`);
   }
 }
@@ -50,7 +53,11 @@ export class ApiClient {
    * its headers (never in a URL), as a Blob the screen offers for download.
    */
   async download(path: string, accept: string): Promise<Blob> {
-    const response = await fetch(path, { headers: { Authorization: this.token, ApiVersion: 'v1.0', Accept: accept }, credentials: 'omit', referrerPolicy: 'no-referrer' });
+    const response = await fetch(path, {
+      headers: { Authorization: this.token, ApiVersion: 'v1.0', Accept: accept },
+      credentials: 'omit',
+      referrerPolicy: 'no-referrer',
+    });
     if (response.ok) return response.blob();
     if (response.status === 401) this.onUnauthorized();
     throw new ApiError(response.status, errorObjectsOf(await response.json().catch(() => undefined), response.status));

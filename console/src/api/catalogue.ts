@@ -3,9 +3,12 @@ import { related, text, type ResourceObject } from './documents.js';
 
 /** A resource definition with its scopes. */
 export type Definition = {
-  id: string; name: string; description: string;
+  id: string;
+  name: string;
+  description: string;
   /** The FHIR mapping SMART scopes use (docs/guides/smart-backend-services.md); empty when unmapped. */
-  fhirResourceType: string; fhirQuery: string;
+  fhirResourceType: string;
+  fhirQuery: string;
   scopes: { id: string; name: string; smartPermissions: string }[];
 };
 
@@ -37,7 +40,10 @@ export async function recordsById(api: ApiClient, type: string, ids: (string | u
 /** The definitions of one page with their scopes: one request for the scopes of all of them. */
 export async function withScopes(api: ApiClient, definitions: ResourceObject[]): Promise<Definition[]> {
   if (definitions.length === 0) return [];
-  const scopes = await api.list('scope', 1, MAX_PAGE_SIZE, [], { filter: { resourceDefinition: definitions.map((definition) => definition.id).join(',') }, sort: 'name' });
+  const scopes = await api.list('scope', 1, MAX_PAGE_SIZE, [], {
+    filter: { resourceDefinition: definitions.map((definition) => definition.id).join(',') },
+    sort: 'name',
+  });
   return definitions.map((definition) => ({
     id: definition.id,
     name: text(definition, 'name'),

@@ -19,8 +19,16 @@ export type OperationResult = { data: ResourceObject | null; meta?: { clientSecr
 export type Reference = { type: string; id: string } | { type: string; lid: string };
 
 export type Operation =
-  | { op: 'add'; path: string; value: { type: string; lid?: string; attributes: Record<string, unknown>; relationships?: Record<string, { data: Reference | null }> } }
-  | { op: 'replace'; path: string; value: { type: string; id: string; attributes?: Record<string, unknown>; relationships?: Record<string, { data: Reference | null }> } }
+  | {
+      op: 'add';
+      path: string;
+      value: { type: string; lid?: string; attributes: Record<string, unknown>; relationships?: Record<string, { data: Reference | null }> };
+    }
+  | {
+      op: 'replace';
+      path: string;
+      value: { type: string; id: string; attributes?: Record<string, unknown>; relationships?: Record<string, { data: Reference | null }> };
+    }
   | { op: 'remove'; path: string };
 
 export const add = (type: string, attributes: Record<string, unknown>, relationships?: Record<string, Reference | null>, lid?: string): Operation => ({

@@ -6,8 +6,6 @@ import { useLoad } from '../api/use-load.js';
 import { formatDate } from '../format.js';
 import { PAGE_SIZE, pageCount } from '../forms/paging.js';
 
-
-
 /** One page of the trail, newest first: the server sorts (sort=-id), one request per page. */
 async function loadPage(api: ScreenProps['api'], page: number) {
   const { data, meta } = await api.list('audit-event', page, PAGE_SIZE, [], { sort: '-id' });
@@ -33,7 +31,12 @@ export function AuditScreen({ api }: ScreenProps) {
     trail.reload();
   };
 
-  if (trail.error) return <p class="load-error" role="alert">{trail.error}</p>;
+  if (trail.error)
+    return (
+      <p class="load-error" role="alert">
+        {trail.error}
+      </p>
+    );
   if (!trail.value) return <p class="loading">Loading…</p>;
   const pages = pageCount(trail.value.total);
   return (
@@ -41,13 +44,23 @@ export function AuditScreen({ api }: ScreenProps) {
       <div class="table-wrap">
         <table>
           <caption>{`Audit trail, newest first: page ${page} of ${pages} (${trail.value.total} events)`}</caption>
-          <thead><tr><th scope="col">When</th><th scope="col">Operation</th><th scope="col">Record</th><th scope="col">Changed</th><th scope="col">Who</th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Operation</th>
+              <th scope="col">Record</th>
+              <th scope="col">Changed</th>
+              <th scope="col">Who</th>
+            </tr>
+          </thead>
           <tbody>
             {trail.value.events.map((event) => (
               <tr key={event.id}>
                 <td>{formatDate(event.attributes.occurredAt)}</td>
                 <td>{text(event, 'operation')}</td>
-                <td>{text(event, 'recordType')} {text(event, 'recordId')}</td>
+                <td>
+                  {text(event, 'recordType')} {text(event, 'recordId')}
+                </td>
                 <td>{changes(event)}</td>
                 <td>{text(event, 'actor')}</td>
               </tr>
@@ -56,9 +69,15 @@ export function AuditScreen({ api }: ScreenProps) {
         </table>
       </div>
       <nav class="pager" aria-label="Audit trail pages">
-        <button type="button" class="secondary" disabled={page <= 1} onClick={() => go(page - 1)}>Newer</button>
-        <span>Page {page} of {pages}</span>
-        <button type="button" class="secondary" disabled={page >= pages} onClick={() => go(page + 1)}>Older</button>
+        <button type="button" class="secondary" disabled={page <= 1} onClick={() => go(page - 1)}>
+          Newer
+        </button>
+        <span>
+          Page {page} of {pages}
+        </span>
+        <button type="button" class="secondary" disabled={page >= pages} onClick={() => go(page + 1)}>
+          Older
+        </button>
       </nav>
     </>
   );

@@ -20,11 +20,22 @@ export type ClientValues = {
 };
 
 /** Where the server's error pointers (`/0/value/attributes/<member>`) land in this form. */
-export const CLIENT_LAYOUT: PointerLayout = [{
-  clientId: 'clientId', clientName: 'clientName', clientAuthenticationType: 'authenticationType', allowedScopes: 'allowedScopes',
-  grantTypes: 'grantTypes', jwksRaw: 'jwksRaw', jwksUri: 'jwksUri', redirectUris: 'redirectUris', dpopBoundAccessTokens: 'dpopBound',
-  accessTokenLifetime: 'accessTokenLifetime', clientSecret: 'clientId', path: 'clientId',
-}];
+export const CLIENT_LAYOUT: PointerLayout = [
+  {
+    clientId: 'clientId',
+    clientName: 'clientName',
+    clientAuthenticationType: 'authenticationType',
+    allowedScopes: 'allowedScopes',
+    grantTypes: 'grantTypes',
+    jwksRaw: 'jwksRaw',
+    jwksUri: 'jwksUri',
+    redirectUris: 'redirectUris',
+    dpopBoundAccessTokens: 'dpopBound',
+    accessTokenLifetime: 'accessTokenLifetime',
+    clientSecret: 'clientId',
+    path: 'clientId',
+  },
+];
 
 const GRANT_TYPES = [
   { value: 'client_credentials', label: 'client_credentials' },
@@ -39,7 +50,12 @@ const METHODS = [
 ];
 
 /** Enrols a client, or (given one) edits its scopes, grant types and DPoP binding. */
-export function ClientForm(props: { client?: ResourceObject; errors: FormErrors; onSubmit: (values: ClientValues) => Promise<boolean>; onCancel?: () => void }) {
+export function ClientForm(props: {
+  client?: ResourceObject;
+  errors: FormErrors;
+  onSubmit: (values: ClientValues) => Promise<boolean>;
+  onCancel?: () => void;
+}) {
   const editing = props.client;
   const initial = () => ({
     grantTypes: editing ? text(editing, 'grantTypes').split(' ').filter(Boolean) : ['client_credentials'],
@@ -84,8 +100,15 @@ export function ClientForm(props: { client?: ResourceObject; errors: FormErrors;
         <>
           <TextField form={form} name="clientId" label="Client ID" errors={props.errors} hint="Printable ASCII, e.g. glucose-app" />
           <TextField form={form} name="clientName" label="Client name" errors={props.errors} />
-          <SelectField form={form} name="authenticationType" label="Authentication method" options={METHODS} value={state.authenticationType}
-            onChange={(authenticationType) => setState({ ...state, authenticationType })} errors={props.errors} />
+          <SelectField
+            form={form}
+            name="authenticationType"
+            label="Authentication method"
+            options={METHODS}
+            value={state.authenticationType}
+            onChange={(authenticationType) => setState({ ...state, authenticationType })}
+            errors={props.errors}
+          />
           {state.authenticationType === 'private_key_jwt' && (
             <fieldset class="group">
               <legend>The client's public keys (one of the two)</legend>
@@ -95,19 +118,50 @@ export function ClientForm(props: { client?: ResourceObject; errors: FormErrors;
           )}
         </>
       )}
-      <TextField form={form} name="allowedScopes" label="Allowed scopes" value={editing ? text(editing, 'allowedScopes') : undefined} errors={props.errors}
-        hint="Space-separated, e.g. blood-glucose-level:read uma_protection" />
-      <CheckboxGroup form={form} name="grantTypes" label="Grant types" options={GRANT_TYPES} checked={state.grantTypes}
-        onChange={(grantTypes) => setState({ ...state, grantTypes })} errors={props.errors} />
-      <Checkbox form={form} name="dpopBound" label="DPoP-bound access tokens" checked={state.dpopBound}
-        onChange={(dpopBound) => setState({ ...state, dpopBound })} hint="The client must prove possession of a key with every token request (RFC 9449)." />
-      <TextField form={form} name="accessTokenLifetime" label="Access token lifetime (seconds, optional)" inputMode="numeric" errors={props.errors}
+      <TextField
+        form={form}
+        name="allowedScopes"
+        label="Allowed scopes"
+        value={editing ? text(editing, 'allowedScopes') : undefined}
+        errors={props.errors}
+        hint="Space-separated, e.g. blood-glucose-level:read uma_protection"
+      />
+      <CheckboxGroup
+        form={form}
+        name="grantTypes"
+        label="Grant types"
+        options={GRANT_TYPES}
+        checked={state.grantTypes}
+        onChange={(grantTypes) => setState({ ...state, grantTypes })}
+        errors={props.errors}
+      />
+      <Checkbox
+        form={form}
+        name="dpopBound"
+        label="DPoP-bound access tokens"
+        checked={state.dpopBound}
+        onChange={(dpopBound) => setState({ ...state, dpopBound })}
+        hint="The client must prove possession of a key with every token request (RFC 9449)."
+      />
+      <TextField
+        form={form}
+        name="accessTokenLifetime"
+        label="Access token lifetime (seconds, optional)"
+        inputMode="numeric"
+        errors={props.errors}
         value={editing && typeof editing.attributes.accessTokenLifetime === 'number' ? String(editing.attributes.accessTokenLifetime) : undefined}
-        hint="1 to 86400; empty: the server's ACCESS_TOKEN_TTL. SMART backend clients: 300." />
+        hint="1 to 86400; empty: the server's ACCESS_TOKEN_TTL. SMART backend clients: 300."
+      />
       {!editing && <TextArea form={form} name="redirectUris" label="Redirect URIs (optional, one per line)" rows={2} errors={props.errors} />}
       <div class="actions">
-        <button type="submit" disabled={busy}>{editing ? 'Save client' : 'Enrol client'}</button>
-        {props.onCancel && <button type="button" class="secondary" onClick={props.onCancel}>Cancel</button>}
+        <button type="submit" disabled={busy}>
+          {editing ? 'Save client' : 'Enrol client'}
+        </button>
+        {props.onCancel && (
+          <button type="button" class="secondary" onClick={props.onCancel}>
+            Cancel
+          </button>
+        )}
       </div>
     </form>
   );

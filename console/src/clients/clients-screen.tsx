@@ -34,7 +34,7 @@ export function ClientsScreen({ api }: ScreenProps) {
       const [result] = await api.patch([add('uma-client', attributesOf(values, false))]);
       setErrors(NO_ERRORS);
       const generated = result?.meta?.clientSecret;
-      if (generated) setSecret({ clientId: values.clientId ?? "", secret: generated });
+      if (generated) setSecret({ clientId: values.clientId ?? '', secret: generated });
       setStatus(`Client ${values.clientId} enrolled.`);
       // Shown by its id: the newest-first page may lead with ids chosen by callers.
       paged.searchFor(values.clientId ?? '');
@@ -71,39 +71,86 @@ export function ClientsScreen({ api }: ScreenProps) {
   const rotate = (client: ResourceObject) => {
     const value = newClientSecret();
     const clientId = text(client, 'clientId');
-    void listChange(replace('uma-client', client.id, { clientSecret: value }), `The secret of ${clientId} was replaced; the old one no longer works.`, { clientId, secret: value });
+    void listChange(replace('uma-client', client.id, { clientSecret: value }), `The secret of ${clientId} was replaced; the old one no longer works.`, {
+      clientId,
+      secret: value,
+    });
   };
 
-  if (clients.error) return <p class="load-error" role="alert">{clients.error}</p>;
+  if (clients.error)
+    return (
+      <p class="load-error" role="alert">
+        {clients.error}
+      </p>
+    );
   if (!clients.value) return <p class="loading">Loading…</p>;
   const { clients: shown, matching, total } = clients.value;
   return (
     <>
       {status && <Status>{status}</Status>}
       {secret && <SecretPanel clientId={secret.clientId} secret={secret.secret} onDone={() => setSecret(undefined)} />}
-      <SearchBox id="client-search" label="Search clients" value={paged.search} onSearch={paged.searchFor} hint="The start of a client ID or name; newest clients first." />
+      <SearchBox
+        id="client-search"
+        label="Search clients"
+        value={paged.search}
+        onSearch={paged.searchFor}
+        hint="The start of a client ID or name; newest clients first."
+      />
       <ErrorSummary form="client-list" errors={listErrors} />
       <div class="table-wrap">
         <table>
           <caption>{`Clients (${matching} of ${total})`}</caption>
-          <thead><tr><th scope="col">Client ID</th><th scope="col">Name</th><th scope="col">Allowed scopes</th><th scope="col">Grant types</th><th scope="col">Authentication</th><th scope="col">Actions</th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Client ID</th>
+              <th scope="col">Name</th>
+              <th scope="col">Allowed scopes</th>
+              <th scope="col">Grant types</th>
+              <th scope="col">Authentication</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
           <tbody>
             {shown.map((client) => {
               const clientId = text(client, 'clientId');
               const dpop = client.attributes.dpopBoundAccessTokens === true;
               return (
                 <tr key={client.id}>
-                  <th scope="row"><code>{clientId}</code></th>
+                  <th scope="row">
+                    <code>{clientId}</code>
+                  </th>
                   <td>{text(client, 'clientName')}</td>
                   <td>{text(client, 'allowedScopes')}</td>
                   <td>{text(client, 'grantTypes')}</td>
-                  <td>{text(client, 'clientAuthenticationType')}{dpop ? ', DPoP-bound tokens' : ''}</td>
+                  <td>
+                    {text(client, 'clientAuthenticationType')}
+                    {dpop ? ', DPoP-bound tokens' : ''}
+                  </td>
                   <td class="actions">
-                    <button type="button" class="secondary" aria-label={`Edit ${clientId}`} onClick={() => { setErrors(NO_ERRORS); setMode({ kind: 'edit', client }); }}>Edit</button>
+                    <button
+                      type="button"
+                      class="secondary"
+                      aria-label={`Edit ${clientId}`}
+                      onClick={() => {
+                        setErrors(NO_ERRORS);
+                        setMode({ kind: 'edit', client });
+                      }}
+                    >
+                      Edit
+                    </button>
                     {text(client, 'clientAuthenticationType') !== 'private_key_jwt' && (
-                      <button type="button" class="secondary" aria-label={`Rotate secret of ${clientId}`} onClick={() => rotate(client)}>Rotate secret</button>
+                      <button type="button" class="secondary" aria-label={`Rotate secret of ${clientId}`} onClick={() => rotate(client)}>
+                        Rotate secret
+                      </button>
                     )}
-                    <button type="button" class="danger" aria-label={`Remove ${clientId}`} onClick={() => void listChange(remove('uma-client', client.id), `Client ${clientId} removed.`)}>Remove</button>
+                    <button
+                      type="button"
+                      class="danger"
+                      aria-label={`Remove ${clientId}`}
+                      onClick={() => void listChange(remove('uma-client', client.id), `Client ${clientId} removed.`)}
+                    >
+                      Remove
+                    </button>
                   </td>
                 </tr>
               );
@@ -112,10 +159,20 @@ export function ClientsScreen({ api }: ScreenProps) {
         </table>
       </div>
       <Pager label="Client pages" page={paged.page} pages={pageCount(matching)} onGo={paged.go} />
-      {mode.kind === 'enrol'
-        ? <ClientForm key="enrol" errors={errors} onSubmit={enrol} />
-        : <ClientForm key={`edit-${mode.client.id}`} client={mode.client} errors={errors} onSubmit={(values) => save(mode.client, values)}
-            onCancel={() => { setErrors(NO_ERRORS); setMode({ kind: 'enrol' }); }} />}
+      {mode.kind === 'enrol' ? (
+        <ClientForm key="enrol" errors={errors} onSubmit={enrol} />
+      ) : (
+        <ClientForm
+          key={`edit-${mode.client.id}`}
+          client={mode.client}
+          errors={errors}
+          onSubmit={(values) => save(mode.client, values)}
+          onCancel={() => {
+            setErrors(NO_ERRORS);
+            setMode({ kind: 'enrol' });
+          }}
+        />
+      )}
     </>
   );
 }

@@ -10,15 +10,21 @@ export function SecretPanel(props: { clientId: string; secret: string; onDone: (
   const copy = async () => setCopied((await copyText(input.current!)) ? 'Copied to the clipboard.' : 'Select the text and copy it.');
   return (
     <section class="secret">
-      <h2 id="secret-title" tabIndex={-1} ref={heading}>Secret of {props.clientId}</h2>
+      <h2 id="secret-title" tabIndex={-1} ref={heading}>
+        Secret of {props.clientId}
+      </h2>
       <p>Shown once: copy it now and give it to the client's operator. The server keeps only a hash of it.</p>
       <div class="field">
         <label for="client-secret">Client secret</label>
         <input id="client-secret" readOnly value={props.secret} ref={input} autoComplete="off" spellcheck={false} class="secret-value" />
       </div>
       <div class="actions">
-        <button type="button" onClick={() => void copy()}>Copy secret</button>
-        <button type="button" class="secondary" onClick={props.onDone}>Done</button>
+        <button type="button" onClick={() => void copy()}>
+          Copy secret
+        </button>
+        <button type="button" class="secondary" onClick={props.onDone}>
+          Done
+        </button>
       </div>
       {copied && <p role="status">{copied}</p>}
     </section>

@@ -19,8 +19,13 @@ const KINDS = [
  * it serves, and those added with the searchable picker; the introspection client is a picker.
  */
 export function DataSourceForm(props: {
-  api: ApiClient; source?: ResourceObject; served?: Choice[]; client?: Choice; errors: FormErrors;
-  onSubmit: (values: DataSourceValues) => Promise<boolean>; onCancel?: () => void;
+  api: ApiClient;
+  source?: ResourceObject;
+  served?: Choice[];
+  client?: Choice;
+  errors: FormErrors;
+  onSubmit: (values: DataSourceValues) => Promise<boolean>;
+  onCancel?: () => void;
 }) {
   const source = props.source;
   const [choice, setChoice] = useState({
@@ -58,20 +63,64 @@ export function DataSourceForm(props: {
       <h2 id={`${form}-title`}>{source ? `Edit data source ${text(source, 'name')}` : 'Enrol a data source'}</h2>
       <ErrorSummary form={form} errors={props.errors} />
       <TextField form={form} name="name" label="Data source name" value={source ? text(source, 'name') : undefined} errors={props.errors} />
-      <SelectField form={form} name="kind" label="Kind" options={KINDS} value={choice.kind} errors={props.errors} onChange={(kind) => setChoice({ ...choice, kind })} />
-      <TextField form={form} name="resourceUri" label="Resource URI" type="url" value={source ? text(source, 'resourceUri') : undefined} errors={props.errors}
-        hint="The RFC 8707 resource indicator, and the audience of tokens meant for it, e.g. https://glucose.example/api" />
-      <CheckboxGroup form={form} name="definitions" label="Definitions served" errors={props.errors} checked={choice.definitions}
+      <SelectField
+        form={form}
+        name="kind"
+        label="Kind"
+        options={KINDS}
+        value={choice.kind}
+        errors={props.errors}
+        onChange={(kind) => setChoice({ ...choice, kind })}
+      />
+      <TextField
+        form={form}
+        name="resourceUri"
+        label="Resource URI"
+        type="url"
+        value={source ? text(source, 'resourceUri') : undefined}
+        errors={props.errors}
+        hint="The RFC 8707 resource indicator, and the audience of tokens meant for it, e.g. https://glucose.example/api"
+      />
+      <CheckboxGroup
+        form={form}
+        name="definitions"
+        label="Definitions served"
+        errors={props.errors}
+        checked={choice.definitions}
         options={offered.map((definition) => ({ value: definition.id, label: definition.label }))}
-        empty="None yet: add one with the picker below." onChange={(definitions) => setChoice({ ...choice, definitions })} />
-      <Combobox clearOnPick form={form} name="add-definition" label="Add a definition served" errors={props.errors}
-        placeholder="Type the start of a definition's name" search={(typed) => searchDefinitions(props.api, typed)} onChange={offer} />
-      <Combobox form={form} name="client" label="Introspection client" errors={props.errors} value={client} placeholder="(none): type the start of a client ID"
+        empty="None yet: add one with the picker below."
+        onChange={(definitions) => setChoice({ ...choice, definitions })}
+      />
+      <Combobox
+        clearOnPick
+        form={form}
+        name="add-definition"
+        label="Add a definition served"
+        errors={props.errors}
+        placeholder="Type the start of a definition's name"
+        search={(typed) => searchDefinitions(props.api, typed)}
+        onChange={offer}
+      />
+      <Combobox
+        form={form}
+        name="client"
+        label="Introspection client"
+        errors={props.errors}
+        value={client}
+        placeholder="(none): type the start of a client ID"
         hint="The client it introspects tokens with; it must be allowed uma_protection. Empty the field for none."
-        search={(typed) => searchClients(props.api, typed)} onChange={setClient} />
+        search={(typed) => searchClients(props.api, typed)}
+        onChange={setClient}
+      />
       <div class="actions">
-        <button type="submit" disabled={busy}>{source ? 'Save data source' : 'Enrol data source'}</button>
-        {props.onCancel && <button type="button" class="secondary" onClick={props.onCancel}>Cancel</button>}
+        <button type="submit" disabled={busy}>
+          {source ? 'Save data source' : 'Enrol data source'}
+        </button>
+        {props.onCancel && (
+          <button type="button" class="secondary" onClick={props.onCancel}>
+            Cancel
+          </button>
+        )}
       </div>
     </form>
   );

@@ -16,8 +16,14 @@ async function loadPage(api: ScreenProps['api'], page: number, search: string) {
   const sources = await api.list('data-source', page, PAGE_SIZE, [], { filter: search ? { search } : {}, sort: '-id' });
   if (sources.data.length === 0) return { sources: [], total: sources.meta.total, pairs: [], definitions: [], clients: new Map<string, ResourceObject>() };
   const [pairs, clients] = await Promise.all([
-    api.list('data-source-resource-definitions', 1, MAX_PAGE_SIZE, ['resourceDefinition'], { filter: { dataSource: sources.data.map((source) => source.id).join(',') } }),
-    recordsById(api, 'uma-client', sources.data.map((source) => related(source, 'umaClient'))),
+    api.list('data-source-resource-definitions', 1, MAX_PAGE_SIZE, ['resourceDefinition'], {
+      filter: { dataSource: sources.data.map((source) => source.id).join(',') },
+    }),
+    recordsById(
+      api,
+      'uma-client',
+      sources.data.map((source) => related(source, 'umaClient')),
+    ),
   ]);
   return { sources: sources.data, total: sources.meta.total, pairs: pairs.data, definitions: pairs.included ?? [], clients };
 }
@@ -66,11 +72,20 @@ export function DataSourcesScreen({ api }: ScreenProps) {
   const enrol = (values: DataSourceValues) => {
     const source = { type: 'data-source', lid: 'source' };
     const operations = [
-      add('data-source', { name: values.name, kind: values.kind, resourceUri: values.resourceUri },
-        values.client ? { umaClient: { type: 'uma-client', id: values.client } } : undefined, 'source'),
-      ...values.definitions.map((definition) => add('data-source-resource-definitions', {}, { dataSource: source, resourceDefinition: { type: 'resource-definition', id: definition } })),
+      add(
+        'data-source',
+        { name: values.name, kind: values.kind, resourceUri: values.resourceUri },
+        values.client ? { umaClient: { type: 'uma-client', id: values.client } } : undefined,
+        'source',
+      ),
+      ...values.definitions.map((definition) =>
+        add('data-source-resource-definitions', {}, { dataSource: source, resourceDefinition: { type: 'resource-definition', id: definition } }),
+      ),
     ];
-    const layout = [{ name: 'name', kind: 'kind', resourceUri: 'resourceUri', umaClient: 'client' }, ...values.definitions.map(() => ({ resourceDefinition: 'definitions', dataSource: 'definitions' }))];
+    const layout = [
+      { name: 'name', kind: 'kind', resourceUri: 'resourceUri', umaClient: 'client' },
+      ...values.definitions.map(() => ({ resourceDefinition: 'definitions', dataSource: 'definitions' })),
+    ];
     return submit(values, operations, layout, `Data source ${values.name} enrolled.`, values.name);
   };
   const save = (source: ResourceObject, values: DataSourceValues) => {
@@ -79,12 +94,26 @@ export function DataSourcesScreen({ api }: ScreenProps) {
     const added = values.definitions.filter((definition) => !served.includes(definition));
     const removed = pairs.filter((pair) => !values.definitions.includes(related(pair, 'resourceDefinition') ?? ''));
     const operations = [
-      replace('data-source', source.id, { name: values.name, kind: values.kind, resourceUri: values.resourceUri },
-        { umaClient: values.client ? { type: 'uma-client', id: values.client } : null }),
+      replace(
+        'data-source',
+        source.id,
+        { name: values.name, kind: values.kind, resourceUri: values.resourceUri },
+        { umaClient: values.client ? { type: 'uma-client', id: values.client } : null },
+      ),
       ...removed.map((pair) => remove('data-source-resource-definitions', pair.id)),
-      ...added.map((definition) => add('data-source-resource-definitions', {}, { dataSource: { type: 'data-source', id: source.id }, resourceDefinition: { type: 'resource-definition', id: definition } })),
+      ...added.map((definition) =>
+        add(
+          'data-source-resource-definitions',
+          {},
+          { dataSource: { type: 'data-source', id: source.id }, resourceDefinition: { type: 'resource-definition', id: definition } },
+        ),
+      ),
     ];
-    const layout = [{ name: 'name', kind: 'kind', resourceUri: 'resourceUri', umaClient: 'client' }, ...removed.map(() => ({ path: 'definitions' })), ...added.map(() => ({ resourceDefinition: 'definitions' }))];
+    const layout = [
+      { name: 'name', kind: 'kind', resourceUri: 'resourceUri', umaClient: 'client' },
+      ...removed.map(() => ({ path: 'definitions' })),
+      ...added.map(() => ({ resourceDefinition: 'definitions' })),
+    ];
     return submit(values, operations, layout, `Data source ${values.name} saved.`);
   };
   const removeSource = async (source: ResourceObject) => {
@@ -99,31 +128,75 @@ export function DataSourcesScreen({ api }: ScreenProps) {
     }
   };
 
-  if (data.error) return <p class="load-error" role="alert">{data.error}</p>;
+  if (data.error)
+    return (
+      <p class="load-error" role="alert">
+        {data.error}
+      </p>
+    );
   if (!data.value) return <p class="loading">Loading…</p>;
   const { sources, total } = data.value;
   return (
     <>
       {status && <Status>{status}</Status>}
       <ErrorSummary form="source-list" errors={listErrors} />
-      <SearchBox id="source-search" label="Search data sources" value={paged.search} onSearch={paged.searchFor} hint="The start of a name or resource URI; newest first." />
-      {sources.length === 0 ? <p>{paged.search ? 'No data source matches.' : 'No data source yet: enrol the first one below.'}</p> : (
+      <SearchBox
+        id="source-search"
+        label="Search data sources"
+        value={paged.search}
+        onSearch={paged.searchFor}
+        hint="The start of a name or resource URI; newest first."
+      />
+      {sources.length === 0 ? (
+        <p>{paged.search ? 'No data source matches.' : 'No data source yet: enrol the first one below.'}</p>
+      ) : (
         <div class="table-wrap">
           <table>
             <caption>Data sources</caption>
-            <thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Resource URI</th><th scope="col">Serves</th><th scope="col">Introspects as</th><th scope="col">Actions</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Resource URI</th>
+                <th scope="col">Serves</th>
+                <th scope="col">Introspects as</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
             <tbody>
               {sources.map((source) => (
                 <tr key={source.id}>
                   <th scope="row">{text(source, 'name')}</th>
                   <td>{text(source, 'kind')}</td>
-                  <td><code class="wrap">{text(source, 'resourceUri')}</code></td>
-                  <td>{pairsOf(source).map((pair) => definitionName(related(pair, 'resourceDefinition'))).join(', ')}</td>
+                  <td>
+                    <code class="wrap">{text(source, 'resourceUri')}</code>
+                  </td>
+                  <td>
+                    {pairsOf(source)
+                      .map((pair) => definitionName(related(pair, 'resourceDefinition')))
+                      .join(', ')}
+                  </td>
                   <td>{clientName(related(source, 'umaClient'))}</td>
                   <td class="actions">
-                    <button type="button" class="secondary" aria-label={`Edit data source ${text(source, 'name')}`} onClick={() => { setErrors(NO_ERRORS); setMode({ kind: 'edit', source }); }}>Edit</button>
-                    {related(source, 'umaClient') && <button type="button" class="secondary" aria-label={`UMA resources of ${text(source, 'name')}`} onClick={() => setUmaOf(source)}>UMA resources</button>}
-                    <button type="button" class="danger" aria-label={`Remove data source ${text(source, 'name')}`} onClick={() => void removeSource(source)}>Remove</button>
+                    <button
+                      type="button"
+                      class="secondary"
+                      aria-label={`Edit data source ${text(source, 'name')}`}
+                      onClick={() => {
+                        setErrors(NO_ERRORS);
+                        setMode({ kind: 'edit', source });
+                      }}
+                    >
+                      Edit
+                    </button>
+                    {related(source, 'umaClient') && (
+                      <button type="button" class="secondary" aria-label={`UMA resources of ${text(source, 'name')}`} onClick={() => setUmaOf(source)}>
+                        UMA resources
+                      </button>
+                    )}
+                    <button type="button" class="danger" aria-label={`Remove data source ${text(source, 'name')}`} onClick={() => void removeSource(source)}>
+                      Remove
+                    </button>
                   </td>
                 </tr>
               ))}
@@ -133,11 +206,23 @@ export function DataSourcesScreen({ api }: ScreenProps) {
       )}
       <Pager label="Data source pages" page={paged.page} pages={pageCount(total)} onGo={paged.go} />
       {umaOf && <UmaResourcesPanel key={umaOf.id} api={api} source={umaOf} onClose={() => setUmaOf(undefined)} />}
-      {mode.kind === 'enrol'
-        ? <DataSourceForm key="enrol" api={api} errors={errors} onSubmit={enrol} />
-        : <DataSourceForm key={`edit-${mode.source.id}`} api={api} source={mode.source} served={servedBy(mode.source)} client={clientOf(mode.source)}
-            errors={errors} onSubmit={(values) => save(mode.source, values)}
-            onCancel={() => { setErrors(NO_ERRORS); setMode({ kind: 'enrol' }); }} />}
+      {mode.kind === 'enrol' ? (
+        <DataSourceForm key="enrol" api={api} errors={errors} onSubmit={enrol} />
+      ) : (
+        <DataSourceForm
+          key={`edit-${mode.source.id}`}
+          api={api}
+          source={mode.source}
+          served={servedBy(mode.source)}
+          client={clientOf(mode.source)}
+          errors={errors}
+          onSubmit={(values) => save(mode.source, values)}
+          onCancel={() => {
+            setErrors(NO_ERRORS);
+            setMode({ kind: 'enrol' });
+          }}
+        />
+      )}
     </>
   );
 }

@@ -23,19 +23,34 @@ export function UmaResourcesPanel(props: { api: ApiClient; source: ResourceObjec
   return (
     <section class="panel" aria-labelledby="uma-resources-title">
       <h2 id="uma-resources-title">UMA resources of {name}</h2>
-      {page.error && <p class="load-error" role="alert">{page.error}</p>}
+      {page.error && (
+        <p class="load-error" role="alert">
+          {page.error}
+        </p>
+      )}
       {!page.value && !page.error && <p class="loading">Loading…</p>}
       {page.value && page.value.meta.total === 0 && <p>{name} has registered no UMA resource.</p>}
       {page.value && page.value.meta.total > 0 && (
         <div class="table-wrap">
           <table>
-            <caption>UMA resources registered by {name} ({page.value.meta.total})</caption>
-            <thead><tr><th scope="col">Name</th><th scope="col">Resource id</th><th scope="col">Type</th><th scope="col">Scopes</th></tr></thead>
+            <caption>
+              UMA resources registered by {name} ({page.value.meta.total})
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Resource id</th>
+                <th scope="col">Type</th>
+                <th scope="col">Scopes</th>
+              </tr>
+            </thead>
             <tbody>
               {page.value.data.map((resource) => (
                 <tr key={resource.id}>
                   <th scope="row">{text(resource, 'name') || '(no name)'}</th>
-                  <td><code class="wrap">{text(resource, 'resourceId')}</code></td>
+                  <td>
+                    <code class="wrap">{text(resource, 'resourceId')}</code>
+                  </td>
                   <td>{text(resource, 'type')}</td>
                   <td>{(resource.attributes.resourceScopes as string[]).join(', ')}</td>
                 </tr>
@@ -45,9 +60,19 @@ export function UmaResourcesPanel(props: { api: ApiClient; source: ResourceObjec
         </div>
       )}
       <div class="actions">
-        {number > 1 && <button type="button" class="secondary" onClick={() => go(number - 1)}>Previous page</button>}
-        {number < last && <button type="button" class="secondary" onClick={() => go(number + 1)}>Next page</button>}
-        <button type="button" class="secondary" onClick={props.onClose}>Close UMA resources</button>
+        {number > 1 && (
+          <button type="button" class="secondary" onClick={() => go(number - 1)}>
+            Previous page
+          </button>
+        )}
+        {number < last && (
+          <button type="button" class="secondary" onClick={() => go(number + 1)}>
+            Next page
+          </button>
+        )}
+        <button type="button" class="secondary" onClick={props.onClose}>
+          Close UMA resources
+        </button>
       </div>
     </section>
   );

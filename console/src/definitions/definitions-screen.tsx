@@ -55,38 +55,74 @@ export function DefinitionsScreen({ api }: ScreenProps) {
   const addDefinition = (event: Event) => {
     const { element, values } = submitted(event);
     const mapping = { fhirResourceType: optional(values.fhirResourceType, false), fhirQuery: optional(values.fhirQuery, false) };
-    void change('add-definition', [add('resource-definition', withoutUndefined({ name: values.name, description: values.description, ...mapping }))],
-      [{ name: 'name', description: 'description', fhirResourceType: 'fhirResourceType', fhirQuery: 'fhirQuery' }], `Resource definition ${values.name} added.`, element, values.name);
+    void change(
+      'add-definition',
+      [add('resource-definition', withoutUndefined({ name: values.name, description: values.description, ...mapping }))],
+      [{ name: 'name', description: 'description', fhirResourceType: 'fhirResourceType', fhirQuery: 'fhirQuery' }],
+      `Resource definition ${values.name} added.`,
+      element,
+      values.name,
+    );
   };
   const addScope = (event: Event) => {
     const { element, values } = submitted(event);
     const attributes = withoutUndefined({ name: values.name, smartPermissions: optional(values.smartPermissions, false) });
-    void change('add-scope', [add('scope', attributes, { resourceDefinition: { type: 'resource-definition', id: values.definition } })],
-      [{ name: 'name', resourceDefinition: 'definition', smartPermissions: 'smartPermissions' }], `Scope ${values.name} added.`, element);
+    void change(
+      'add-scope',
+      [add('scope', attributes, { resourceDefinition: { type: 'resource-definition', id: values.definition } })],
+      [{ name: 'name', resourceDefinition: 'definition', smartPermissions: 'smartPermissions' }],
+      `Scope ${values.name} added.`,
+      element,
+    );
   };
   const mapDefinition = (event: Event) => {
     const { element, values } = submitted(event);
     const mapping = { fhirResourceType: optional(values.fhirResourceType, true), fhirQuery: optional(values.fhirQuery, true) };
-    void change('map-definition', [replace('resource-definition', values.definition, mapping)],
-      [{ fhirResourceType: 'fhirResourceType', fhirQuery: 'fhirQuery', path: 'definition' }], 'FHIR mapping saved.', element);
+    void change(
+      'map-definition',
+      [replace('resource-definition', values.definition, mapping)],
+      [{ fhirResourceType: 'fhirResourceType', fhirQuery: 'fhirQuery', path: 'definition' }],
+      'FHIR mapping saved.',
+      element,
+    );
   };
   const setPermissions = (event: Event) => {
     const { element, values } = submitted(event);
-    void change('scope-permissions', [replace('scope', values.scope, { smartPermissions: optional(values.smartPermissions, true) })],
-      [{ smartPermissions: 'smartPermissions', path: 'scope' }], 'SMART permissions saved.', element);
+    void change(
+      'scope-permissions',
+      [replace('scope', values.scope, { smartPermissions: optional(values.smartPermissions, true) })],
+      [{ smartPermissions: 'smartPermissions', path: 'scope' }],
+      'SMART permissions saved.',
+      element,
+    );
   };
   const renameDefinition = (event: Event) => {
     const { element, values } = submitted(event);
-    void change('rename-definition', [replace('resource-definition', values.definition, { name: values.name })],
-      [{ name: 'name', path: 'definition' }], `Resource definition renamed to ${values.name}.`, element);
+    void change(
+      'rename-definition',
+      [replace('resource-definition', values.definition, { name: values.name })],
+      [{ name: 'name', path: 'definition' }],
+      `Resource definition renamed to ${values.name}.`,
+      element,
+    );
   };
   const renameScope = (event: Event) => {
     const { element, values } = submitted(event);
-    void change('rename-scope', [replace('scope', values.scope, { name: values.name })],
-      [{ name: 'name', path: 'scope' }], `Scope renamed to ${values.name}.`, element);
+    void change(
+      'rename-scope',
+      [replace('scope', values.scope, { name: values.name })],
+      [{ name: 'name', path: 'scope' }],
+      `Scope renamed to ${values.name}.`,
+      element,
+    );
   };
 
-  if (definitions.error) return <p class="load-error" role="alert">{definitions.error}</p>;
+  if (definitions.error)
+    return (
+      <p class="load-error" role="alert">
+        {definitions.error}
+      </p>
+    );
   if (!definitions.value) return <p class="loading">Loading…</p>;
   const list = definitions.value.definitions;
   const definitionOptions = list.map((definition) => ({ value: definition.id, label: definition.name }));
@@ -95,54 +131,136 @@ export function DefinitionsScreen({ api }: ScreenProps) {
     <>
       {status && <Status>{status}</Status>}
       <ErrorSummary form="list" errors={errorsOf('list')} />
-      <SearchBox id="definition-search" label="Search definitions" value={paged.search} onSearch={paged.searchFor} hint="The start of a definition's name; newest definitions first." />
-      <DefinitionTable definitions={list} searching={paged.search !== ''} onRemove={(operation, label) => void change('list', [operation], [], `${label} removed.`)} />
+      <SearchBox
+        id="definition-search"
+        label="Search definitions"
+        value={paged.search}
+        onSearch={paged.searchFor}
+        hint="The start of a definition's name; newest definitions first."
+      />
+      <DefinitionTable
+        definitions={list}
+        searching={paged.search !== ''}
+        onRemove={(operation, label) => void change('list', [operation], [], `${label} removed.`)}
+      />
       <Pager label="Definition pages" page={paged.page} pages={pageCount(definitions.value.total)} onGo={paged.go} />
       <div class="forms">
         <form onSubmit={addDefinition} noValidate>
           <h2 id="add-definition-title">Add a resource definition</h2>
           <ErrorSummary form="add-definition" errors={errorsOf('add-definition')} />
-          <TextField form="add-definition" name="name" label="Definition name" errors={errorsOf('add-definition')} hint="A resource type, e.g. blood-glucose-level" />
+          <TextField
+            form="add-definition"
+            name="name"
+            label="Definition name"
+            errors={errorsOf('add-definition')}
+            hint="A resource type, e.g. blood-glucose-level"
+          />
           <TextField form="add-definition" name="description" label="Description" errors={errorsOf('add-definition')} />
-          <TextField form="add-definition" name="fhirResourceType" label="FHIR resource type (optional)" errors={errorsOf('add-definition')} hint="For SMART scopes, e.g. Observation" />
-          <TextField form="add-definition" name="fhirQuery" label="FHIR query (optional)" errors={errorsOf('add-definition')} hint="Only with a type: param=value pairs joined by &, e.g. category=laboratory" />
+          <TextField
+            form="add-definition"
+            name="fhirResourceType"
+            label="FHIR resource type (optional)"
+            errors={errorsOf('add-definition')}
+            hint="For SMART scopes, e.g. Observation"
+          />
+          <TextField
+            form="add-definition"
+            name="fhirQuery"
+            label="FHIR query (optional)"
+            errors={errorsOf('add-definition')}
+            hint="Only with a type: param=value pairs joined by &, e.g. category=laboratory"
+          />
           <button type="submit">Add definition</button>
         </form>
         <form onSubmit={addScope} noValidate>
           <h2 id="add-scope-title">Add a scope</h2>
           <ErrorSummary form="add-scope" errors={errorsOf('add-scope')} />
-          <SelectField form="add-scope" name="definition" label="Resource definition" options={definitionOptions} placeholder="Choose a definition"
-            value={chosen.definition} onChange={(definition) => setChosen({ ...chosen, definition })} errors={errorsOf('add-scope')} />
+          <SelectField
+            form="add-scope"
+            name="definition"
+            label="Resource definition"
+            options={definitionOptions}
+            placeholder="Choose a definition"
+            value={chosen.definition}
+            onChange={(definition) => setChosen({ ...chosen, definition })}
+            errors={errorsOf('add-scope')}
+          />
           <TextField form="add-scope" name="name" label="Scope name" errors={errorsOf('add-scope')} hint="e.g. read; clients ask for definition:scope" />
-          <TextField form="add-scope" name="smartPermissions" label="SMART permissions (optional)" errors={errorsOf('add-scope')} hint="Letters of cruds in that order, e.g. rs for read and search" />
+          <TextField
+            form="add-scope"
+            name="smartPermissions"
+            label="SMART permissions (optional)"
+            errors={errorsOf('add-scope')}
+            hint="Letters of cruds in that order, e.g. rs for read and search"
+          />
           <button type="submit">Add scope</button>
         </form>
         <form onSubmit={mapDefinition} noValidate>
           <h2 id="map-definition-title">Map a definition to FHIR</h2>
           <ErrorSummary form="map-definition" errors={errorsOf('map-definition')} />
-          <SelectField form="map-definition" name="definition" label="Definition to map" options={definitionOptions} placeholder="Choose a definition" errors={errorsOf('map-definition')} />
-          <TextField form="map-definition" name="fhirResourceType" label="FHIR resource type" errors={errorsOf('map-definition')} hint="Empty removes the mapping" />
+          <SelectField
+            form="map-definition"
+            name="definition"
+            label="Definition to map"
+            options={definitionOptions}
+            placeholder="Choose a definition"
+            errors={errorsOf('map-definition')}
+          />
+          <TextField
+            form="map-definition"
+            name="fhirResourceType"
+            label="FHIR resource type"
+            errors={errorsOf('map-definition')}
+            hint="Empty removes the mapping"
+          />
           <TextField form="map-definition" name="fhirQuery" label="FHIR query" errors={errorsOf('map-definition')} hint="Optional, e.g. category=laboratory" />
           <button type="submit">Save mapping</button>
         </form>
         <form onSubmit={setPermissions} noValidate>
           <h2 id="scope-permissions-title">Set a scope's SMART permissions</h2>
           <ErrorSummary form="scope-permissions" errors={errorsOf('scope-permissions')} />
-          <SelectField form="scope-permissions" name="scope" label="Scope to set" options={scopeOptions} placeholder="Choose a scope" errors={errorsOf('scope-permissions')} />
-          <TextField form="scope-permissions" name="smartPermissions" label="SMART permissions" errors={errorsOf('scope-permissions')} hint="e.g. rs; empty removes them" />
+          <SelectField
+            form="scope-permissions"
+            name="scope"
+            label="Scope to set"
+            options={scopeOptions}
+            placeholder="Choose a scope"
+            errors={errorsOf('scope-permissions')}
+          />
+          <TextField
+            form="scope-permissions"
+            name="smartPermissions"
+            label="SMART permissions"
+            errors={errorsOf('scope-permissions')}
+            hint="e.g. rs; empty removes them"
+          />
           <button type="submit">Save permissions</button>
         </form>
         <form onSubmit={renameDefinition} noValidate>
           <h2 id="rename-definition-title">Rename a resource definition</h2>
           <ErrorSummary form="rename-definition" errors={errorsOf('rename-definition')} />
-          <SelectField form="rename-definition" name="definition" label="Definition to rename" options={definitionOptions} placeholder="Choose a definition" errors={errorsOf('rename-definition')} />
+          <SelectField
+            form="rename-definition"
+            name="definition"
+            label="Definition to rename"
+            options={definitionOptions}
+            placeholder="Choose a definition"
+            errors={errorsOf('rename-definition')}
+          />
           <TextField form="rename-definition" name="name" label="New name of the definition" errors={errorsOf('rename-definition')} />
           <button type="submit">Rename definition</button>
         </form>
         <form onSubmit={renameScope} noValidate>
           <h2 id="rename-scope-title">Rename a scope</h2>
           <ErrorSummary form="rename-scope" errors={errorsOf('rename-scope')} />
-          <SelectField form="rename-scope" name="scope" label="Scope to rename" options={scopeOptions} placeholder="Choose a scope" errors={errorsOf('rename-scope')} />
+          <SelectField
+            form="rename-scope"
+            name="scope"
+            label="Scope to rename"
+            options={scopeOptions}
+            placeholder="Choose a scope"
+            errors={errorsOf('rename-scope')}
+          />
           <TextField form="rename-scope" name="name" label="New name of the scope" errors={errorsOf('rename-scope')} />
           <button type="submit">Rename scope</button>
         </form>
@@ -156,32 +274,63 @@ function withoutUndefined(attributes: Record<string, unknown>): Record<string, u
 }
 
 function DefinitionTable(props: { definitions: Definition[]; searching: boolean; onRemove: (operation: Operation, label: string) => void }) {
-  if (props.definitions.length === 0) return <p>{props.searching ? 'No resource definition matches.' : 'No resource definition yet: add the first one below.'}</p>;
+  if (props.definitions.length === 0)
+    return <p>{props.searching ? 'No resource definition matches.' : 'No resource definition yet: add the first one below.'}</p>;
   return (
     <div class="table-wrap">
       <table>
         <caption>Resource definitions and their scopes</caption>
-        <thead><tr><th scope="col">Definition</th><th scope="col">Description</th><th scope="col">FHIR mapping</th><th scope="col">Scopes</th><th scope="col">Actions</th></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">Definition</th>
+            <th scope="col">Description</th>
+            <th scope="col">FHIR mapping</th>
+            <th scope="col">Scopes</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
         <tbody>
           {props.definitions.map((definition) => (
             <tr key={definition.id}>
               <th scope="row">{definition.name}</th>
               <td>{definition.description}</td>
-              <td>{definition.fhirResourceType && <code>{definition.fhirResourceType}{definition.fhirQuery ? `?${definition.fhirQuery}` : ''}</code>}</td>
+              <td>
+                {definition.fhirResourceType && (
+                  <code>
+                    {definition.fhirResourceType}
+                    {definition.fhirQuery ? `?${definition.fhirQuery}` : ''}
+                  </code>
+                )}
+              </td>
               <td>
                 <ul class="inline">
                   {definition.scopes.map((scope) => (
                     <li key={scope.id}>
-                      <span class="tag">{scope.name}{scope.smartPermissions && ` (${scope.smartPermissions})`}</span>{' '}
-                      <button type="button" class="link" aria-label={`Remove scope ${scope.name} of ${definition.name}`}
-                        onClick={() => props.onRemove(remove('scope', scope.id), `Scope ${scope.name}`)}>remove</button>
+                      <span class="tag">
+                        {scope.name}
+                        {scope.smartPermissions && ` (${scope.smartPermissions})`}
+                      </span>{' '}
+                      <button
+                        type="button"
+                        class="link"
+                        aria-label={`Remove scope ${scope.name} of ${definition.name}`}
+                        onClick={() => props.onRemove(remove('scope', scope.id), `Scope ${scope.name}`)}
+                      >
+                        remove
+                      </button>
                     </li>
                   ))}
                 </ul>
               </td>
               <td>
-                <button type="button" class="danger" aria-label={`Remove definition ${definition.name}`}
-                  onClick={() => props.onRemove(remove('resource-definition', definition.id), `Resource definition ${definition.name}`)}>Remove</button>
+                <button
+                  type="button"
+                  class="danger"
+                  aria-label={`Remove definition ${definition.name}`}
+                  onClick={() => props.onRemove(remove('resource-definition', definition.id), `Resource definition ${definition.name}`)}
+                >
+                  Remove
+                </button>
               </td>
             </tr>
           ))}

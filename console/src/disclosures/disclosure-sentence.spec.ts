@@ -2,7 +2,11 @@ import { clockTime, disclosureSentence, type DisclosureAttributes } from './disc
 
 const at = (hours: number, minutes: number, day = 23) => new Date(2026, 10, day, hours, minutes).toISOString();
 const today = new Date(2026, 10, 23, 12, 0);
-const chain = (ticketId: string, purpose = 'Your doctor follows your blood glucose level', scope = 'blood-glucose-level:read') => ({ scope, capabilityTicket: { ticketId }, purpose: { name: purpose } });
+const chain = (ticketId: string, purpose = 'Your doctor follows your blood glucose level', scope = 'blood-glucose-level:read') => ({
+  scope,
+  capabilityTicket: { ticketId },
+  purpose: { name: purpose },
+});
 
 function disclosure(overrides: Partial<DisclosureAttributes> = {}): DisclosureAttributes {
   return { clientId: 'glucose-app', issuedAt: at(10, 2), expiresAt: at(10, 32), chains: [chain('T-1')], withdrawnAt: null, withdrawnBy: null, ...overrides };
@@ -10,16 +14,22 @@ function disclosure(overrides: Partial<DisclosureAttributes> = {}): DisclosureAt
 
 describe('disclosureSentence', () => {
   it('says who was given what, for which purpose, when, until when and under which ticket', () => {
-    expect(disclosureSentence(disclosure(), today)).toBe("glucose-app was given blood-glucose-level:read for 'Your doctor follows your blood glucose level' at 10:02, until 10:32, under ticket T-1");
+    expect(disclosureSentence(disclosure(), today)).toBe(
+      "glucose-app was given blood-glucose-level:read for 'Your doctor follows your blood glucose level' at 10:02, until 10:32, under ticket T-1",
+    );
   });
 
   it('ends with the withdrawal and the change that made it', () => {
-    expect(disclosureSentence(disclosure({ withdrawnAt: at(10, 5), withdrawnBy: '412' }), today)).toMatch(/, under ticket T-1, withdrawn at 10:05 by change 412$/);
+    expect(disclosureSentence(disclosure({ withdrawnAt: at(10, 5), withdrawnBy: '412' }), today)).toMatch(
+      /, under ticket T-1, withdrawn at 10:05 by change 412$/,
+    );
   });
 
   it('joins several chains with "and"', () => {
     const sentence = disclosureSentence(disclosure({ chains: [chain('T-1'), chain('T-2', 'Research')] }), today);
-    expect(sentence).toBe("glucose-app was given blood-glucose-level:read for 'Your doctor follows your blood glucose level' and blood-glucose-level:read for 'Research' at 10:02, until 10:32, under tickets T-1 and T-2");
+    expect(sentence).toBe(
+      "glucose-app was given blood-glucose-level:read for 'Your doctor follows your blood glucose level' and blood-glucose-level:read for 'Research' at 10:02, until 10:32, under tickets T-1 and T-2",
+    );
   });
 
   it('writes the date of another day', () => {

@@ -78,15 +78,49 @@ export function DisclosuresScreen({ api }: ScreenProps) {
 
   return (
     <>
-      <form id={FORM} class="filters" aria-label="Filter disclosures" onSubmit={(event) => { event.preventDefault(); apply(draft); }}>
-        <TextField form={FORM} name="client" label="Client" errors={NO_ERRORS} value={draft.client} onInput={(client) => setDraft({ ...draft, client })} hint="A client_id" />
-        <TextField form={FORM} name="ticket" label="Ticket" errors={NO_ERRORS} value={draft.ticket} onInput={(ticket) => setDraft({ ...draft, ticket })} hint="A ticket id such as T-1" />
+      <form
+        id={FORM}
+        class="filters"
+        aria-label="Filter disclosures"
+        onSubmit={(event) => {
+          event.preventDefault();
+          apply(draft);
+        }}
+      >
+        <TextField
+          form={FORM}
+          name="client"
+          label="Client"
+          errors={NO_ERRORS}
+          value={draft.client}
+          onInput={(client) => setDraft({ ...draft, client })}
+          hint="A client_id"
+        />
+        <TextField
+          form={FORM}
+          name="ticket"
+          label="Ticket"
+          errors={NO_ERRORS}
+          value={draft.ticket}
+          onInput={(ticket) => setDraft({ ...draft, ticket })}
+          hint="A ticket id such as T-1"
+        />
         <Checkbox form={FORM} name="active" label="Active only" checked={draft.activeOnly} onChange={(activeOnly) => setDraft({ ...draft, activeOnly })} />
         <button type="submit">Show</button>
-        <button type="button" class="secondary" onClick={() => void download()}>Download CSV</button>
+        <button type="button" class="secondary" onClick={() => void download()}>
+          Download CSV
+        </button>
       </form>
-      {downloadError && <p class="load-error" role="alert">{downloadError}</p>}
-      {list.error && <p class="load-error" role="alert">{list.error}</p>}
+      {downloadError && (
+        <p class="load-error" role="alert">
+          {downloadError}
+        </p>
+      )}
+      {list.error && (
+        <p class="load-error" role="alert">
+          {list.error}
+        </p>
+      )}
       {!list.value && !list.error && <p class="loading">Loading…</p>}
       {list.value && <DisclosureList rows={list.value.rows} total={list.value.total} page={page} onPage={(next) => apply(filters, next)} />}
     </>
@@ -108,9 +142,15 @@ function DisclosureList(props: { rows: ListDocument['data']; total: number; page
         ))}
       </ul>
       <nav class="pager" aria-label="Disclosure pages">
-        <button type="button" class="secondary" disabled={props.page <= 1} onClick={() => props.onPage(props.page - 1)}>Newer</button>
-        <span>Page {props.page} of {pages}</span>
-        <button type="button" class="secondary" disabled={props.page >= pages} onClick={() => props.onPage(props.page + 1)}>Older</button>
+        <button type="button" class="secondary" disabled={props.page <= 1} onClick={() => props.onPage(props.page - 1)}>
+          Newer
+        </button>
+        <span>
+          Page {props.page} of {pages}
+        </span>
+        <button type="button" class="secondary" disabled={props.page >= pages} onClick={() => props.onPage(props.page + 1)}>
+          Older
+        </button>
       </nav>
     </section>
   );

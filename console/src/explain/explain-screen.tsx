@@ -50,11 +50,21 @@ export function ExplainScreen({ api }: ScreenProps) {
         <h2 id="explain-title">Would this client get a token?</h2>
         <p class="hint">Asks the server's own decision, without issuing, storing or counting anything.</p>
         <ErrorSummary form="explain" errors={errors} />
-        <Combobox form="explain" name="client" label="Client" errors={errors} value={client} placeholder="Type the start of a client ID or name"
-          search={(typed) => searchClients(api, typed)} onChange={setClient} />
+        <Combobox
+          form="explain"
+          name="client"
+          label="Client"
+          errors={errors}
+          value={client}
+          placeholder="Type the start of a client ID or name"
+          search={(typed) => searchClients(api, typed)}
+          onChange={setClient}
+        />
         <TextField form="explain" name="scope" label="Scopes" errors={errors} hint="Space-separated, as in a token request, e.g. blood-glucose-level:read" />
         <TextArea form="explain" name="resources" label="Resources (optional, one URI per line)" rows={2} errors={errors} />
-        <button type="submit" disabled={busy}>Explain</button>
+        <button type="submit" disabled={busy}>
+          Explain
+        </button>
       </form>
       {verdict && <VerdictView verdict={verdict} />}
     </>
@@ -73,7 +83,9 @@ function VerdictView({ verdict }: { verdict: Verdict }) {
       </p>
       {verdict.missing && <p>{verdict.missing}</p>}
       <ul class="scope-verdicts">
-        {verdict.scopes.map((scope, index) => <ScopeLine key={`${index}-${scope.scope}`} scope={scope} />)}
+        {verdict.scopes.map((scope, index) => (
+          <ScopeLine key={`${index}-${scope.scope}`} scope={scope} />
+        ))}
       </ul>
     </section>
   );
@@ -84,14 +96,27 @@ function ScopeLine({ scope }: { scope: ScopeVerdict }) {
     <li class={scope.granted ? 'granted' : 'refused'}>
       <strong>{scope.scope}</strong>: {scope.granted ? 'granted' : 'refused'}
       {scope.denotes !== undefined && <> — denotes {scope.denotes === null ? 'no scope' : <code>{scope.denotes}</code>}</>}
-      {scope.expandsTo !== undefined && <> — expands to {scope.expandsTo.length === 0 ? 'nothing' : scope.expandsTo.map((name, index) => <>{index > 0 && ', '}<code>{name}</code></>)}</>}
+      {scope.expandsTo !== undefined && (
+        <>
+          {' '}
+          — expands to{' '}
+          {scope.expandsTo.length === 0
+            ? 'nothing'
+            : scope.expandsTo.map((name, index) => (
+                <>
+                  {index > 0 && ', '}
+                  <code>{name}</code>
+                </>
+              ))}
+        </>
+      )}
       {!scope.granted && scope.missing && <> — {scope.missing}</>}
       {scope.covering && scope.covering.length > 0 && (
         <ul>
           {scope.covering.map((covering) => (
             <li key={String(covering.capabilityTicket.id)}>
-              ticket {covering.capabilityTicket.ticketId} (“{covering.purpose.name}”), requested resource {covering.requestedResource.requestedResourceId},
-              at most {formatDuration(covering.requestedResource.maxPermissionDuration)}
+              ticket {covering.capabilityTicket.ticketId} (“{covering.purpose.name}”), requested resource {covering.requestedResource.requestedResourceId}, at
+              most {formatDuration(covering.requestedResource.maxPermissionDuration)}
             </li>
           ))}
         </ul>

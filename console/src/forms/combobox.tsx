@@ -101,25 +101,60 @@ export function Combobox(props: ComboboxProps) {
   return (
     <div class={`field combobox${error ? ' invalid' : ''}`}>
       <label for={id}>{props.label}</label>
-      <input id={id} name={`${props.name}-search`} type="text" role="combobox" autoComplete="off" spellcheck={false} value={text}
-        placeholder={props.placeholder} aria-autocomplete="list" aria-expanded={expanded ? 'true' : 'false'} aria-controls={expanded ? `${id}-listbox` : undefined}
+      <input
+        id={id}
+        name={`${props.name}-search`}
+        type="text"
+        role="combobox"
+        autoComplete="off"
+        spellcheck={false}
+        value={text}
+        placeholder={props.placeholder}
+        aria-autocomplete="list"
+        aria-expanded={expanded ? 'true' : 'false'}
+        aria-controls={expanded ? `${id}-listbox` : undefined}
         aria-activedescendant={expanded && active >= 0 ? `${id}-option-${active}` : undefined}
-        aria-invalid={error ? 'true' : undefined} aria-describedby={describedBy}
-        onInput={onInput} onKeyDown={onKeyDown} onFocus={() => text === '' && !props.value && ask('')} onBlur={() => setOpen(false)} />
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={describedBy}
+        onInput={onInput}
+        onKeyDown={onKeyDown}
+        onFocus={() => text === '' && !props.value && ask('')}
+        onBlur={() => setOpen(false)}
+      />
       {/* Rendered only while open, so the field's label names the field alone. */}
       {expanded && (
         <ul id={`${id}-listbox`} role="listbox" aria-label={`${props.label} suggestions`} class="options">
           {options.map((option, index) => (
-            <li key={option.id} id={`${id}-option-${index}`} role="option" aria-selected={index === active ? 'true' : 'false'}
+            <li
+              key={option.id}
+              id={`${id}-option-${index}`}
+              role="option"
+              aria-selected={index === active ? 'true' : 'false'}
               class={index === active ? 'active' : undefined}
               // mousedown, not click: the input keeps the focus (no blur closes the list first).
-              onMouseDown={(event) => { event.preventDefault(); pick(option); }}>{option.label}</li>
+              onMouseDown={(event) => {
+                event.preventDefault();
+                pick(option);
+              }}
+            >
+              {option.label}
+            </li>
           ))}
         </ul>
       )}
-      <p class="visually-hidden" aria-live="polite">{announcement}</p>
-      {props.hint && <p class="hint" id={`${id}-hint`}>{props.hint}</p>}
-      {error && <p class="field-error" id={`${id}-error`}>{error}</p>}
+      <p class="visually-hidden" aria-live="polite">
+        {announcement}
+      </p>
+      {props.hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {props.hint}
+        </p>
+      )}
+      {error && (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
     </div>
   );
 }

@@ -20,8 +20,16 @@ function described(form: string, name: string, errors: FormErrors, hint?: string
     control: { id: idOf(form, name), name, 'aria-invalid': error ? ('true' as const) : undefined, 'aria-describedby': ids || undefined },
     after: (
       <>
-        {hint && <p class="hint" id={`${idOf(form, name)}-hint`}>{hint}</p>}
-        {error && <p class="field-error" id={`${idOf(form, name)}-error`}>{error}</p>}
+        {hint && (
+          <p class="hint" id={`${idOf(form, name)}-hint`}>
+            {hint}
+          </p>
+        )}
+        {error && (
+          <p class="field-error" id={`${idOf(form, name)}-error`}>
+            {error}
+          </p>
+        )}
       </>
     ),
   };
@@ -35,7 +43,16 @@ function initial(value: string | undefined, onInput: unknown) {
   return onInput ? { value } : { defaultValue: value };
 }
 
-export function TextField(props: FieldProps & { value?: string; type?: 'text' | 'password' | 'url' | 'search'; required?: boolean; autoComplete?: string; inputMode?: 'numeric' | 'url' | 'text'; onInput?: (value: string) => void }) {
+export function TextField(
+  props: FieldProps & {
+    value?: string;
+    type?: 'text' | 'password' | 'url' | 'search';
+    required?: boolean;
+    autoComplete?: string;
+    inputMode?: 'numeric' | 'url' | 'text';
+    onInput?: (value: string) => void;
+  },
+) {
   const { control, after } = described(props.form, props.name, props.errors, props.hint);
   // Preact types an input's attributes as a union keyed by `type`; one literal type lets the
   // spread attributes check against a single member (the element accepts all four types alike).
@@ -43,8 +60,16 @@ export function TextField(props: FieldProps & { value?: string; type?: 'text' | 
   return (
     <div class={`field${props.errors.fields[props.name] ? ' invalid' : ''}`}>
       <label for={control.id}>{props.label}</label>
-      <input {...control} type={type} {...initial(props.value, props.onInput)} required={props.required} autoComplete={props.autoComplete ?? 'off'}
-        inputMode={props.inputMode} spellcheck={false} onInput={props.onInput && ((event) => props.onInput!(event.currentTarget.value))} />
+      <input
+        {...control}
+        type={type}
+        {...initial(props.value, props.onInput)}
+        required={props.required}
+        autoComplete={props.autoComplete ?? 'off'}
+        inputMode={props.inputMode}
+        spellcheck={false}
+        onInput={props.onInput && ((event) => props.onInput!(event.currentTarget.value))}
+      />
       {after}
     </div>
   );
@@ -55,8 +80,13 @@ export function TextArea(props: FieldProps & { value?: string; rows?: number; on
   return (
     <div class={`field${props.errors.fields[props.name] ? ' invalid' : ''}`}>
       <label for={control.id}>{props.label}</label>
-      <textarea {...control} rows={props.rows ?? 3} {...initial(props.value, props.onInput)} spellcheck={false}
-        onInput={props.onInput && ((event) => props.onInput!(event.currentTarget.value))} />
+      <textarea
+        {...control}
+        rows={props.rows ?? 3}
+        {...initial(props.value, props.onInput)}
+        spellcheck={false}
+        onInput={props.onInput && ((event) => props.onInput!(event.currentTarget.value))}
+      />
       {after}
     </div>
   );
@@ -64,15 +94,20 @@ export function TextArea(props: FieldProps & { value?: string; rows?: number; on
 
 export type Option = { value: string; label: string };
 
-export function SelectField(props: FieldProps & { options: Option[]; value?: string; required?: boolean; placeholder?: string; onChange?: (value: string) => void }) {
+export function SelectField(
+  props: FieldProps & { options: Option[]; value?: string; required?: boolean; placeholder?: string; onChange?: (value: string) => void },
+) {
   const { control, after } = described(props.form, props.name, props.errors, props.hint);
   return (
     <div class={`field${props.errors.fields[props.name] ? ' invalid' : ''}`}>
       <label for={control.id}>{props.label}</label>
-      <select {...control} value={props.value} required={props.required}
-        onChange={props.onChange && ((event) => props.onChange!(event.currentTarget.value))}>
+      <select {...control} value={props.value} required={props.required} onChange={props.onChange && ((event) => props.onChange!(event.currentTarget.value))}>
         {props.placeholder !== undefined && <option value="">{props.placeholder}</option>}
-        {props.options.map((option) => <option key={option.value} value={option.value}>{option.label}</option>)}
+        {props.options.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
       </select>
       {after}
     </div>
@@ -83,8 +118,7 @@ export function SelectField(props: FieldProps & { options: Option[]; value?: str
 export function CheckboxGroup(props: FieldProps & { options: Option[]; checked: string[]; onChange: (checked: string[]) => void; empty?: string }) {
   const error = props.errors.fields[props.name];
   const errorId = `${idOf(props.form, props.name)}-error`;
-  const toggle = (value: string, on: boolean) =>
-    props.onChange(on ? [...props.checked, value] : props.checked.filter((item) => item !== value));
+  const toggle = (value: string, on: boolean) => props.onChange(on ? [...props.checked, value] : props.checked.filter((item) => item !== value));
   return (
     <fieldset class={`field${error ? ' invalid' : ''}`} id={idOf(props.form, props.name)} tabIndex={-1} aria-describedby={error ? errorId : undefined}>
       <legend>{props.label}</legend>
@@ -92,12 +126,22 @@ export function CheckboxGroup(props: FieldProps & { options: Option[]; checked: 
       {props.options.length === 0 && <p class="hint">{props.empty ?? 'Nothing to choose from yet.'}</p>}
       {props.options.map((option) => (
         <div class="check" key={option.value}>
-          <input type="checkbox" id={`${idOf(props.form, props.name)}-${option.value}`} name={props.name} value={option.value}
-            checked={props.checked.includes(option.value)} onChange={(event) => toggle(option.value, event.currentTarget.checked)} />
+          <input
+            type="checkbox"
+            id={`${idOf(props.form, props.name)}-${option.value}`}
+            name={props.name}
+            value={option.value}
+            checked={props.checked.includes(option.value)}
+            onChange={(event) => toggle(option.value, event.currentTarget.checked)}
+          />
           <label for={`${idOf(props.form, props.name)}-${option.value}`}>{option.label}</label>
         </div>
       ))}
-      {error && <p class="field-error" id={errorId}>{error}</p>}
+      {error && (
+        <p class="field-error" id={errorId}>
+          {error}
+        </p>
+      )}
     </fieldset>
   );
 }
@@ -106,10 +150,20 @@ export function Checkbox(props: { form: string; name: string; label: string; che
   const id = idOf(props.form, props.name);
   return (
     <div class="field check">
-      <input type="checkbox" id={id} name={props.name} checked={props.checked} aria-describedby={props.hint ? `${id}-hint` : undefined}
-        onChange={(event) => props.onChange(event.currentTarget.checked)} />
+      <input
+        type="checkbox"
+        id={id}
+        name={props.name}
+        checked={props.checked}
+        aria-describedby={props.hint ? `${id}-hint` : undefined}
+        onChange={(event) => props.onChange(event.currentTarget.checked)}
+      />
       <label for={id}>{props.label}</label>
-      {props.hint && <p class="hint" id={`${id}-hint`}>{props.hint}</p>}
+      {props.hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {props.hint}
+        </p>
+      )}
     </div>
   );
 }
@@ -131,11 +185,18 @@ export function ErrorSummary(props: { form: string; errors: FormErrors }) {
         {props.errors.summary.map((entry, index) => (
           <li key={index}>
             {entry.field ? (
-              <a href={`#${idOf(props.form, entry.field)}`} onClick={(event) => {
-                event.preventDefault();
-                document.getElementById(idOf(props.form, entry.field!))?.focus();
-              }}>{entry.message}</a>
-            ) : entry.message}
+              <a
+                href={`#${idOf(props.form, entry.field)}`}
+                onClick={(event) => {
+                  event.preventDefault();
+                  document.getElementById(idOf(props.form, entry.field!))?.focus();
+                }}
+              >
+                {entry.message}
+              </a>
+            ) : (
+              entry.message
+            )}
           </li>
         ))}
       </ul>
@@ -145,5 +206,9 @@ export function ErrorSummary(props: { form: string; errors: FormErrors }) {
 
 /** A status line read out by screen readers (success messages). */
 export function Status(props: { children?: ComponentChildren }) {
-  return <p class="status" role="status">{props.children}</p>;
+  return (
+    <p class="status" role="status">
+      {props.children}
+    </p>
+  );
 }

@@ -18,15 +18,12 @@ describe('fieldOfPointer', () => {
     expect(fieldOfPointer(pointer, TICKET_LAYOUT)).toBe(field);
   });
 
-  it.each([
-    [undefined],
-    [''],
-    ['/7/value/attributes/ticketId'],
-    ['/1/value/attributes/unknown'],
-    ['/data/attributes/ticketId'],
-  ])('leaves %s to the summary alone', (pointer) => {
-    expect(fieldOfPointer(pointer, TICKET_LAYOUT)).toBeUndefined();
-  });
+  it.each([[undefined], [''], ['/7/value/attributes/ticketId'], ['/1/value/attributes/unknown'], ['/data/attributes/ticketId']])(
+    'leaves %s to the summary alone',
+    (pointer) => {
+      expect(fieldOfPointer(pointer, TICKET_LAYOUT)).toBeUndefined();
+    },
+  );
 
   it('reads escaped member names (RFC 6901)', () => {
     expect(fieldOfPointer('/0/value/attributes/a~1b~0c', [{ 'a/b~c': 'odd' }])).toBe('odd');
@@ -34,8 +31,16 @@ describe('fieldOfPointer', () => {
 });
 
 describe('errorObjectsOf and formErrorsOf', () => {
-  const refused = { status: '409', code: 'conflict', title: 'Conflict', detail: 'another capability-ticket already has this ticketId', source: { pointer: '/1/value/attributes/ticketId' } };
-  const notApplied = (index: number) => ({ errors: [{ status: '424', code: 'not_applied', title: 'Failed Dependency', detail: 'not applied', source: { pointer: `/${index}` } }] });
+  const refused = {
+    status: '409',
+    code: 'conflict',
+    title: 'Conflict',
+    detail: 'another capability-ticket already has this ticketId',
+    source: { pointer: '/1/value/attributes/ticketId' },
+  };
+  const notApplied = (index: number) => ({
+    errors: [{ status: '424', code: 'not_applied', title: 'Failed Dependency', detail: 'not applied', source: { pointer: `/${index}` } }],
+  });
 
   it('keeps the failing operation\'s errors of a JSON Patch answer, not the "not applied" ones', () => {
     expect(errorObjectsOf([notApplied(0), { errors: [refused] }, notApplied(2)], 409)).toEqual([refused]);

@@ -37,5 +37,7 @@ export function formErrorsOf(error: unknown, layout: PointerLayout = []): FormEr
 
 /** A failure outside any form field: just the message. */
 export function messageOf(error: unknown): string {
-  return formErrorsOf(error).summary.map((entry) => entry.message).join(' ');
+  return formErrorsOf(error)
+    .summary.map((entry) => entry.message)
+    .join(' ');
 }

@@ -50,15 +50,26 @@ export function SearchBox(props: { id: string; label: string; hint?: string; val
   return (
     <div class="field search">
       <label for={props.id}>{props.label}</label>
-      <input id={props.id} type="search" value={text} onInput={onInput} autoComplete="off" spellcheck={false}
+      <input
+        id={props.id}
+        type="search"
+        value={text}
+        onInput={onInput}
+        autoComplete="off"
+        spellcheck={false}
         aria-describedby={props.hint ? `${props.id}-hint` : undefined}
         onKeyDown={(event) => {
           if (event.key !== 'Enter') return;
           event.preventDefault();
           clearTimeout(timer.current);
           props.onSearch(text.trim());
-        }} />
-      {props.hint && <p class="hint" id={`${props.id}-hint`}>{props.hint}</p>}
+        }}
+      />
+      {props.hint && (
+        <p class="hint" id={`${props.id}-hint`}>
+          {props.hint}
+        </p>
+      )}
     </div>
   );
 }
@@ -68,9 +79,15 @@ export function Pager(props: { label: string; page: number; pages: number; onGo:
   if (props.pages <= 1 && props.page <= 1) return null;
   return (
     <nav class="pager" aria-label={props.label}>
-      <button type="button" class="secondary" disabled={props.page <= 1} onClick={() => props.onGo(props.page - 1)}>{props.previous ?? 'Previous page'}</button>
-      <span>Page {props.page} of {props.pages}</span>
-      <button type="button" class="secondary" disabled={props.page >= props.pages} onClick={() => props.onGo(props.page + 1)}>{props.next ?? 'Next page'}</button>
+      <button type="button" class="secondary" disabled={props.page <= 1} onClick={() => props.onGo(props.page - 1)}>
+        {props.previous ?? 'Previous page'}
+      </button>
+      <span>
+        Page {props.page} of {props.pages}
+      </span>
+      <button type="button" class="secondary" disabled={props.page >= props.pages} onClick={() => props.onGo(props.page + 1)}>
+        {props.next ?? 'Next page'}
+      </button>
     </nav>
   );
 }

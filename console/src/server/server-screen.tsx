@@ -37,7 +37,12 @@ export function ServerScreen({ api }: ScreenProps) {
     }
   };
 
-  if (server.error) return <p class="load-error" role="alert">{server.error}</p>;
+  if (server.error)
+    return (
+      <p class="load-error" role="alert">
+        {server.error}
+      </p>
+    );
   if (!server.value) return <p class="loading">Loading…</p>;
   const { issuer, metadata, keys } = server.value;
   return (
@@ -45,13 +50,24 @@ export function ServerScreen({ api }: ScreenProps) {
       <section>
         <h2 id="endpoints-title">Issuer and endpoints</h2>
         <dl class="facts">
-          <dt>Issuer</dt><dd><code>{issuer}</code></dd>
+          <dt>Issuer</dt>
+          <dd>
+            <code>{issuer}</code>
+          </dd>
           {ENDPOINTS.map(([member, label]) => (
-            <Fragment key={member}><dt>{label}</dt><dd><code>{list(metadata[member])}</code></dd></Fragment>
+            <Fragment key={member}>
+              <dt>{label}</dt>
+              <dd>
+                <code>{list(metadata[member])}</code>
+              </dd>
+            </Fragment>
           ))}
-          <dt>Grant types</dt><dd>{list(metadata.grant_types_supported)}</dd>
-          <dt>Client authentication</dt><dd>{list(metadata.token_endpoint_auth_methods_supported)}</dd>
-          <dt>Token signing</dt><dd>{list(metadata.access_token_signing_alg_values_supported)}</dd>
+          <dt>Grant types</dt>
+          <dd>{list(metadata.grant_types_supported)}</dd>
+          <dt>Client authentication</dt>
+          <dd>{list(metadata.token_endpoint_auth_methods_supported)}</dd>
+          <dt>Token signing</dt>
+          <dd>{list(metadata.access_token_signing_alg_values_supported)}</dd>
         </dl>
       </section>
       <section>
@@ -59,11 +75,20 @@ export function ServerScreen({ api }: ScreenProps) {
         <div class="table-wrap">
           <table>
             <caption>Keys published in the JWKS, newest first</caption>
-            <thead><tr><th scope="col">Key ID</th><th scope="col">Algorithm</th><th scope="col">Created</th><th scope="col">Status</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Key ID</th>
+                <th scope="col">Algorithm</th>
+                <th scope="col">Created</th>
+                <th scope="col">Status</th>
+              </tr>
+            </thead>
             <tbody>
               {keys.map((key) => (
                 <tr key={key.kid}>
-                  <td><code class="wrap">{key.kid}</code></td>
+                  <td>
+                    <code class="wrap">{key.kid}</code>
+                  </td>
                   <td>{key.alg}</td>
                   <td>{formatDate(key.created)}</td>
                   <td>{key.signing ? 'signing' : `retired, published until ${formatDate(key.publishedUntil)}`}</td>
@@ -72,7 +97,9 @@ export function ServerScreen({ api }: ScreenProps) {
             </tbody>
           </table>
         </div>
-        <button type="button" onClick={() => void rotate()} disabled={busy}>Rotate key</button>
+        <button type="button" onClick={() => void rotate()} disabled={busy}>
+          Rotate key
+        </button>
         {status && <Status>{status}</Status>}
       </section>
     </>

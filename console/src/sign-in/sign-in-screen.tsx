@@ -37,13 +37,26 @@ export function SignInScreen(props: { notice?: string; onSignedIn: (token: strin
   return (
     <main class="sign-in" id="main">
       <h1>Authorization server console</h1>
-      {props.notice && <p class="notice" role="status">{props.notice}</p>}
+      {props.notice && (
+        <p class="notice" role="status">
+          {props.notice}
+        </p>
+      )}
       <form onSubmit={(event) => void submit(event)} noValidate>
         <h2 id="sign-in-title">Sign in</h2>
         <ErrorSummary form="sign-in" errors={errors} />
-        <TextField form="sign-in" name="adminToken" label="Admin token" type="password" autoComplete="off" errors={errors}
-          hint="The server's administrative token (ADMIN_TOKEN, or .data/admin-token). It is kept in this tab only, until you sign out or close it." />
-        <button type="submit" disabled={busy}>Sign in</button>
+        <TextField
+          form="sign-in"
+          name="adminToken"
+          label="Admin token"
+          type="password"
+          autoComplete="off"
+          errors={errors}
+          hint="The server's administrative token (ADMIN_TOKEN, or .data/admin-token). It is kept in this tab only, until you sign out or close it."
+        />
+        <button type="submit" disabled={busy}>
+          Sign in
+        </button>
       </form>
     </main>
   );

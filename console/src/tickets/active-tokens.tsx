@@ -7,11 +7,13 @@ import type { ListDocument } from '../api/documents.js';
  * the disclosure collection filtered by ticket and activity, one small request per ticket.
  */
 export async function activeTokensByTicket(api: ApiClient, ticketRecordIds: string[]): Promise<Map<string, number>> {
-  const counts = await Promise.all([...new Set(ticketRecordIds)].map(async (id) => {
-    const query = new URLSearchParams({ 'filter[capabilityTicket]': id, 'filter[active]': 'true', 'page[size]': '1' });
-    const { meta } = await api.get<ListDocument>(`/admin/disclosure?${query.toString()}`);
-    return [id, meta.total] as const;
-  }));
+  const counts = await Promise.all(
+    [...new Set(ticketRecordIds)].map(async (id) => {
+      const query = new URLSearchParams({ 'filter[capabilityTicket]': id, 'filter[active]': 'true', 'page[size]': '1' });
+      const { meta } = await api.get<ListDocument>(`/admin/disclosure?${query.toString()}`);
+      return [id, meta.total] as const;
+    }),
+  );
   return new Map(counts);
 }
 
@@ -29,8 +31,12 @@ export function ConfirmRemoval(props: { ticketId: string; count: number; onConfi
   return (
     <div class="confirm" role="alertdialog" aria-labelledby={id}>
       <p id={id}>{`Removing ticket ${props.ticketId} withdraws ${props.count} active token${props.count === 1 ? '' : 's'}`}</p>
-      <button type="button" class="danger" ref={confirm} onClick={props.onConfirm}>Remove and withdraw</button>
-      <button type="button" class="secondary" onClick={props.onCancel}>Cancel</button>
+      <button type="button" class="danger" ref={confirm} onClick={props.onConfirm}>
+        Remove and withdraw
+      </button>
+      <button type="button" class="secondary" onClick={props.onCancel}>
+        Cancel
+      </button>
     </div>
   );
 }

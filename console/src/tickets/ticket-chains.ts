@@ -28,16 +28,26 @@ const byIds = (records: ResourceObject[]) => records.map((record) => record.id).
  */
 export async function loadClientTickets(api: ApiClient, client: Choice, page: number, search: string): Promise<ClientTickets> {
   const tickets = await api.list('capability-ticket', page, PAGE_SIZE, ['purpose'], {
-    filter: { umaClient: client.id, ...(search ? { search } : {}) }, sort: 'ticketId',
+    filter: { umaClient: client.id, ...(search ? { search } : {}) },
+    sort: 'ticketId',
   });
   if (tickets.data.length === 0) return { chains: [], total: tickets.meta.total };
-  const combinations = await api.list('requested-resources-capability-tickets', 1, MAX_PAGE_SIZE, ['requestedResource'], { filter: { capabilityTicket: byIds(tickets.data) } });
+  const combinations = await api.list('requested-resources-capability-tickets', 1, MAX_PAGE_SIZE, ['requestedResource'], {
+    filter: { capabilityTicket: byIds(tickets.data) },
+  });
   const requested = (combinations.included ?? []).filter((record) => record.type === 'requested-resource');
   const [bindings, definitions] = await Promise.all([
-    requested.length === 0 ? undefined : api.list('requested-resource-scopes', 1, MAX_PAGE_SIZE, ['scope'], { filter: { requestedResource: byIds(requested) } }),
-    recordsById(api, 'resource-definition', requested.map((resource) => related(resource, 'resourceDefinition'))),
+    requested.length === 0
+      ? undefined
+      : api.list('requested-resource-scopes', 1, MAX_PAGE_SIZE, ['scope'], { filter: { requestedResource: byIds(requested) } }),
+    recordsById(
+      api,
+      'resource-definition',
+      requested.map((resource) => related(resource, 'resourceDefinition')),
+    ),
   ]);
-  const find = (records: ResourceObject[] | undefined, type: string, id: string | undefined) => records?.find((record) => record.type === type && record.id === id);
+  const find = (records: ResourceObject[] | undefined, type: string, id: string | undefined) =>
+    records?.find((record) => record.type === type && record.id === id);
   const chains: Chain[] = [];
   for (const ticket of tickets.data) {
     for (const combination of combinations.data.filter((candidate) => related(candidate, 'capabilityTicket') === ticket.id)) {
@@ -57,8 +67,17 @@ export async function loadClientTickets(api: ApiClient, client: Choice, page: nu
         requestedResourceRecordId: resource.id,
         requestedResourceId: text(resource, 'requestedResourceId'),
         maxPermissionDuration: Number(resource.attributes.maxPermissionDuration),
-        definition: text(definitions.get(related(resource, 'resourceDefinition') ?? '') ?? { type: 'resource-definition', id: '', attributes: { name: '(unknown definition)' } }, 'name'),
-        scopes: ownBindings.map((binding) => text(find(bindings?.included, 'scope', related(binding, 'scope')) ?? { type: 'scope', id: '', attributes: { name: '?' } }, 'name')),
+        definition: text(
+          definitions.get(related(resource, 'resourceDefinition') ?? '') ?? {
+            type: 'resource-definition',
+            id: '',
+            attributes: { name: '(unknown definition)' },
+          },
+          'name',
+        ),
+        scopes: ownBindings.map((binding) =>
+          text(find(bindings?.included, 'scope', related(binding, 'scope')) ?? { type: 'scope', id: '', attributes: { name: '?' } }, 'name'),
+        ),
         scopeBindingIds: ownBindings.map((binding) => binding.id),
       });
     }

@@ -8,8 +8,14 @@ import { fieldText } from '../forms/form-data.js';
 import { NO_ERRORS, type FormErrors, type PointerLayout } from '../forms/form-errors.js';
 
 export type TicketValues = {
-  client: string; definition: string; scopes: string[]; purpose: string;
-  ticketId: string; ticketName: string; requestedResourceId: string; maxDuration: string;
+  client: string;
+  definition: string;
+  scopes: string[];
+  purpose: string;
+  ticketId: string;
+  ticketName: string;
+  requestedResourceId: string;
+  maxDuration: string;
 };
 
 /**
@@ -25,8 +31,12 @@ export function ticketOperations(values: TicketValues): { operations: Operation[
   const operations = [
     add('purpose', { name: values.purpose }, undefined, 'purpose'),
     add('capability-ticket', { ticketId: values.ticketId, ticketName: values.ticketName }, { purpose, umaClient: client }, 'ticket'),
-    add('requested-resource', { maxPermissionDuration: duration, requestedResourceId: values.requestedResourceId },
-      { resourceDefinition: { type: 'resource-definition', id: values.definition }, umaClient: client }, 'requested-resource'),
+    add(
+      'requested-resource',
+      { maxPermissionDuration: duration, requestedResourceId: values.requestedResourceId },
+      { resourceDefinition: { type: 'resource-definition', id: values.definition }, umaClient: client },
+      'requested-resource',
+    ),
     ...values.scopes.map((scope) => add('requested-resource-scopes', {}, { scope: { type: 'scope', id: scope }, purpose, requestedResource: requested })),
     add('requested-resources-capability-tickets', {}, { capabilityTicket: { type: 'capability-ticket', lid: 'ticket' }, requestedResource: requested }),
   ];
@@ -87,8 +97,14 @@ export function TicketForm(props: { api: ApiClient; errors: FormErrors; onSubmit
     const data = new FormData(element);
     const read = (name: string) => fieldText(data, name);
     const values: TicketValues = {
-      client: choice.client?.id ?? '', definition: choice.definition?.id ?? '', scopes: choice.scopes, purpose: read('purpose'), ticketId: read('ticketId'), ticketName: read('ticketName'),
-      requestedResourceId: read('requestedResourceId'), maxDuration: read('maxDuration'),
+      client: choice.client?.id ?? '',
+      definition: choice.definition?.id ?? '',
+      scopes: choice.scopes,
+      purpose: read('purpose'),
+      ticketId: read('ticketId'),
+      ticketName: read('ticketName'),
+      requestedResourceId: read('requestedResourceId'),
+      maxDuration: read('maxDuration'),
     };
     const missing = missingChoices(values);
     setLocal(missing);
@@ -105,26 +121,71 @@ export function TicketForm(props: { api: ApiClient; errors: FormErrors; onSubmit
   return (
     <form onSubmit={(event) => void submit(event)} noValidate class="wide">
       <h2 id="ticket-form-title">Create a consent ticket</h2>
-      <p class="hint">One form, one request: the purpose, the capability ticket, the requested resource, its scopes and their combination are written together, or not at all.</p>
+      <p class="hint">
+        One form, one request: the purpose, the capability ticket, the requested resource, its scopes and their combination are written together, or not at all.
+      </p>
       <ErrorSummary form="ticket" errors={errors} />
-      <Combobox form="ticket" name="client" label="Client" errors={errors} value={choice.client} placeholder="Type the start of a client ID or name"
-        search={(typed) => searchClients(props.api, typed)} onChange={(client) => setChoice({ ...choice, client })} />
-      <Combobox form="ticket" name="definition" label="Resource definition" errors={errors} value={choice.definition} placeholder="Type the start of a definition's name"
-        search={(typed) => searchDefinitions(props.api, typed)} onChange={(definition) => setChoice({ ...choice, definition, scopes: [] })} />
-      <CheckboxGroup form="ticket" name="scopes" label="Scopes" errors={errors} checked={choice.scopes}
+      <Combobox
+        form="ticket"
+        name="client"
+        label="Client"
+        errors={errors}
+        value={choice.client}
+        placeholder="Type the start of a client ID or name"
+        search={(typed) => searchClients(props.api, typed)}
+        onChange={(client) => setChoice({ ...choice, client })}
+      />
+      <Combobox
+        form="ticket"
+        name="definition"
+        label="Resource definition"
+        errors={errors}
+        value={choice.definition}
+        placeholder="Type the start of a definition's name"
+        search={(typed) => searchDefinitions(props.api, typed)}
+        onChange={(definition) => setChoice({ ...choice, definition, scopes: [] })}
+      />
+      <CheckboxGroup
+        form="ticket"
+        name="scopes"
+        label="Scopes"
+        errors={errors}
+        checked={choice.scopes}
         options={scopes ?? []}
-        empty={!choice.definition ? 'Choose a resource definition first.' : scopes ? 'This definition has no scope yet: add one under Resource definitions.' : 'Loading the scopes…'}
-        onChange={(scopes) => setChoice({ ...choice, scopes })} />
-      <TextField form="ticket" name="purpose" label="Purpose text" errors={errors} hint="The message an end user reads, e.g. Your doctor follows your blood glucose level" />
+        empty={
+          !choice.definition
+            ? 'Choose a resource definition first.'
+            : scopes
+              ? 'This definition has no scope yet: add one under Resource definitions.'
+              : 'Loading the scopes…'
+        }
+        onChange={(scopes) => setChoice({ ...choice, scopes })}
+      />
+      <TextField
+        form="ticket"
+        name="purpose"
+        label="Purpose text"
+        errors={errors}
+        hint="The message an end user reads, e.g. Your doctor follows your blood glucose level"
+      />
       <div class="pair">
         <TextField form="ticket" name="ticketId" label="Ticket ID" errors={errors} />
         <TextField form="ticket" name="ticketName" label="Ticket name" errors={errors} />
       </div>
       <div class="pair">
         <TextField form="ticket" name="requestedResourceId" label="Requested resource ID" errors={errors} hint="e.g. glucose-readings" />
-        <TextField form="ticket" name="maxDuration" label="Maximum duration (seconds)" inputMode="numeric" errors={errors} hint="The longest a token for it may live, e.g. 1800" />
+        <TextField
+          form="ticket"
+          name="maxDuration"
+          label="Maximum duration (seconds)"
+          inputMode="numeric"
+          errors={errors}
+          hint="The longest a token for it may live, e.g. 1800"
+        />
       </div>
-      <button type="submit" disabled={busy}>Create ticket</button>
+      <button type="submit" disabled={busy}>
+        Create ticket
+      </button>
     </form>
   );
 }

@@ -2,20 +2,28 @@ import { formatDuration, joinWords, ticketSentence } from './ticket-sentence.js'
 
 describe('ticketSentence', () => {
   it('reads the seed example as docs/guides/console.md writes it', () => {
-    expect(ticketSentence({
-      clientId: 'glucose-app', definition: 'blood-glucose-level', scopes: ['read'],
-      purpose: 'Your doctor follows your blood glucose level', maxPermissionDuration: 1800, ticketId: 'T-1',
-    })).toBe("glucose-app may read blood-glucose-level for 'Your doctor follows your blood glucose level', at most 30 min, ticket T-1");
+    expect(
+      ticketSentence({
+        clientId: 'glucose-app',
+        definition: 'blood-glucose-level',
+        scopes: ['read'],
+        purpose: 'Your doctor follows your blood glucose level',
+        maxPermissionDuration: 1800,
+        ticketId: 'T-1',
+      }),
+    ).toBe("glucose-app may read blood-glucose-level for 'Your doctor follows your blood glucose level', at most 30 min, ticket T-1");
   });
 
   it('joins several scopes with commas and "and"', () => {
-    expect(ticketSentence({ clientId: 'c', definition: 'd', scopes: ['read', 'write', 'delete'], purpose: 'p', maxPermissionDuration: 60, ticketId: 't' }))
-      .toBe("c may read, write and delete d for 'p', at most 1 min, ticket t");
+    expect(
+      ticketSentence({ clientId: 'c', definition: 'd', scopes: ['read', 'write', 'delete'], purpose: 'p', maxPermissionDuration: 60, ticketId: 't' }),
+    ).toBe("c may read, write and delete d for 'p', at most 1 min, ticket t");
   });
 
   it('says so when a ticket binds no scope', () => {
-    expect(ticketSentence({ clientId: 'c', definition: 'd', scopes: [], purpose: 'p', maxPermissionDuration: 5, ticketId: 't' }))
-      .toBe("c may use no scope of d for 'p', at most 5 s, ticket t");
+    expect(ticketSentence({ clientId: 'c', definition: 'd', scopes: [], purpose: 'p', maxPermissionDuration: 5, ticketId: 't' })).toBe(
+      "c may use no scope of d for 'p', at most 5 s, ticket t",
+    );
   });
 });
 

@@ -26,7 +26,12 @@ export function joinWords(words: string[]): string {
 /** Seconds as an administrator reads them: 45 s, 30 min, 1 h 30 min, 2 d 1 h. */
 export function formatDuration(seconds: number): string {
   if (!Number.isFinite(seconds) || seconds < 0) return `${seconds} s`;
-  const units: [number, string][] = [[86_400, 'd'], [3_600, 'h'], [60, 'min'], [1, 's']];
+  const units: [number, string][] = [
+    [86_400, 'd'],
+    [3_600, 'h'],
+    [60, 'min'],
+    [1, 's'],
+  ];
   const parts: string[] = [];
   let rest = Math.floor(seconds);
   for (const [size, name] of units) {

@@ -18,7 +18,9 @@ export function TicketsScreen({ api }: ScreenProps) {
   const [client, setClient] = useState<Choice>();
   const [clientSearch, setClientSearch] = useState('');
   const matches = useLoad(() => (clientSearch ? searchClients(api, clientSearch) : Promise.resolve([])));
-  const tickets = usePaged((page, search) => (client ? loadWithActiveTokens(api, client, page, search) : Promise.resolve({ chains: [], total: 0, active: new Map<string, number>() })));
+  const tickets = usePaged((page, search) =>
+    client ? loadWithActiveTokens(api, client, page, search) : Promise.resolve({ chains: [], total: 0, active: new Map<string, number>() }),
+  );
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [listErrors, setListErrors] = useState<FormErrors>(NO_ERRORS);
   const [status, setStatus] = useState<string>();
@@ -62,21 +64,41 @@ export function TicketsScreen({ api }: ScreenProps) {
       <ErrorSummary form="ticket-list" errors={listErrors} />
       <section>
         <h2 id="tickets-title">Tickets of one client</h2>
-        <SearchBox id="ticket-client-search" label="Search ticket holders" hint="The start of a client ID or name; then choose the client whose tickets to show."
-          onSearch={(text) => { setClientSearch(text); matches.reload(); }} />
-        {clientSearch && matches.value && (
-          matches.value.length === 0 ? <p>No client starts with “{clientSearch}”.</p> : (
+        <SearchBox
+          id="ticket-client-search"
+          label="Search ticket holders"
+          hint="The start of a client ID or name; then choose the client whose tickets to show."
+          onSearch={(text) => {
+            setClientSearch(text);
+            matches.reload();
+          }}
+        />
+        {clientSearch &&
+          matches.value &&
+          (matches.value.length === 0 ? (
+            <p>No client starts with “{clientSearch}”.</p>
+          ) : (
             <ul class="choices" aria-label="Clients found">
               {matches.value.map((match) => (
                 <li key={match.id}>
-                  <button type="button" class="secondary" aria-label={`Show the tickets of ${match.label}`} onClick={() => show(match)}>{match.label}</button>
+                  <button type="button" class="secondary" aria-label={`Show the tickets of ${match.label}`} onClick={() => show(match)}>
+                    {match.label}
+                  </button>
                 </li>
               ))}
             </ul>
-          )
+          ))}
+        {client ? (
+          <ClientTicketList
+            client={client}
+            tickets={tickets}
+            confirming={confirming}
+            onConfirming={setConfirming}
+            onRemove={(chain) => void removeChain(chain)}
+          />
+        ) : (
+          <p>Search for a client to see its tickets, or create a ticket with the form below.</p>
         )}
-        {client ? <ClientTicketList client={client} tickets={tickets} confirming={confirming} onConfirming={setConfirming} onRemove={(chain) => void removeChain(chain)} />
-          : <p>Search for a client to see its tickets, or create a ticket with the form below.</p>}
       </section>
       <TicketForm api={api} errors={errors} onSubmit={create} />
     </>
@@ -88,7 +110,13 @@ type TicketsWithActiveTokens = ClientTickets & { active: Map<string, number> };
 /** One page of a client's tickets, with how many active tokens each ticket covers. */
 async function loadWithActiveTokens(api: ScreenProps['api'], client: Choice, page: number, search: string): Promise<TicketsWithActiveTokens> {
   const found = await loadClientTickets(api, client, page, search);
-  return { ...found, active: await activeTokensByTicket(api, found.chains.map((chain) => chain.ticketRecordId)) };
+  return {
+    ...found,
+    active: await activeTokensByTicket(
+      api,
+      found.chains.map((chain) => chain.ticketRecordId),
+    ),
+  };
 }
 
 function ClientTicketList(props: {
@@ -104,18 +132,39 @@ function ClientTicketList(props: {
     <section class="client-tickets" aria-labelledby="client-tickets-title">
       <h3 id="client-tickets-title">{props.client.label}</h3>
       <SearchBox key={props.client.id} id="ticket-search" label="Search tickets" hint="The start of a ticket ID or name." onSearch={searchFor} />
-      {loaded.error && <p class="load-error" role="alert">{loaded.error}</p>}
-      {!loaded.value ? <p class="loading">Loading…</p> : loaded.value.chains.length === 0 ? <p>No consent ticket for {props.client.label} here.</p> : (
+      {loaded.error && (
+        <p class="load-error" role="alert">
+          {loaded.error}
+        </p>
+      )}
+      {!loaded.value ? (
+        <p class="loading">Loading…</p>
+      ) : loaded.value.chains.length === 0 ? (
+        <p>No consent ticket for {props.client.label} here.</p>
+      ) : (
         <ul class="sentences">
           {loaded.value.chains.map((chain) => (
             <li key={chain.combinationId}>
               <span class="sentence">{ticketSentence(chain)}</span>
-              <span class="detail">{chain.ticketName} · requested resource {chain.requestedResourceId} · {activeTokensText(activeOf(chain))}</span>
+              <span class="detail">
+                {chain.ticketName} · requested resource {chain.requestedResourceId} · {activeTokensText(activeOf(chain))}
+              </span>
               {/* A removal that withdraws tokens is confirmed first. */}
-              <button type="button" class="danger" aria-label={`Remove ticket ${chain.ticketId}`}
-                onClick={() => (activeOf(chain) > 0 ? props.onConfirming(chain.combinationId) : props.onRemove(chain))}>Remove</button>
+              <button
+                type="button"
+                class="danger"
+                aria-label={`Remove ticket ${chain.ticketId}`}
+                onClick={() => (activeOf(chain) > 0 ? props.onConfirming(chain.combinationId) : props.onRemove(chain))}
+              >
+                Remove
+              </button>
               {props.confirming === chain.combinationId && (
-                <ConfirmRemoval ticketId={chain.ticketId} count={activeOf(chain)} onConfirm={() => props.onRemove(chain)} onCancel={() => props.onConfirming(undefined)} />
+                <ConfirmRemoval
+                  ticketId={chain.ticketId}
+                  count={activeOf(chain)}
+                  onConfirm={() => props.onRemove(chain)}
+                  onCancel={() => props.onConfirming(undefined)}
+                />
               )}
             </li>
           ))}

@@ -30,7 +30,8 @@ function sortOf(request: Request): string[] {
   const value = request.query.sort;
   if (value === undefined) return [];
   const keys = single('sort', value).split(',');
-  if (keys.some((key) => key === '' || key === '-')) throw malformed('sort must be a comma-separated list of members, each optionally preceded by "-"', undefined, 'sort');
+  if (keys.some((key) => key === '' || key === '-'))
+    throw malformed('sort must be a comma-separated list of members, each optionally preceded by "-"', undefined, 'sort');
   return keys;
 }
 

@@ -3,9 +3,7 @@ import { parseId } from './resource-object.js';
 
 /** One JSON Patch operation of the jsonpatch extension, checked for shape. */
 export type Operation =
-  | { op: 'add'; type: string; value: unknown }
-  | { op: 'replace'; type: string; id: number; value: unknown }
-  | { op: 'remove'; type: string; id: number };
+  { op: 'add'; type: string; value: unknown } | { op: 'replace'; type: string; id: number; value: unknown } | { op: 'remove'; type: string; id: number };
 
 /**
  * Reads `{op, path, value}`: `add` on `/<type>`, `replace` and `remove` on `/<type>/<id>`, for a
@@ -15,7 +13,8 @@ export function parsePatchOperation(value: unknown, types: { has(type: string): 
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw malformed('an operation must be an object', '');
   const { op, path } = value as Record<string, unknown>;
   const unknown = Object.keys(value).find((member) => !['op', 'path', 'value'].includes(member));
-  if (unknown !== undefined) throw malformed(`unknown member "${unknown.slice(0, 100)}" in the operation`, `/${unknown.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+  if (unknown !== undefined)
+    throw malformed(`unknown member "${unknown.slice(0, 100)}" in the operation`, `/${unknown.replace(/~/g, '~0').replace(/\//g, '~1')}`);
   if (op !== 'add' && op !== 'replace' && op !== 'remove') throw malformed('op must be add, replace or remove', '/op');
   if (typeof path !== 'string') throw malformed('path must be a string', '/path');
   const match = /^\/([a-z-]+)(?:\/([^/]+))?$/.exec(path);

@@ -4,7 +4,17 @@ import type { ResourceObject } from '../json-api/resource-object.js';
 import type { RecordHandler, Snapshot, Written } from './record-handler.js';
 import { idField, selectPage, type Collection, type ListQuery } from './collection.js';
 
-type Row = { id: number; occurred_at: Date; actor: string; operation: string; record_type: string; record_id: number; before: unknown; after: unknown; withdrawn_tokens: number };
+type Row = {
+  id: number;
+  occurred_at: Date;
+  actor: string;
+  operation: string;
+  record_type: string;
+  record_id: number;
+  before: unknown;
+  after: unknown;
+  withdrawn_tokens: number;
+};
 
 const text = (name: string, column: string) => ({ name, expression: `a.${column}`, kind: 'text' as const, filter: true, sort: true });
 

@@ -1,7 +1,13 @@
 import type { EntityManager } from 'typeorm';
 import { isForeignKeyViolation, isUniqueViolation } from '../../common/database-errors.js';
 import { generateClientSecret, hashClientSecret } from '../../clients/client-secrets.js';
-import { MAX_ACCESS_TOKEN_LIFETIME, RegistrationError, validateRegistration, type ClientRegistration, type RegistrationPolicy } from '../../clients/client-registration.js';
+import {
+  MAX_ACCESS_TOKEN_LIFETIME,
+  RegistrationError,
+  validateRegistration,
+  type ClientRegistration,
+  type RegistrationPolicy,
+} from '../../clients/client-registration.js';
 import { dataSourceClientLacksProtection } from '../../tickets/consent-rules.js';
 import { conflict, malformed, notFound, ruleBroken } from '../json-api/admin-error.js';
 import { escape, type ResourceInput, type ResourceObject } from '../json-api/resource-object.js';
@@ -34,10 +40,24 @@ const FIELD_OF_ATTRIBUTE: Record<string, string> = { clientAuthenticationType: '
 const FIELD_TO_ATTRIBUTE: Record<string, string> = { authenticationType: 'clientAuthenticationType', dpopBound: 'dpopBoundAccessTokens' };
 
 type Row = {
-  id: number; version: number; date_created: Date; last_updated: Date; client_id: string; client_name: string;
-  metadata_id: number; client_type: string; client_authentication_type: string; grant_types: string; allowed_scopes: string;
-  issuer_uri: string | null; jwks_uri: string | null; jwks_raw: string | null; meta_data_raw: string | null; redirect_uris: string[];
-  dpop_bound_access_tokens: boolean; access_token_lifetime: number | null;
+  id: number;
+  version: number;
+  date_created: Date;
+  last_updated: Date;
+  client_id: string;
+  client_name: string;
+  metadata_id: number;
+  client_type: string;
+  client_authentication_type: string;
+  grant_types: string;
+  allowed_scopes: string;
+  issuer_uri: string | null;
+  jwks_uri: string | null;
+  jwks_raw: string | null;
+  meta_data_raw: string | null;
+  redirect_uris: string[];
+  dpop_bound_access_tokens: boolean;
+  access_token_lifetime: number | null;
 };
 
 // Filters and sort (docs/reference/admin-filters.md): the client row's own columns, the rest on its metadata row.
@@ -76,14 +96,32 @@ export class ClientRecordHandler implements RecordHandler {
     const [{ id: metadataId }] = await manager.query<{ id: number }[]>(
       `INSERT INTO client_metadata (client_type, client_authentication_type, grant_types, allowed_scopes, client_secret_hash, issuer_uri, jwks_uri, jwks_raw, meta_data_raw, dpop_bound_access_tokens, access_token_lifetime)
        VALUES ('CONFIDENTIAL', $1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
-      [registration.authenticationType, registration.grantTypes, registration.allowedScopes, secret === undefined ? null : await hashClientSecret(secret),
-        values.issuerUri ?? null, registration.jwksUri, registration.jwksRaw, values.metaDataRaw ?? null, registration.dpopBound, registration.accessTokenLifetime],
+      [
+        registration.authenticationType,
+        registration.grantTypes,
+        registration.allowedScopes,
+        secret === undefined ? null : await hashClientSecret(secret),
+        values.issuerUri ?? null,
+        registration.jwksUri,
+        registration.jwksRaw,
+        values.metaDataRaw ?? null,
+        registration.dpopBound,
+        registration.accessTokenLifetime,
+      ],
     );
-    await manager.query('INSERT INTO client (id, client_id, client_name, metadata_id) VALUES ($1, $2, $3, $4)', [id, registration.clientId, registration.clientName, metadataId])
+    await manager
+      .query('INSERT INTO client (id, client_id, client_name, metadata_id) VALUES ($1, $2, $3, $4)', [
+        id,
+        registration.clientId,
+        registration.clientName,
+        metadataId,
+      ])
       .catch((error: unknown) => {
         if (!isUniqueViolation(error)) throw error;
         const onId = (error as { constraint?: string }).constraint?.startsWith('PK_');
-        throw onId ? conflict(`uma-client ${id} already exists`, '/value/id') : conflict(`another uma-client already has clientId "${registration.clientId}"`, '/value/attributes/clientId');
+        throw onId
+          ? conflict(`uma-client ${id} already exists`, '/value/id')
+          : conflict(`another uma-client already has clientId "${registration.clientId}"`, '/value/attributes/clientId');
       });
     await this.writeRedirectUris(manager, id, registration.redirectUris);
     return { id, meta: generated ? { clientSecret: secret } : undefined };
@@ -95,7 +133,12 @@ export class ClientRecordHandler implements RecordHandler {
     if (!current) throw notFound(`no uma-client with id ${id}`, '/path');
     const merged = { ...this.registrationOf(current), ...values } as ClientRegistration & Record<string, unknown>;
     const registration = this.validate(merged);
-    await manager.query('UPDATE client SET client_id = $2, client_name = $3, version = version + 1, last_updated = now() WHERE id = $1', [id, registration.clientId, registration.clientName])
+    await manager
+      .query('UPDATE client SET client_id = $2, client_name = $3, version = version + 1, last_updated = now() WHERE id = $1', [
+        id,
+        registration.clientId,
+        registration.clientName,
+      ])
       .catch((error: unknown) => {
         if (isUniqueViolation(error)) throw conflict(`another uma-client already has clientId "${registration.clientId}"`, '/value/attributes/clientId');
         throw error;
@@ -109,9 +152,20 @@ export class ClientRecordHandler implements RecordHandler {
           client_secret_hash = CASE WHEN $10 THEN NULL ELSE COALESCE($9, client_secret_hash) END,
           dpop_bound_access_tokens = $11, access_token_lifetime = $12, version = version + 1, last_updated = now()
         WHERE id = $1`,
-      [current.metadata_id, registration.authenticationType, registration.grantTypes, registration.allowedScopes,
-        merged.issuerUri ?? null, registration.jwksUri, registration.jwksRaw, merged.metaDataRaw ?? null, secretHash, keyHolding, registration.dpopBound,
-        registration.accessTokenLifetime],
+      [
+        current.metadata_id,
+        registration.authenticationType,
+        registration.grantTypes,
+        registration.allowedScopes,
+        merged.issuerUri ?? null,
+        registration.jwksUri,
+        registration.jwksRaw,
+        merged.metaDataRaw ?? null,
+        secretHash,
+        keyHolding,
+        registration.dpopBound,
+        registration.accessTokenLifetime,
+      ],
     );
     if (values.redirectUris !== undefined) {
       await manager.query('DELETE FROM redirect_uri WHERE client_id = $1', [id]);
@@ -129,7 +183,8 @@ export class ClientRecordHandler implements RecordHandler {
     if (!current) throw notFound(`no uma-client with id ${id}`, '/path');
     await manager.query('DELETE FROM redirect_uri WHERE client_id = $1', [id]);
     await manager.query('DELETE FROM client WHERE id = $1', [id]).catch((error: unknown) => {
-      if (isForeignKeyViolation(error)) throw conflict(`uma-client ${id} is still referenced by tickets, requested resources, data sources or registered UMA resources`, '/path');
+      if (isForeignKeyViolation(error))
+        throw conflict(`uma-client ${id} is still referenced by tickets, requested resources, data sources or registered UMA resources`, '/path');
       throw error;
     });
     await manager.query('DELETE FROM client_metadata WHERE id = $1', [current.metadata_id]);

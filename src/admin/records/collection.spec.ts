@@ -34,13 +34,17 @@ describe('listStatements', () => {
 
   it('ANDs the filters, each value read by the kind of its member', () => {
     const { rows } = listStatements(collection, 'SELECT t.*', query({ name: 'a', size: '3', active: 'false', owner: '7,8' }));
-    expect(rows.sql).toBe('SELECT t.* FROM thing t WHERE t.name = $1 AND t.size = $2 AND t.active = $3 AND t.owner_id = ANY($4) ORDER BY t.id LIMIT $5 OFFSET $6');
+    expect(rows.sql).toBe(
+      'SELECT t.* FROM thing t WHERE t.name = $1 AND t.size = $2 AND t.active = $3 AND t.owner_id = ANY($4) ORDER BY t.id LIMIT $5 OFFSET $6',
+    );
     expect(rows.parameters).toEqual(['a', 3, false, [7, 8], 20, 40]);
   });
 
   it('searches every human name by the indexed prefix expression, with LIKE characters escaped', () => {
     const { count } = listStatements(collection, 'SELECT 1', query({ search: 'Ab%_\\' }));
-    expect(count.sql).toBe('SELECT count(*)::int AS total FROM thing t WHERE (lower(left(t.name, 100)) LIKE lower($1) OR lower(left(t.label, 100)) LIKE lower($1))');
+    expect(count.sql).toBe(
+      'SELECT count(*)::int AS total FROM thing t WHERE (lower(left(t.name, 100)) LIKE lower($1) OR lower(left(t.label, 100)) LIKE lower($1))',
+    );
     expect(count.parameters).toEqual(['Ab\\%\\_\\\\%']);
   });
 
@@ -65,10 +69,16 @@ describe('listStatements', () => {
     [{}, ['owner'], 'sort'],
     [{}, ['-colour'], 'sort'],
   ])('refuses %j sorted by %j with a 400 naming %s', (filters, sort, parameter) => {
-    expect(refusal(() => listStatements(collection, 'SELECT 1', query(filters as Record<string, string>, sort as string[])))).toMatchObject({ status: 400, parameter });
+    expect(refusal(() => listStatements(collection, 'SELECT 1', query(filters as Record<string, string>, sort as string[])))).toMatchObject({
+      status: 400,
+      parameter,
+    });
   });
 
   it('has no search where the type names none', () => {
-    expect(refusal(() => listStatements({ ...collection, search: [] }, 'SELECT 1', query({ search: 'a' })))).toMatchObject({ status: 400, parameter: 'filter[search]' });
+    expect(refusal(() => listStatements({ ...collection, search: [] }, 'SELECT 1', query({ search: 'a' })))).toMatchObject({
+      status: 400,
+      parameter: 'filter[search]',
+    });
   });
 });

@@ -66,13 +66,21 @@ export function listStatements(collection: Collection, select: string, query: Li
   const order = orderOf(collection, query.sort);
   const last = where.parameters.length;
   return {
-    rows: { sql: `${select} ${collection.from}${where.sql} ORDER BY ${order} LIMIT $${last + 1} OFFSET $${last + 2}`, parameters: [...where.parameters, query.limit, query.offset] },
+    rows: {
+      sql: `${select} ${collection.from}${where.sql} ORDER BY ${order} LIMIT $${last + 1} OFFSET $${last + 2}`,
+      parameters: [...where.parameters, query.limit, query.offset],
+    },
     count: { sql: `SELECT count(*)::int AS total ${collection.from}${where.sql}`, parameters: where.parameters },
   };
 }
 
 /** Runs both statements of one page. */
-export async function selectPage<Row>(manager: EntityManager, collection: Collection, select: string, query: ListQuery): Promise<{ rows: Row[]; total: number }> {
+export async function selectPage<Row>(
+  manager: EntityManager,
+  collection: Collection,
+  select: string,
+  query: ListQuery,
+): Promise<{ rows: Row[]; total: number }> {
   const { rows, count } = listStatements(collection, select, query);
   const [found, [{ total }]] = await Promise.all([
     manager.query<Row[]>(rows.sql, rows.parameters),
@@ -91,7 +99,9 @@ function whereOf(collection: Collection, filters: Map<string, string>): Statemen
       const pattern = searchPattern(raw, parameter);
       if (pattern === undefined) continue;
       parameters.push(pattern);
-      conditions.push(`(${collection.search.map((expression) => `lower(left(${expression}, ${SEARCH_LENGTH})) LIKE lower($${parameters.length})`).join(' OR ')})`);
+      conditions.push(
+        `(${collection.search.map((expression) => `lower(left(${expression}, ${SEARCH_LENGTH})) LIKE lower($${parameters.length})`).join(' OR ')})`,
+      );
       continue;
     }
     const field = collection.fields.find((candidate) => candidate.name === name && candidate.filter);
@@ -120,7 +130,8 @@ function valueOf(field: Field, raw: string, parameter: string): unknown {
   switch (field.kind) {
     case 'id': {
       const ids = raw.split(',');
-      if (ids.length > 100 || !ids.every(isId)) throw malformed(`${parameter} must be an id (a positive 32-bit integer) or up to 100 of them, comma-separated`, undefined, parameter);
+      if (ids.length > 100 || !ids.every(isId))
+        throw malformed(`${parameter} must be an id (a positive 32-bit integer) or up to 100 of them, comma-separated`, undefined, parameter);
       return ids.map(Number);
     }
     case 'integer':

@@ -54,8 +54,12 @@ export class TableRecordHandler implements RecordHandler {
     if (input.id !== undefined) await this.assertFree(manager, input.id);
     columns.set('id', id);
     const names = [...columns.keys()];
-    await this.write(manager, `INSERT INTO "${this.spec.table}" (${names.map((name) => `"${name}"`).join(', ')})
-      VALUES (${names.map((_, index) => `$${index + 1}`).join(', ')})`, [...columns.values()]);
+    await this.write(
+      manager,
+      `INSERT INTO "${this.spec.table}" (${names.map((name) => `"${name}"`).join(', ')})
+      VALUES (${names.map((_, index) => `$${index + 1}`).join(', ')})`,
+      [...columns.values()],
+    );
     await this.checkRules(manager, id);
     return { id };
   }
@@ -63,9 +67,13 @@ export class TableRecordHandler implements RecordHandler {
   async update(manager: EntityManager, id: number, input: ResourceInput): Promise<Written> {
     const columns = await this.columnsOf(manager, input, false);
     const assignments = [...columns.keys()].map((name, index) => `"${name}" = $${index + 2}`);
-    const rows: unknown[] = await this.write(manager, `UPDATE "${this.spec.table}"
+    const rows: unknown[] = await this.write(
+      manager,
+      `UPDATE "${this.spec.table}"
       SET ${[...assignments, 'version = version + 1', 'last_updated = now()'].join(', ')}
-      WHERE id = $1 RETURNING id`, [id, ...columns.values()]);
+      WHERE id = $1 RETURNING id`,
+      [id, ...columns.values()],
+    );
     if (affected(rows) === 0) throw notFound(`no ${this.type} with id ${id}`, '/path');
     await this.checkRules(manager, id);
     return { id };

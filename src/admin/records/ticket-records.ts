@@ -12,7 +12,8 @@ const purpose: TableSpec = {
 };
 
 // RFC 6749 NQCHAR: a name without & or =, a value without &.
-const FHIR_QUERY = /^(?=[\s\S]{1,512}$)[\x21\x23-\x25\x27-\x3c\x3e-\x5b\x5d-\x7e]+=[\x21\x23-\x25\x27-\x5b\x5d-\x7e]+(?:&[\x21\x23-\x25\x27-\x3c\x3e-\x5b\x5d-\x7e]+=[\x21\x23-\x25\x27-\x5b\x5d-\x7e]+)*$/;
+const FHIR_QUERY =
+  /^(?=[\s\S]{1,512}$)[\x21\x23-\x25\x27-\x3c\x3e-\x5b\x5d-\x7e]+=[\x21\x23-\x25\x27-\x5b\x5d-\x7e]+(?:&[\x21\x23-\x25\x27-\x3c\x3e-\x5b\x5d-\x7e]+=[\x21\x23-\x25\x27-\x5b\x5d-\x7e]+)*$/;
 
 const resourceDefinition: TableSpec = {
   type: 'resource-definition',
@@ -23,12 +24,24 @@ const resourceDefinition: TableSpec = {
     // docs/guides/smart-backend-services.md: the FHIR type (and search query) SMART scopes name this definition by.
     {
       // The pattern bounds the length (a 422, as for any broken mapping rule); maxLength only keeps huge input out (400).
-      name: 'fhirResourceType', column: 'fhir_resource_type', kind: 'string', required: false, nullable: true, maxLength: 4096,
-      pattern: /^[A-Z][A-Za-z]{0,63}$/, patternRule: 'must be a FHIR resource type: a capital letter, then letters (at most 64)',
+      name: 'fhirResourceType',
+      column: 'fhir_resource_type',
+      kind: 'string',
+      required: false,
+      nullable: true,
+      maxLength: 4096,
+      pattern: /^[A-Z][A-Za-z]{0,63}$/,
+      patternRule: 'must be a FHIR resource type: a capital letter, then letters (at most 64)',
     },
     {
-      name: 'fhirQuery', column: 'fhir_query', kind: 'string', required: false, nullable: true, maxLength: 4096,
-      pattern: FHIR_QUERY, patternRule: 'must be at most 512 characters of param=value pairs joined by &, printable characters without space, " or \\',
+      name: 'fhirQuery',
+      column: 'fhir_query',
+      kind: 'string',
+      required: false,
+      nullable: true,
+      maxLength: 4096,
+      pattern: FHIR_QUERY,
+      patternRule: 'must be at most 512 characters of param=value pairs joined by &, printable characters without space, " or \\',
     },
   ],
   relationships: [],
@@ -43,8 +56,13 @@ const scope: TableSpec = {
   attributes: [
     { name: 'name', column: 'name', kind: 'string', required: true },
     {
-      name: 'smartPermissions', column: 'smart_permissions', kind: 'string', required: false, nullable: true,
-      pattern: /^(?=.)c?r?u?d?s?$/, patternRule: 'must be SMART permission letters: a non-empty subset of c, r, u, d, s in that order',
+      name: 'smartPermissions',
+      column: 'smart_permissions',
+      kind: 'string',
+      required: false,
+      nullable: true,
+      pattern: /^(?=.)c?r?u?d?s?$/,
+      patternRule: 'must be SMART permission letters: a non-empty subset of c, r, u, d, s in that order',
     },
   ],
   relationships: [{ name: 'resourceDefinition', type: 'resource-definition', table: 'resource_definition', column: 'resource_definition_id' }],

@@ -15,12 +15,7 @@ type PassportActions = {
   error(error: unknown): void;
   success(user: ClientRecord): void;
   fail(status: number): void;
-  _verify(
-    request: Request,
-    clientId: string,
-    clientSecret: string,
-    done: (error: unknown, client?: ClientRecord) => void,
-  ): void;
+  _verify(request: Request, clientId: string, clientSecret: string, done: (error: unknown, client?: ClientRecord) => void): void;
 };
 
 function invalidHeader(): OAuthError {

@@ -14,7 +14,9 @@ export class ProofOfPossession1764200000000 implements MigrationInterface {
     // Keys are SHA-256 digests of (kind, namespace, jti): nothing a client sent is stored in clear.
     await queryRunner.query(`CREATE TABLE "used_jti" ("key" character varying(64) PRIMARY KEY, "expires_at" TIMESTAMP WITH TIME ZONE NOT NULL)`);
     await queryRunner.query(`CREATE INDEX "IDX_used_jti_expires" ON "used_jti" ("expires_at")`);
-    await queryRunner.query(`CREATE TABLE "server_secret" ("name" character varying(64) PRIMARY KEY, "value" text NOT NULL, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now())`);
+    await queryRunner.query(
+      `CREATE TABLE "server_secret" ("name" character varying(64) PRIMARY KEY, "value" text NOT NULL, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now())`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
