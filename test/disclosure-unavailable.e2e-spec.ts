@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { bodyOf, type OAuthErrorBody } from './support/bodies.js';
 import { consentWorld, type ConsentGrant } from './support/consent.js';
 import { basic } from './support/factories.js';
 import { startBehindProxy } from './support/tcp-proxy.js';
@@ -28,13 +29,14 @@ describe('a resource-scope token whose disclosure cannot be committed', () => {
     // Warm every cache, so that only the disclosure needs the database.
     expect((await ask()).status).toBe(200);
     const count = async (target: TestApp) =>
-      (await target.dataSource.query('SELECT count(*)::int AS count FROM disclosure WHERE client_id = $1', [grant.clientId]))[0].count;
+      (await target.dataSource.query<{ count: number }[]>('SELECT count(*)::int AS count FROM disclosure WHERE client_id = $1', [grant.clientId]))[0].count;
     await database.proxy.cut();
     await new Promise((resolve) => setTimeout(resolve, 200));
     const response = await ask();
     expect(response.status).toBe(503);
-    expect(response.body.error).toBe('temporarily_unavailable');
-    expect(response.body.access_token).toBeUndefined();
+    const body = bodyOf<OAuthErrorBody & { access_token?: string }>(response);
+    expect(body.error).toBe('temporarily_unavailable');
+    expect(body.access_token).toBeUndefined();
     expect(response.headers['cache-control']).toBe('no-store');
     expect(JSON.stringify(response.body)).not.toMatch(/ECONN|postgres|INSERT/i);
     await database.restore();

@@ -3,6 +3,9 @@ import request from 'supertest';
 import { DisclosureRetention } from '../src/disclosures/disclosure-retention.js';
 import { DisclosuresService } from '../src/disclosures/disclosures.service.js';
 import { add, freshIds, getAdmin, JSON_API, patchAdmin, ref } from './support/admin.js';
+import { bodyOf, type IntrospectionBody, type JsonApiDocument, type JsonApiErrors, type JsonApiResource, type TokenBody } from './support/bodies.js';
+import { accessTokenClaims } from './support/bodies-lint4.js';
+import type { DisclosureDocument, DisclosureList } from './support/bodies-lint6.js';
 import { consentWorld, enrolDataSource, type ConsentGrant } from './support/consent.js';
 import { basic } from './support/factories.js';
 import { eventually } from './support/processes.js';
@@ -27,23 +30,26 @@ function ask(grant: Pick<ConsentGrant, 'clientId' | 'secret'>, scope: string, ex
     .send({ grant_type: 'client_credentials', scope, ...extra });
 }
 
-const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());
-
 async function disclosuresOf(clientId: string, query = ''): Promise<request.Response> {
   return getAdmin(server, `/admin/disclosure?filter[client]=${encodeURIComponent(clientId)}${query}`);
+}
+
+/** The body of disclosuresOf's answer. */
+async function disclosurePage(clientId: string, query = ''): Promise<DisclosureList> {
+  return bodyOf<DisclosureList>(await disclosuresOf(clientId, query));
 }
 
 /** Introspection on the second instance, by the client itself (it is allowed uma_protection). */
 async function activeOnSecond(grant: ConsentGrant, token: string): Promise<boolean> {
   const response = await request(second.url).post('/oauth2/introspect').set('Authorization', basic(grant.clientId, grant.secret)).type('form').send({ token });
   expect(response.status).toBe(200);
-  return response.body.active;
+  return bodyOf<IntrospectionBody>(response).active;
 }
 
 async function issued(grant: ConsentGrant, scope = `${grant.definitionName}:read`): Promise<string> {
   const response = await ask(grant, scope);
   expect(response.status).toBe(200);
-  return response.body.access_token;
+  return bodyOf<TokenBody>(response).access_token;
 }
 
 /** A second capability ticket of the grant's client combined with the same requested resource. */
@@ -77,11 +83,13 @@ describe('the disclosure of a resource-scope token', () => {
     const grant = await consentWorld(server);
     const response = await ask(grant, `${grant.definitionName}:read`);
     expect(response.status).toBe(200);
-    const claims = claimsOf(response.body.access_token);
+    const token = bodyOf<TokenBody>(response).access_token;
+    const claims = accessTokenClaims(token);
     const list = await disclosuresOf(grant.clientId);
     expect(list.status).toBe(200);
-    expect(list.body.meta.total).toBe(1);
-    const [row] = list.body.data;
+    const listed = bodyOf<DisclosureList>(list);
+    expect(listed.meta.total).toBe(1);
+    const [row] = listed.data;
     expect(row.type).toBe('disclosure');
     expect(row.id).toMatch(/^[1-9]\d*$/);
     expect(row.attributes).toEqual({
@@ -109,10 +117,10 @@ describe('the disclosure of a resource-scope token', () => {
     });
     const one = await getAdmin(server, `/admin/disclosure/${row.id}`);
     expect(one.status).toBe(200);
-    expect(one.body.data).toEqual(row);
+    expect(bodyOf<DisclosureDocument>(one).data).toEqual(row);
     // Nothing secret: not the token, not the secret.
-    const [stored] = await server.dataSource.query('SELECT row_to_json(d)::text AS text FROM disclosure d WHERE id = $1', [row.id]);
-    expect(stored.text).not.toContain(response.body.access_token.split('.')[2]);
+    const [stored] = await server.dataSource.query<{ text: string }[]>('SELECT row_to_json(d)::text AS text FROM disclosure d WHERE id = $1', [row.id]);
+    expect(stored.text).not.toContain(token.split('.')[2]);
     expect(stored.text).not.toContain(grant.secret);
   });
 
@@ -120,18 +128,15 @@ describe('the disclosure of a resource-scope token', () => {
     const grant = await consentWorld(server);
     const other = await secondTicket(grant);
     await issued(grant);
-    const [row] = (await disclosuresOf(grant.clientId)).body.data;
-    expect(row.attributes.chains.map((chain: { capabilityTicket: { ticketId: string } }) => chain.capabilityTicket.ticketId)).toEqual([
-      grant.ticketId,
-      other.ticketId,
-    ]);
+    const [row] = (await disclosurePage(grant.clientId)).data;
+    expect(row.attributes.chains.map((chain) => chain.capabilityTicket.ticketId)).toEqual([grant.ticketId, other.ticketId]);
   });
 
   it('records nothing for a plain-scope token or a refused request', async () => {
     const grant = await consentWorld(server);
     expect((await ask(grant, 'uma_protection')).status).toBe(200);
     expect((await ask(grant, `${grant.definitionName}:write`)).status).toBe(400);
-    expect((await disclosuresOf(grant.clientId)).body.meta.total).toBe(0);
+    expect((await disclosurePage(grant.clientId)).meta.total).toBe(0);
   });
 
   it('counts the rows it committed on /metrics', async () => {
@@ -146,24 +151,24 @@ describe('the disclosure of a resource-scope token', () => {
 describe('reading disclosures', () => {
   it('answers newest first, paged, with meta.total and links, and filters by ticket, requested resource, time and activity', async () => {
     const grant = await consentWorld(server);
-    const first = claimsOf(await issued(grant));
+    const first = accessTokenClaims(await issued(grant));
     const other = await secondTicket(grant);
-    const second = claimsOf(await issued(grant));
-    const page = await disclosuresOf(grant.clientId, '&page[size]=1');
-    expect(page.body.meta.total).toBe(2);
-    expect(page.body.data.map((row: { attributes: { jti: string } }) => row.attributes.jti)).toEqual([second.jti]);
-    expect(page.body.links.next).toContain('page[number]=2');
-    expect(page.body.links.next).toContain(`filter[client]=${grant.clientId}`);
-    const byTicket = await disclosuresOf(grant.clientId, `&filter[capabilityTicket]=${other.ticket}`);
-    expect(byTicket.body.data.map((row: { attributes: { jti: string } }) => row.attributes.jti)).toEqual([second.jti]);
-    const byResource = await disclosuresOf(grant.clientId, `&filter[requestedResource]=${grant.ids.resource}`);
-    expect(byResource.body.meta.total).toBe(2);
-    expect((await disclosuresOf(grant.clientId, '&filter[active]=true')).body.meta.total).toBe(2);
-    expect((await disclosuresOf(grant.clientId, '&filter[active]=false')).body.meta.total).toBe(0);
+    const second = accessTokenClaims(await issued(grant));
+    const page = await disclosurePage(grant.clientId, '&page[size]=1');
+    expect(page.meta.total).toBe(2);
+    expect(page.data.map((row) => row.attributes.jti)).toEqual([second.jti]);
+    expect(page.links.next).toContain('page[number]=2');
+    expect(page.links.next).toContain(`filter[client]=${grant.clientId}`);
+    const byTicket = await disclosurePage(grant.clientId, `&filter[capabilityTicket]=${other.ticket}`);
+    expect(byTicket.data.map((row) => row.attributes.jti)).toEqual([second.jti]);
+    const byResource = await disclosurePage(grant.clientId, `&filter[requestedResource]=${grant.ids.resource}`);
+    expect(byResource.meta.total).toBe(2);
+    expect((await disclosurePage(grant.clientId, '&filter[active]=true')).meta.total).toBe(2);
+    expect((await disclosurePage(grant.clientId, '&filter[active]=false')).meta.total).toBe(0);
     const until = new Date((first.iat - 1) * 1000).toISOString();
-    expect((await disclosuresOf(grant.clientId, `&filter[until]=${until}`)).body.meta.total).toBe(0);
+    expect((await disclosurePage(grant.clientId, `&filter[until]=${until}`)).meta.total).toBe(0);
     const since = encodeURIComponent(new Date(first.iat * 1000).toISOString().replace('Z', '+00:00'));
-    expect((await disclosuresOf(grant.clientId, `&filter[since]=${since}`)).body.meta.total).toBe(2);
+    expect((await disclosurePage(grant.clientId, `&filter[since]=${since}`)).meta.total).toBe(2);
   });
 
   it.each([
@@ -174,7 +179,7 @@ describe('reading disclosures', () => {
   ])('refuses %s with a 400 naming the parameter', async (query, name) => {
     const response = await getAdmin(server, `/admin/disclosure?${query}`);
     expect(response.status).toBe(400);
-    expect(response.body.errors[0].detail).toContain(name);
+    expect(bodyOf<JsonApiErrors>(response).errors[0].detail).toContain(name);
   });
 
   it('answers 404 for an unknown id and 401 without the admin token', async () => {
@@ -188,7 +193,7 @@ describe('reading disclosures', () => {
     // A purpose text a spreadsheet would run as a formula.
     expect((await patchAdmin(server, [replace('purpose', grant.ids.purpose, { attributes: { name: '=HYPERLINK("x"), or not' } })])).status).toBe(200);
     expect(purposeId).toBeGreaterThan(0);
-    const claims = claimsOf(await issued(grant));
+    const claims = accessTokenClaims(await issued(grant));
     const response = await getAdmin(server, `/admin/disclosure?filter[client]=${grant.clientId}`).set('Accept', 'text/csv');
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
@@ -211,11 +216,11 @@ describe('disclosures are read-only', () => {
     [[replace('disclosure', 1, { attributes: { jti: 'x' } })]],
     [[{ op: 'remove', path: '/disclosure/99999999999' }]],
   ])('refuses a JSON Patch operation on disclosure with 403 read_only', async (operations) => {
-    const [{ count: before }] = await server.dataSource.query('SELECT count(*)::int AS count FROM disclosure');
+    const [{ count: before }] = await server.dataSource.query<{ count: number }[]>('SELECT count(*)::int AS count FROM disclosure');
     const response = await patchAdmin(server, operations);
     expect(response.status).toBe(403);
-    expect(response.body[0].errors[0].code).toBe('read_only');
-    const [{ count: after }] = await server.dataSource.query('SELECT count(*)::int AS count FROM disclosure');
+    expect(bodyOf<JsonApiErrors[]>(response)[0].errors[0].code).toBe('read_only');
+    const [{ count: after }] = await server.dataSource.query<{ count: number }[]>('SELECT count(*)::int AS count FROM disclosure');
     expect(after).toBe(before);
   });
 
@@ -224,23 +229,20 @@ describe('disclosures are read-only', () => {
     ['patch', '/admin/disclosure/1'],
     ['delete', '/admin/disclosure/1'],
   ] as const)('answers %s %s with 405 and Allow: GET', async (method, path) => {
-    const response = await request(server.adminUrl)
-      [method](path)
-      .set('Authorization', server.adminToken)
-      .set('Content-Type', JSON_API)
-      .send('{"data":{"type":"disclosure"}}');
+    const admin = request(server.adminUrl);
+    const response = await admin[method](path).set('Authorization', server.adminToken).set('Content-Type', JSON_API).send('{"data":{"type":"disclosure"}}');
     expect(response.status).toBe(405);
     expect(response.headers.allow).toBe('GET');
-    expect(response.body.errors[0].status).toBe('405');
+    expect(bodyOf<JsonApiErrors>(response).errors[0].status).toBe('405');
   });
 });
 
 describe('withdrawal', () => {
   const expectWithdrawnBy = async (grant: ConsentGrant, jti: string, recordType: string, recordId: number) => {
-    const [row] = (await disclosuresOf(grant.clientId)).body.data.filter((entry: { attributes: { jti: string } }) => entry.attributes.jti === jti);
+    const [row] = (await disclosurePage(grant.clientId)).data.filter((entry) => entry.attributes.jti === jti);
     expect(row.attributes.withdrawnAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
     const event = await getAdmin(server, `/admin/audit-event/${row.attributes.withdrawnBy}`);
-    expect(event.body.data.attributes).toMatchObject({ recordType, recordId: String(recordId), withdrawnTokens: 1 });
+    expect(bodyOf<JsonApiDocument<JsonApiResource>>(event).data.attributes).toMatchObject({ recordType, recordId: String(recordId), withdrawnTokens: 1 });
   };
 
   it('withdraws the token when its combination is removed: inactive on another instance, the row says by which change', async () => {
@@ -249,8 +251,8 @@ describe('withdrawal', () => {
     expect(await activeOnSecond(grant, token)).toBe(true);
     expect((await patchAdmin(server, [remove('requested-resources-capability-tickets', grant.combination)])).status).toBe(200);
     expect(await activeOnSecond(grant, token)).toBe(false);
-    await expectWithdrawnBy(grant, claimsOf(token).jti, 'requested-resources-capability-tickets', grant.combination);
-    expect((await disclosuresOf(grant.clientId, '&filter[active]=false')).body.meta.total).toBe(1);
+    await expectWithdrawnBy(grant, accessTokenClaims(token).jti, 'requested-resources-capability-tickets', grant.combination);
+    expect((await disclosurePage(grant.clientId, '&filter[active]=false')).meta.total).toBe(1);
   });
 
   it('names the first operation of the request that removed what the token rested on', async () => {
@@ -262,7 +264,7 @@ describe('withdrawal', () => {
     ]);
     expect(response.status).toBe(200);
     expect(await activeOnSecond(grant, token)).toBe(false);
-    await expectWithdrawnBy(grant, claimsOf(token).jti, 'requested-resources-capability-tickets', grant.combination);
+    await expectWithdrawnBy(grant, accessTokenClaims(token).jti, 'requested-resources-capability-tickets', grant.combination);
   });
 
   it('withdraws when the requested-resource-scopes binding is removed', async () => {
@@ -283,15 +285,15 @@ describe('withdrawal', () => {
     const narrower = await patchAdmin(server, [replace('uma-client', grant.client, { attributes: { allowedScopes: 'uma_protection' } })]);
     expect(narrower.status).toBe(200);
     expect(await activeOnSecond(grant, token)).toBe(false);
-    await expectWithdrawnBy(grant, claimsOf(token).jti, 'uma-client', grant.client);
+    await expectWithdrawnBy(grant, accessTokenClaims(token).jti, 'uma-client', grant.client);
   });
 
   it('withdraws a token whose aud names a data source when that data source stops serving the definition', async () => {
     const grant = await consentWorld(server);
     const source = await enrolDataSource(server, [grant.ids.definition]);
     const token = await issued(grant);
-    expect(claimsOf(token).aud).toBe(source.resourceUri);
-    expect((await patchAdmin(server, [remove('data-source-resource-definitions', source.pairs[0]!)])).status).toBe(200);
+    expect(accessTokenClaims(token).aud).toBe(source.resourceUri);
+    expect((await patchAdmin(server, [remove('data-source-resource-definitions', source.pairs[0])])).status).toBe(200);
     expect(await activeOnSecond(grant, token)).toBe(false);
   });
 
@@ -301,7 +303,7 @@ describe('withdrawal', () => {
     const token = await issued(grant);
     expect((await patchAdmin(server, [remove('requested-resources-capability-tickets', grant.combination)])).status).toBe(200);
     expect(await activeOnSecond(grant, token)).toBe(true);
-    const [row] = (await disclosuresOf(grant.clientId)).body.data;
+    const [row] = (await disclosurePage(grant.clientId)).data;
     expect(row.attributes.withdrawnAt).toBeNull();
     expect(row.attributes.chains).toHaveLength(2);
     expect((await patchAdmin(server, [remove('requested-resources-capability-tickets', other.combination)])).status).toBe(200);
@@ -321,7 +323,7 @@ describe('withdrawal', () => {
     const refused = await patchAdmin(server, [remove('requested-resources-capability-tickets', grant.combination), remove('purpose', 2147483000)]);
     expect(refused.status).toBe(404);
     expect(await activeOnSecond(grant, token)).toBe(true);
-    const [row] = (await disclosuresOf(grant.clientId)).body.data;
+    const [row] = (await disclosurePage(grant.clientId)).data;
     expect(row.attributes.withdrawnAt).toBeNull();
     expect(row.attributes.chains[0].purpose.name).toBe('Your doctor follows your glucose');
   });
@@ -341,7 +343,7 @@ describe('a token issued by an instance that had not yet heard of the change', (
   it('is withdrawn too, within two seconds of the change', async () => {
     const grant = await consentWorld(server);
     const token = await issued(grant);
-    const [row] = (await disclosuresOf(grant.clientId)).body.data;
+    const [row] = (await disclosurePage(grant.clientId)).data;
     expect((await patchAdmin(server, [remove('requested-resources-capability-tickets', grant.combination)])).status).toBe(200);
     // What a lagging instance would commit now: a row resting on the combination just removed.
     const late = { ...row.attributes, jti: randomUUID() };
@@ -361,13 +363,13 @@ describe('a token issued by an instance that had not yet heard of the change', (
     expect(await activeOnSecond(grant, token)).toBe(false);
     const withdrawn = await eventually(
       async () => {
-        const [found] = (await disclosuresOf(grant.clientId)).body.data.filter((entry: { attributes: { jti: string } }) => entry.attributes.jti === late.jti);
+        const [found] = (await disclosurePage(grant.clientId)).data.filter((entry) => entry.attributes.jti === late.jti);
         return found?.attributes.withdrawnAt ? found : undefined;
       },
       2_500,
       100,
     );
-    const original = (await getAdmin(server, `/admin/disclosure/${row.id}`)).body.data;
+    const original = bodyOf<DisclosureDocument>(await getAdmin(server, `/admin/disclosure/${row.id}`)).data;
     expect(original.attributes.withdrawnBy).not.toBeNull();
     expect(withdrawn.attributes.withdrawnBy).toBe(original.attributes.withdrawnBy);
   });
@@ -380,7 +382,7 @@ describe('retention', () => {
     const service = server.app.get(DisclosuresService);
     const old = randomUUID();
     const now = Math.floor(Date.now() / 1000);
-    const chains = (await disclosuresOf(grant.clientId)).body.data[0].attributes.chains;
+    const chains = (await disclosurePage(grant.clientId)).data[0].attributes.chains;
     await service.record({
       jti: old,
       clientKey: grant.client,
@@ -394,9 +396,9 @@ describe('retention', () => {
       chains,
       defaultAudience: server.config.audience,
     });
-    expect((await disclosuresOf(grant.clientId)).body.meta.total).toBe(2);
+    expect((await disclosurePage(grant.clientId)).meta.total).toBe(2);
     expect(await server.app.get(DisclosureRetention).prune()).toBeGreaterThanOrEqual(1);
-    const left = (await disclosuresOf(grant.clientId)).body.data.map((entry: { attributes: { jti: string } }) => entry.attributes.jti);
+    const left = (await disclosurePage(grant.clientId)).data.map((entry) => entry.attributes.jti);
     expect(left).toHaveLength(1);
     expect(left).not.toContain(old);
     const basis: unknown[] = await server.dataSource.query(`SELECT 1 FROM disclosure_basis WHERE expires_at < now() - interval '2190 days'`);

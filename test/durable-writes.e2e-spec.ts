@@ -6,6 +6,8 @@ import pg from 'pg';
 import request from 'supertest';
 import { startEmbeddedPostgres, type RunningDatabase } from '../src/database/embedded-postgres.js';
 import { consentWorld } from './support/consent.js';
+import { bodyOf, type OAuthErrorBody, type TokenBody } from './support/bodies.js';
+import { accessTokenClaims } from './support/bodies-lint4.js';
 import { basic } from './support/factories.js';
 import { clientKey, dpopProof } from './support/keys.js';
 import { eventually, finished, startServerProcess } from './support/processes.js';
@@ -67,8 +69,8 @@ describe('a kill -9 of the embedded PostgreSQL right after a token', () => {
     try {
       const replayed = await ask(second);
       expect(replayed.status).toBe(400);
-      expect(replayed.body.error).toBe('invalid_dpop_proof');
-      const jti = JSON.parse(Buffer.from(issued.body.access_token.split('.')[1], 'base64url').toString()).jti;
+      expect(bodyOf<OAuthErrorBody>(replayed).error).toBe('invalid_dpop_proof');
+      const jti = accessTokenClaims(bodyOf<TokenBody>(issued).access_token).jti;
       const rows: unknown[] = await second.dataSource.query('SELECT 1 FROM disclosure WHERE jti = $1', [jti]);
       expect(rows).toHaveLength(1);
     } finally {
@@ -100,7 +102,7 @@ describe('a kill -9 of the server right after a resource-scope token', () => {
     child.kill('SIGKILL');
     await exit;
     expect(issued.status).toBe(200);
-    const jti = JSON.parse(Buffer.from(issued.body.access_token.split('.')[1], 'base64url').toString()).jti;
+    const jti = accessTokenClaims(bodyOf<TokenBody>(issued).access_token).jti;
     const client = new pg.Client({ connectionString: testDatabaseUrl() });
     await client.connect();
     try {

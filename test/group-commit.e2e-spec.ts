@@ -35,7 +35,7 @@ describe('group commit', () => {
   it('commits with synchronous_commit on, whatever the server default', async () => {
     const commits = new GroupCommit<null, string>(pool, async (client, items) => {
       const { rows } = await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
-      return items.map(() => rows[0]!.synchronous_commit);
+      return items.map(() => rows[0].synchronous_commit);
     });
     expect(await commits.submit(null)).toBe('on');
   });
@@ -55,7 +55,7 @@ describe('group commit', () => {
       // 3 twice in one batch: the primary key refuses the whole INSERT.
       const outcomes = await Promise.allSettled([1, 2, 3, 3].map((value) => commits.submit(value)));
       expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
-      expect((await pool.query(`SELECT count(*)::int AS count FROM ${table}`)).rows[0].count).toBe(0);
+      expect((await pool.query<{ count: number }>(`SELECT count(*)::int AS count FROM ${table}`)).rows[0].count).toBe(0);
       // The next batch is not affected.
       expect(await commits.submit(4)).toBe(4);
     } finally {
