@@ -380,6 +380,7 @@ async function createClient(alg, env, logName) {
 function scanServerLog(proc, alg) {
   const text = existsSync(proc.logFile) ? readFileSync(proc.logFile, 'utf8') : '';
   // Strip colour codes (Nest colours its logs even into a pipe).
+  // eslint-disable-next-line no-control-regex -- ESC (\x1b) opens every colour code; matching it is the point.
   const lines = text.replace(/\x1b\[[0-9;]*m/g, '').split('\n');
   const bad = lines.filter((l) => /error|exception|warn|unhandled/i.test(l));
   if (bad.length > 0) notes.push(`our server (${alg}): ${bad.length} error/warning lines in its output, first: ${bad[0].trim().slice(0, 200)}`);
@@ -446,7 +447,7 @@ const CASES = [
     run: (alg) =>
       runOurs(alg, { name: 'ours, resource scope with its disclosure row', logName: 'ours-disclosures', prepare: seedBenchTicket, body: TICKET_REQUEST_BODY }),
   },
-  // WORKERS (API.md §2) forks workers sharing the port; CPU per token then counts them all.
+  // WORKERS (docs/reference/configuration.md) forks workers sharing the port; CPU per token then counts them all.
   {
     name: 'workers2',
     key: 'oursWorkers2',

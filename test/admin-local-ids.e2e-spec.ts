@@ -5,7 +5,7 @@ import { bodyOf, type JsonApiResource, type JsonApiDocument } from './support/bo
 import type { PatchResult, AuthorizationServerAttributes, JwksBody } from './support/bodies-lint3.js';
 
 /**
- * What the console relies on beyond API.md §6: local ids (`lid`, JSON:API 1.1) that let later
+ * What the console relies on beyond docs/reference/admin-interface.md: local ids (`lid`, JSON:API 1.1) that let later
  * operations of one JSON Patch request refer to records added earlier in it, and the read-only
  * `GET /admin/authorization-server`.
  */

@@ -30,7 +30,7 @@ function askJson(grant: Pick<ConsentGrant, 'clientId' | 'secret'>, body: Record<
 
 const audOf = (response: request.Response) => jwtPayload(bodyOf<TokenBody>(response).access_token).aud;
 
-describe('the aud of a token (API.md §11)', () => {
+describe('the aud of a token (docs/concepts/audience.md)', () => {
   it('is the issuer when no data source serves the requested definition', async () => {
     const grant = await consentWorld(server);
     expect(audOf(await ask(grant, `${grant.definitionName}:read`))).toBe(server.url);
@@ -119,7 +119,7 @@ describe('the resource parameter (RFC 8707)', () => {
   });
 });
 
-describe('introspection by a data source (API.md §11)', () => {
+describe('introspection by a data source (docs/concepts/audience.md)', () => {
   async function introspect(client: Pick<ConsentGrant, 'clientId' | 'secret'>, token: string) {
     return request(server.url).post('/oauth2/introspect').set('Authorization', basic(client.clientId, client.secret)).type('form').send({ token });
   }

@@ -1,4 +1,7 @@
 import { getAdmin } from './support/admin.js';
+import { parsedAs } from './support/bodies-lint3.js';
+import type { CliClientJson } from './support/bodies-lint4.js';
+import { objectContaining } from './support/bodies-lint7.js';
 import { runCli } from './support/processes.js';
 import { startTestApp, testDatabaseUrl, type TestApp } from './support/test-app.js';
 
@@ -15,14 +18,14 @@ afterAll(() => server.close());
 type Event = { actor: string; operation: string; record_type: string; record_id: number; before: unknown; after: Record<string, unknown> | null };
 
 async function eventsOf(recordType: string, recordId: number): Promise<Event[]> {
-  return server.dataSource.query(
+  return server.dataSource.query<Event[]>(
     'SELECT actor, operation, record_type, record_id, before, after FROM audit_event WHERE record_type = $1 AND record_id = $2 ORDER BY id',
     [recordType, recordId],
   );
 }
 
 async function clientRowId(clientId: string): Promise<number> {
-  const [{ id }] = await server.dataSource.query('SELECT id FROM client WHERE client_id = $1', [clientId]);
+  const [{ id }] = await server.dataSource.query<{ id: number }[]>('SELECT id FROM client WHERE client_id = $1', [clientId]);
   return id;
 }
 
@@ -31,12 +34,12 @@ describe('changes made with the CLI are in the audit trail', () => {
     const clientId = uniqueId('audited');
     const created = await runCli(['client', 'create', '--client-id', clientId, '--name', 'Audited', '--scopes', 'read', '--json'], environment());
     expect(created.code).toBe(0);
-    const secret = JSON.parse(created.stdout).client_secret;
+    const secret = parsedAs<CliClientJson>(created.stdout).client_secret;
     const events = await eventsOf('uma-client', await clientRowId(clientId));
     expect(events).toEqual([
-      expect.objectContaining({ operation: 'add', before: null, after: expect.objectContaining({ clientId, clientName: 'Audited', allowedScopes: 'read' }) }),
+      objectContaining({ operation: 'add', before: null, after: objectContaining({ clientId, clientName: 'Audited', allowedScopes: 'read' }) }),
     ]);
-    expect(events[0]!.actor).toMatch(/^cli:/);
+    expect(events[0].actor).toMatch(/^cli:/);
     expect(JSON.stringify(events)).not.toContain(secret);
     // The admin interface shows it like any other change.
     const trail = await getAdmin(server, '/admin/audit-event?page[size]=100&page[number]=1');
@@ -50,25 +53,25 @@ describe('changes made with the CLI are in the audit trail', () => {
     expect(rotated.code).toBe(0);
     const events = await eventsOf('uma-client', await clientRowId(clientId));
     expect(events.map((event) => event.operation)).toEqual(['add', 'rotate-secret']);
-    expect(events[1]!.actor).toMatch(/^cli:/);
-    expect(JSON.stringify(events)).not.toContain(JSON.parse(rotated.stdout).client_secret);
+    expect(events[1].actor).toMatch(/^cli:/);
+    expect(JSON.stringify(events)).not.toContain(parsedAs<CliClientJson>(rotated.stdout).client_secret);
   });
 
   it('records nothing for a rotate-secret of an unknown client', async () => {
-    const [{ count: before }] = await server.dataSource.query('SELECT count(*)::int AS count FROM audit_event');
+    const [{ count: before }] = await server.dataSource.query<{ count: number }[]>('SELECT count(*)::int AS count FROM audit_event');
     const rotated = await runCli(['client', 'rotate-secret', uniqueId('missing')], environment());
     expect(rotated.code).toBe(1);
-    const [{ count: after }] = await server.dataSource.query('SELECT count(*)::int AS count FROM audit_event');
+    const [{ count: after }] = await server.dataSource.query<{ count: number }[]>('SELECT count(*)::int AS count FROM audit_event');
     expect(after).toBe(before);
   });
 
   it('records keys rotate with the new key id', async () => {
     const rotated = await runCli(['keys', 'rotate', '--json'], environment());
     expect(rotated.code).toBe(0);
-    const { kid } = JSON.parse(rotated.stdout);
-    const [{ id }] = await server.dataSource.query('SELECT id FROM signing_key WHERE kid = $1', [kid]);
+    const { kid } = parsedAs<{ kid: string }>(rotated.stdout);
+    const [{ id }] = await server.dataSource.query<{ id: number }[]>('SELECT id FROM signing_key WHERE kid = $1', [kid]);
     const events = await eventsOf('signing-key', id);
-    expect(events).toEqual([expect.objectContaining({ operation: 'rotate', after: expect.objectContaining({ kid }) })]);
-    expect(events[0]!.actor).toMatch(/^cli:/);
+    expect(events).toEqual([objectContaining({ operation: 'rotate', after: objectContaining({ kid }) })]);
+    expect(events[0].actor).toMatch(/^cli:/);
   });
 });

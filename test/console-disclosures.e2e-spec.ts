@@ -6,6 +6,8 @@ import { rowCounts } from './support/admin.js';
 import { launchChromium, openScreen, openTab, signIn, takeRequestedUrls } from './support/browser.js';
 import { consentWorld, type ConsentGrant } from './support/consent.js';
 import { basic } from './support/factories.js';
+import { bodyOf, type IntrospectionBody, type JsonApiDocument, type JsonApiResource, type TokenBody } from './support/bodies.js';
+import { accessTokenClaims } from './support/bodies-lint4.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 /** The console's Disclosures screen and the tickets screen's active tokens, in a real Chromium. */
@@ -37,7 +39,7 @@ async function token(grant: ConsentGrant): Promise<string> {
     .type('form')
     .send({ grant_type: 'client_credentials', scope: `${grant.definitionName}:read` })
     .expect(200);
-  return response.body.access_token;
+  return bodyOf<TokenBody>(response).access_token;
 }
 
 async function active(grant: ConsentGrant, accessToken: string): Promise<boolean> {
@@ -47,15 +49,18 @@ async function active(grant: ConsentGrant, accessToken: string): Promise<boolean
     .type('form')
     .send({ token: accessToken })
     .expect(200);
-  return response.body.active;
+  return bodyOf<IntrospectionBody>(response).active;
 }
+
+/** A withdrawn disclosure record, as far as the test reads it. */
+type WithdrawnDisclosure = JsonApiResource & { attributes: { withdrawnAt: string; withdrawnBy: string } };
 
 const hhmm = (date: Date) => `${String(date.getHours()).padStart(2, '0')}:${String(date.getMinutes()).padStart(2, '0')}`;
 
 describe('the Disclosures screen', () => {
   it('reads each disclosure as a sentence, filters by client, ticket and activity, and downloads the CSV with the admin token', async () => {
     const grant = await consentWorld(server, { maxPermissionDuration: 1800 });
-    const issued = JSON.parse(Buffer.from((await token(grant)).split('.')[1]!, 'base64url').toString());
+    const issued = accessTokenClaims(await token(grant));
     const other = await consentWorld(server);
     await token(other);
     const { context, page } = await openTab(browser);
@@ -75,7 +80,7 @@ describe('the Disclosures screen', () => {
     await expectPage(page.locator('ul.sentences li')).toHaveCount(1);
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
-    const csv = await readFile((await download.path())!, 'utf8');
+    const csv = await readFile(await download.path(), 'utf8');
     const lines = csv.split('\r\n');
     expect(lines[0]).toMatch(/^id,jti,clientId,/);
     expect(lines).toHaveLength(3);
@@ -118,7 +123,8 @@ describe('the tickets screen and withdrawal', () => {
     await page.getByLabel('Client').fill(grant.clientId);
     await page.getByRole('button', { name: 'Show' }).click();
     await expectPage(page.locator('ul.sentences li')).toHaveCount(2);
-    const [row] = (await request(server.adminUrl).get(`/admin/disclosure?filter[client]=${grant.clientId}`).set('Authorization', server.adminToken)).body.data;
+    const listed = await request(server.adminUrl).get(`/admin/disclosure?filter[client]=${grant.clientId}`).set('Authorization', server.adminToken);
+    const [row] = bodyOf<JsonApiDocument<WithdrawnDisclosure[]>>(listed).data;
     await expectPage(page.locator('ul.sentences li .sentence').first()).toContainText(
       `, withdrawn at ${hhmm(new Date(row.attributes.withdrawnAt))} by change ${row.attributes.withdrawnBy}`,
     );

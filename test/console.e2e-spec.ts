@@ -12,7 +12,7 @@ import { bodyOf, type JsonApiDocument, type JsonApiResource, type OAuthErrorBody
 import { accessTokenClaims } from './support/bodies-lint4.js';
 
 /**
- * The administrator's console (API.md §13) in a real Chromium, against the real server on the
+ * The administrator's console (docs/guides/console.md) in a real Chromium, against the real server on the
  * test database. Controls are found by role and accessible name, as an administrator (or a
  * screen reader) finds them.
  */
@@ -24,7 +24,7 @@ beforeAll(async () => {
   browser = await launchChromium();
 });
 
-// API.md §13: no request leaves the admin listener, and the admin token is never in a URL.
+// docs/guides/console.md: no request leaves the admin listener, and the admin token is never in a URL.
 afterEach(() => {
   for (const url of takeRequestedUrls()) {
     expect(new URL(url).origin).toBe(server.adminUrl);

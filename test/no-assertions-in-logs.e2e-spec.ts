@@ -4,7 +4,7 @@ import { ASSERTION_TYPE, assertion, clientKey, createKeyClient, dpopProof } from
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { bodyOf, type TokenBody } from './support/bodies.js';
 
-describe('no client assertion, DPoP proof or token in any log line (API.md §7, §9)', () => {
+describe('no client assertion, DPoP proof or token in any log line (as docs/operations/security.md#secrets-never-logged says)', () => {
   it('holds over accepted and refused assertions, proofs and nonces', async () => {
     const lines: string[] = [];
     const logs = new Writable({

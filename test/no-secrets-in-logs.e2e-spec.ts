@@ -6,7 +6,7 @@ import { basic, createClient } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { bodyOf, type TokenBody } from './support/bodies.js';
 
-describe('no secret in any log line (API.md §7)', () => {
+describe('no secret in any log line (as docs/operations/security.md#secrets-never-logged says)', () => {
   it('holds over a full scenario: clients, tickets, tokens, errors, refresh, revoke, introspection, key rotation', async () => {
     const lines: string[] = [];
     const logs = new Writable({

@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from './support/test-app.js';
 import { bodyOf, type IntrospectionBody, type TokenBody } from './support/bodies.js';
 import type { JwksBody } from './support/bodies-lint4.js';
 
-// API.md §2 and §5, FAPI 2.0: access tokens signed with PS256 or EdDSA (Ed25519).
+// docs/reference/configuration.md and docs/reference/token-endpoint.md#signing-keys, FAPI 2.0: access tokens signed with PS256 or EdDSA (Ed25519).
 describe.each([
   ['PS256', { kty: 'RSA', alg: 'PS256', use: 'sig' }],
   ['EdDSA', { kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig' }],

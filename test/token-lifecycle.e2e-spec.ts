@@ -134,7 +134,7 @@ describe('POST /oauth2/revoke (RFC 7009)', () => {
   });
 
   it('is seen by introspection on a second instance within a second', async () => {
-    // Instances behind one load balancer share one ISSUER (API.md §7).
+    // Instances behind one load balancer share one ISSUER (docs/reference/configuration.md).
     const second = await startTestApp({ ISSUER: server.url });
     try {
       const client = await createClient(server.app);

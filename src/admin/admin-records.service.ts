@@ -182,8 +182,8 @@ export class AdminRecordsService {
     const auditEventId = await audit(manager, actor, operation.op, handler.type, written.id, before, await handler.snapshot(manager, written.id));
     if (operation.op === 'replace') changes?.push({ auditEventId, operation: 'replace', recordType: handler.type, recordId: written.id, before });
     const [data] = await handler.find(manager, [written.id]);
-    if (!written.meta) return { data: data! };
-    return { data: { ...data!, meta: { ...data!.meta, ...written.meta } }, meta: written.meta };
+    if (!written.meta) return { data: data };
+    return { data: { ...data, meta: { ...data.meta, ...written.meta } }, meta: written.meta };
   }
 
   /** Document-level checks; their errors are a plain errors document, not per operation. */
@@ -236,7 +236,7 @@ function dataOf(document: unknown): unknown {
   if (typeof document !== 'object' || document === null || !('data' in document)) {
     throw malformed('a JSON:API document needs a "data" member', '');
   }
-  return (document as { data: unknown }).data;
+  return document.data;
 }
 
 function notApplied(index: number, failedAt: number): ErrorObject {

@@ -12,7 +12,7 @@ import { sendJsonApi } from './json-api/send-json-api.js';
 
 const JSON_PATCH = `${JSON_API}; ext=jsonpatch`;
 
-/** `{admin_url}`: JSON Patch over every type, and plain JSON:API per type (API.md §6). */
+/** `{admin_url}`: JSON Patch over every type, and plain JSON:API per type (docs/reference/admin-interface.md). */
 const TYPES = [
   'uma-client',
   'resource-definition',
@@ -51,7 +51,7 @@ export class AdminController {
     else sendJsonApi(response, outcome.status, outcome.errors, JSON_PATCH);
   }
 
-  /** A new signing key (API.md §5); the old one stays in the JWKS while its tokens live. */
+  /** A new signing key (docs/reference/token-endpoint.md#signing-keys); the old one stays in the JWKS while its tokens live. */
   @Post('keys/rotate')
   async rotateKeys(@Req() request: Request, @Res() response: Response): Promise<void> {
     sendJsonApi(response, 201, { data: await this.records.rotateSigningKey(actorOf(request)) });

@@ -58,7 +58,7 @@ export class ReplayStore implements OnModuleInit, OnApplicationShutdown {
    */
   async useOnce(entries: SingleUse[]): Promise<number> {
     const keys = entries.map(keyOf);
-    const fresh = await Promise.all(keys.map((key, index) => this.batches.submit({ key, expiresAt: entries[index]!.expiresAt })));
+    const fresh = await Promise.all(keys.map((key, index) => this.batches.submit({ key, expiresAt: entries[index].expiresAt })));
     const replayed = fresh.indexOf(false);
     const given = keys.filter((_, index) => fresh[index]);
     if (replayed !== -1 && given.length > 0) await this.pool.query('DELETE FROM used_jti WHERE key = ANY($1)', [given]);
@@ -80,7 +80,7 @@ async function insertFirstUses(client: pg.PoolClient, rows: readonly Row[]): Pro
   rows.forEach((row, index) => {
     if (!firstIndex.has(row.key)) firstIndex.set(row.key, index);
   });
-  const unique = [...firstIndex.values()].map((index) => rows[index]!);
+  const unique = [...firstIndex.values()].map((index) => rows[index]);
   const result = await client.query<{ key: string }>({
     name: 'use-jti-batch',
     text: `INSERT INTO used_jti (key, expires_at)

@@ -111,7 +111,7 @@ export class ClientsService {
           actor,
           operation: 'rotate-secret',
           recordType: 'uma-client',
-          recordId: rows[0]!.id,
+          recordId: rows[0].id,
           before: null,
           after: { clientId },
         });

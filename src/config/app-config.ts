@@ -6,7 +6,7 @@ export const SIGNING_ALGORITHMS: readonly SigningAlgorithm[] = ['RS256', 'PS256'
 /** Express's `trust proxy` setting: off, a hop count, or the proxies whose X-Forwarded-For is believed. */
 export type TrustProxy = false | number | string[];
 
-/** The validated configuration every module reads (API.md §2). */
+/** The validated configuration every module reads (docs/reference/configuration.md). */
 export type AppConfig = {
   port: number;
   adminPort: number;
@@ -31,9 +31,9 @@ export type AppConfig = {
   corsAllowedOrigins: string[];
   logLevel: LogLevel;
   logFormat: LogFormat;
-  /** API.md §10: DPoP proofs must carry a server-issued nonce. */
+  /** docs/reference/token-endpoint.md#dpop-proofs: DPoP proofs must carry a server-issued nonce. */
   dpopNonce: boolean;
-  /** API.md §9: plain-http jwks_uri allowed (development and tests only). */
+  /** docs/reference/token-endpoint.md#client-assertions-private_key_jwt: plain-http jwks_uri allowed (development and tests only). */
   jwksUriAllowHttp: boolean;
   /** UMA permission ticket lifetime in seconds, 1–3600 (docs/guides/uma.md). */
   permissionTicketTtl: number;

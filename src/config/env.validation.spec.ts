@@ -122,7 +122,9 @@ describe('loadConfig', () => {
   });
 
   it('never echoes the value of DATABASE_URL', () => {
-    expect(() => loadConfig({ DATABASE_URL: 'mysql://user:hunter2@db' })).toThrow(expect.objectContaining({ message: expect.not.stringContaining('hunter2') }));
+    const load = () => loadConfig({ DATABASE_URL: 'mysql://user:hunter2@db' });
+    expect(load).toThrow();
+    expect(load).not.toThrow('hunter2');
   });
 
   it('reads TRUST_PROXY as a hop count or a list', () => {

@@ -315,14 +315,14 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   // An empty variable counts as unset, as shells and compose files often produce them.
   const present = Object.fromEntries(VARIABLES.filter((name) => env[name] !== undefined && env[name] !== '').map((name) => [name, env[name]]));
   for (const name of ['PORT', 'ADMIN_PORT', 'ACCESS_TOKEN_TTL', 'REFRESH_TOKEN_TTL', 'PERMISSION_TICKET_TTL', 'DISCLOSURE_RETENTION_DAYS']) {
-    if (present[name] !== undefined && !/^\d+$/.test(present[name]!.trim())) {
-      throw new ConfigurationError(numberMessage(name, present[name]!));
+    if (present[name] !== undefined && !/^\d+$/.test(present[name].trim())) {
+      throw new ConfigurationError(numberMessage(name, present[name]));
     }
   }
   const environment = plainToInstance(Environment, present);
   const errors = validateSync(environment, { forbidUnknownValues: false });
   if (errors.length > 0) {
-    const first = errors[0]!;
+    const first = errors[0];
     const message = Object.values(first.constraints ?? {})[0] ?? `${first.property} is invalid`;
     throw new ConfigurationError(withValue(message, first.property, present[first.property]));
   }

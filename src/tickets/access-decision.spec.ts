@@ -141,7 +141,7 @@ describe('decideAccess', () => {
     expect(refusal?.description).toContain(text);
     // invalid_scope names the refused scope before its missing link; explain keeps the link alone.
     const prefix = error === 'invalid_scope' ? `${scopes[0]}: ` : '';
-    expect(refusal?.description).toBe(`${prefix}${verdict.scopes[0]!.missing}`);
+    expect(refusal?.description).toBe(`${prefix}${verdict.scopes[0].missing}`);
   });
 
   it('names the first refused scope when one of two resource scopes is covered', () => {

@@ -52,7 +52,7 @@ export type AccessRequest = { scopes: readonly string[]; resources: readonly str
 /** ACCESS_TOKEN_TTL, and the audience of a token that no data source claims (issuer or ACCESS_TOKEN_AUDIENCE). */
 export type AccessPolicy = { maxLifetime: number; defaultAudience: string };
 
-/** A covering requested resource as `explain` shows it (API.md §12); ids are strings, as in JSON:API. */
+/** A covering requested resource as `explain` shows it (docs/concepts/explain.md); ids are strings, as in JSON:API. */
 export type Covering = {
   requestedResource: { id: string; requestedResourceId: string; maxPermissionDuration: number };
   capabilityTicket: { id: string; ticketId: string; ticketName: string };
@@ -73,7 +73,7 @@ export type ScopeVerdict = {
   missing?: string;
 };
 
-/** What the token endpoint would decide (API.md §12's JSON). */
+/** What the token endpoint would decide (the JSON of docs/concepts/explain.md). */
 export type Verdict = {
   client: string;
   granted: boolean;
@@ -118,8 +118,9 @@ type Link = 'not-allowed' | 'scope' | 'target';
 type Checked = { verdict: ScopeVerdict; link?: Link; covered: HeldResource[]; granted: string[]; wanted: ResourceScope[] };
 
 /**
- * The one decision of API.md §4 and §11, shared by the token endpoint and `explain`: for every
- * requested scope, the first missing link in the order of API.md §12 (allowed scopes; the
+ * The one decision of docs/concepts/consent-tickets.md#when-a-resource-scope-is-granted and
+ * docs/concepts/audience.md, shared by the token endpoint and `explain`: for every
+ * requested scope, the first missing link in the order of docs/concepts/explain.md (allowed scopes; the
  * definition; its scope; a requested resource of the client; a requested-resource-scopes binding;
  * a combination with a capability ticket of the client; the `resource` data sources), or the
  * records that cover it. When granted: the lifetime and the audience the token gets.
@@ -299,12 +300,12 @@ function refusalOf(checked: Checked[], unknownTarget: string | undefined): Refus
   return undefined;
 }
 
-/** API.md §11: the resources asked for, else every data source serving a requested definition, else the default. */
+/** docs/concepts/audience.md: the resources asked for, else every data source serving a requested definition, else the default. */
 function audienceOf(resources: string[], resourceScopes: ResourceScope[], facts: AccessFacts, policy: AccessPolicy): string | string[] {
   const audience =
     resources.length > 0 ? resources : [...new Set(resourceScopes.flatMap((wanted) => facts.definitions.get(wanted.definition)?.servedBy ?? []))];
   if (audience.length === 0) return policy.defaultAudience;
-  return audience.length === 1 ? audience[0]! : audience;
+  return audience.length === 1 ? audience[0] : audience;
 }
 
 function noDataSource(uri: string): string {
@@ -323,8 +324,8 @@ function coveringOf(resource: HeldResource, scope: string): Covering {
   const [first] = resource.combinations;
   return {
     requestedResource: { id: String(resource.id), requestedResourceId: resource.requestedResourceId, maxPermissionDuration: resource.maxPermissionDuration },
-    capabilityTicket: { id: String(first!.ticket.id), ticketId: first!.ticket.ticketId, ticketName: first!.ticket.ticketName },
-    purpose: { id: String(first!.purpose.id), name: first!.purpose.name },
+    capabilityTicket: { id: String(first.ticket.id), ticketId: first.ticket.ticketId, ticketName: first.ticket.ticketName },
+    purpose: { id: String(first.purpose.id), name: first.purpose.name },
     requestedResourceScopes: (resource.bindings.get(scope) ?? []).map(String),
     requestedResourcesCapabilityTickets: resource.combinations.map((combination) => String(combination.id)),
   };
@@ -351,7 +352,7 @@ function coveredResource(resource: HeldResource): CoveredResource {
     definition: resource.definition,
     maxPermissionDuration: resource.maxPermissionDuration,
     scopes: new Set(resource.bindings.keys()),
-    ticketId: first!.ticket.ticketId,
-    purpose: first!.purpose.name,
+    ticketId: first.ticket.ticketId,
+    purpose: first.purpose.name,
   };
 }

@@ -40,7 +40,7 @@ export class TokensController {
   @ClientAuthenticated()
   async token(@Req() request: ProofRequest, @Res() response: Response): Promise<void> {
     const issued = await this.tokens.issue(request.user as ClientRecord, request.body as TokenParameters, request.dpop?.jkt, requestIdOf(request));
-    // API.md §10: with DPOP_NONCE on, every token response carries a fresh nonce.
+    // docs/reference/token-endpoint.md#dpop-proofs: with DPOP_NONCE on, every token response carries a fresh nonce.
     sendNoStoreJson(response, 200, issued, this.proofs.noncesRequired ? { 'DPoP-Nonce': await this.proofs.freshNonce() } : undefined);
     this.metrics.tokenIssued();
   }

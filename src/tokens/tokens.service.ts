@@ -45,8 +45,8 @@ export class TokensService {
   ) {}
 
   /**
-   * Answers an authenticated token request (API.md §4), or throws the OAuthError it earns.
-   * `jkt`: the thumbprint of a valid DPoP proof's key, which the access token is bound to (§10);
+   * Answers an authenticated token request (docs/reference/token-endpoint.md#post-oauth2token), or throws the OAuthError it earns.
+   * `jkt`: the thumbprint of a valid DPoP proof's key, which the access token is bound to (docs/reference/token-endpoint.md#dpop-proofs);
    * ClientAuthGuard has already refused a DPoP-bound client without one. `requestId`: the
    * response's X-Request-Id, kept in the token's disclosure.
    */
@@ -109,12 +109,13 @@ export class TokensService {
     requestId: string | undefined,
   ): Promise<Omit<TokenResponse, 'scope'>> {
     // An RPT is a disclosure too: accessToken records it (docs/guides/consent-withdrawal.md).
-    const { scope: _granted, ...response } = await this.accessToken(client, await this.uma.grant(client, parameters), jkt, requestId);
-    return response;
+    const { access_token, token_type, expires_in } = await this.accessToken(client, await this.uma.grant(client, parameters), jkt, requestId);
+    return { access_token, token_type, expires_in };
   }
 
   /**
-   * API.md §4 rules 1 and 2 and §11 (resource): the one decision `explain` also shows; its
+   * docs/concepts/consent-tickets.md#when-a-resource-scope-is-granted and docs/concepts/audience.md
+   * (resource): the one decision `explain` also shows; its
    * refusal is the error this endpoint answers.
    */
   private async grant(client: ClientRecord, scopes: string[], resources: string[]): Promise<Grant> {
@@ -125,7 +126,7 @@ export class TokensService {
   }
 
   private async accessToken(client: ClientRecord, { scopes, decision, resources, rpt }: Grant, jkt?: string, requestId?: string): Promise<TokenResponse> {
-    // API.md §4 rule 3 and §11: the lifetime and audience the decision gave (an RPT's audience: its ticket's data sources).
+    // docs/concepts/consent-tickets.md#when-a-resource-scope-is-granted and docs/concepts/audience.md: the lifetime and audience the decision gave (an RPT's audience: its ticket's data sources).
     const { lifetime } = decision.verdict as { lifetime: number };
     const aud = rpt?.aud ?? (decision.verdict.aud as string | string[]);
     const { resourceScopes, covered: covering } = decision;

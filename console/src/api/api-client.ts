@@ -1,4 +1,4 @@
-import type { ErrorObject, ListDocument, Operation, OperationResult, ResourceObject } from './documents.js';
+import type { ErrorObject, ListDocument, Operation, OperationResult } from './documents.js';
 
 const JSON_API = 'application/vnd.api+json';
 const JSON_PATCH = `${JSON_API}; ext=jsonpatch`;

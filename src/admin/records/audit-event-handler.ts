@@ -59,8 +59,8 @@ export class AuditEventHandler implements RecordHandler {
     return { records: rows.map(serialise), total };
   }
 
-  async snapshot(): Promise<Snapshot | null> {
-    return null;
+  snapshot(): Promise<Snapshot | null> {
+    return Promise.resolve(null);
   }
 }
 

@@ -1,4 +1,3 @@
-import type { EntityManager } from 'typeorm';
 import { AdminError } from '../json-api/admin-error.js';
 import type { ResourceObject } from '../json-api/resource-object.js';
 import type { RecordHandler, Snapshot, Written } from './record-handler.js';
@@ -40,15 +39,15 @@ export class DisclosureRecordHandler implements RecordHandler {
     throw disclosureReadOnly('/op');
   }
 
-  async find(_manager: EntityManager, _ids: number[]): Promise<ResourceObject[]> {
-    return [];
+  find(): Promise<ResourceObject[]> {
+    return Promise.resolve([]);
   }
 
-  async list(): Promise<{ records: ResourceObject[]; total: number }> {
-    return { records: [], total: 0 };
+  list(): Promise<{ records: ResourceObject[]; total: number }> {
+    return Promise.resolve({ records: [], total: 0 });
   }
 
-  async snapshot(): Promise<Snapshot | null> {
-    return null;
+  snapshot(): Promise<Snapshot | null> {
+    return Promise.resolve(null);
   }
 }
