@@ -21,7 +21,7 @@ function attributesOf(snapshot: unknown): Snapshot {
   return (record.attributes && typeof record.attributes === 'object' ? record.attributes : record) as Snapshot;
 }
 
-/** The attribute people know each type's records by (docs/guides/console.md#audit-trail). */
+/** The attribute people know each type's records by (docs/guides/console.md#the-audit-trail). */
 const NAMED_BY: Record<string, string> = {
   'uma-client': 'clientId',
   'capability-ticket': 'ticketId',

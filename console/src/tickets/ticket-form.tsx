@@ -103,7 +103,7 @@ function useAllowedScopes(api: ApiClient, client: Choice | undefined): Set<strin
 }
 
 /**
- * A ticket grants a scope only to a client allowed it (docs/guides/console.md#consent-tickets):
+ * A ticket grants a scope only to a client allowed it (docs/guides/console.md#consent-tickets-in-one-form):
  * one warning per chosen scope the client's allowed scopes lack, said before anything is saved.
  */
 export function scopeWarnings(
