@@ -120,7 +120,7 @@ describe('the console', () => {
     await page.goto(`${server.adminUrl}/console`);
     await page.getByLabel('Admin token').fill('not-the-admin-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expectPage(page.getByRole('alert')).toContainText('Wrong admin token: the server refused it.');
+    await expectPage(page.getByRole('alert')).toContainText('That admin token is wrong: check it and try again.');
     await expectPage(page.getByLabel('Admin token')).toHaveAttribute('aria-invalid', 'true');
     expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
     expect(await page.evaluate('sessionStorage.length')).toBe(0);

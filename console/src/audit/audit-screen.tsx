@@ -12,14 +12,41 @@ async function loadPage(api: ScreenProps['api'], page: number) {
   return { events: data, total: meta.total };
 }
 
-/** What changed in a record, in a few words: the attributes whose values differ. */
-function changes(event: ResourceObject): string {
-  const before = (event.attributes.before ?? {}) as Record<string, unknown>;
-  const after = (event.attributes.after ?? {}) as Record<string, unknown>;
-  const pick = (snapshot: Record<string, unknown>) => (snapshot.attributes ?? snapshot) as Record<string, unknown>;
-  const names = new Set([...Object.keys(pick(before)), ...Object.keys(pick(after))]);
-  const changed = [...names].filter((name) => JSON.stringify(pick(before)[name]) !== JSON.stringify(pick(after)[name]));
-  return changed.join(', ');
+type Snapshot = Record<string, unknown>;
+
+/** A snapshot's attributes (the server keeps a resource object; older events kept bare attributes). */
+function attributesOf(snapshot: unknown): Snapshot {
+  if (!snapshot || typeof snapshot !== 'object') return {};
+  const record = snapshot as Snapshot;
+  return (record.attributes && typeof record.attributes === 'object' ? record.attributes : record) as Snapshot;
+}
+
+/** The attribute people know each type's records by (docs/guides/console.md#the-audit-trail). */
+const NAMED_BY: Record<string, string> = {
+  'uma-client': 'clientId',
+  'capability-ticket': 'ticketId',
+  'resource-definition': 'name',
+  purpose: 'name',
+  'data-source': 'name',
+};
+
+/** The record's name from the snapshot after the change (or before it, for a removal), else its id. */
+export function recordName(event: ResourceObject): string {
+  const attribute = NAMED_BY[text(event, 'recordType')];
+  const name = attribute && [event.attributes.after, event.attributes.before].map((snapshot) => attributesOf(snapshot)[attribute]).find(Boolean);
+  return typeof name === 'string' && name !== '' ? name : text(event, 'recordId');
+}
+
+const shown = (value: unknown) =>
+  value === null || value === undefined || value === '' ? '(none)' : typeof value === 'string' ? value : JSON.stringify(value);
+const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+/** What changed, field by field, from what to what: unchanged fields (null to null too) are left out. */
+export function changes(event: ResourceObject): string[] {
+  const before = attributesOf(event.attributes.before);
+  const after = attributesOf(event.attributes.after);
+  const names = [...new Set([...Object.keys(before), ...Object.keys(after)])];
+  return names.filter((name) => !same(before[name], after[name])).map((name) => `${name}: ${shown(before[name])} → ${shown(after[name])}`);
 }
 
 /** Wallet activity 7: the audit trail, newest first, a page at a time. */
@@ -59,9 +86,11 @@ export function AuditScreen({ api }: ScreenProps) {
                 <td>{formatDate(event.attributes.occurredAt)}</td>
                 <td>{text(event, 'operation')}</td>
                 <td>
-                  {text(event, 'recordType')} {text(event, 'recordId')}
+                  {text(event, 'recordType')} {recordName(event)}
                 </td>
-                <td>{changes(event)}</td>
+                <td>
+                  <ChangeList event={event} />
+                </td>
                 <td>{text(event, 'actor')}</td>
               </tr>
             ))}
@@ -80,5 +109,17 @@ export function AuditScreen({ api }: ScreenProps) {
         </button>
       </nav>
     </>
+  );
+}
+
+function ChangeList({ event }: { event: ResourceObject }) {
+  const lines = changes(event);
+  if (lines.length === 0) return null;
+  return (
+    <ul class="changes">
+      {lines.map((line) => (
+        <li key={line}>{line}</li>
+      ))}
+    </ul>
   );
 }

@@ -18,11 +18,14 @@ export function SecretPanel(props: { clientId: string; secret: string; onDone: (
         <label for="client-secret">Client secret</label>
         <input id="client-secret" readOnly value={props.secret} ref={input} autoComplete="off" spellcheck={false} class="secret-value" />
       </div>
+      <p id="secret-done-warning" class="warning">
+        The secret is shown only now: copy it before you press Done.
+      </p>
       <div class="actions">
         <button type="button" onClick={() => void copy()}>
           Copy secret
         </button>
-        <button type="button" class="secondary" onClick={props.onDone}>
+        <button type="button" class="secondary" onClick={props.onDone} aria-describedby="secret-done-warning">
           Done
         </button>
       </div>

@@ -67,6 +67,7 @@ export function DataSourceForm(props: {
         form={form}
         name="kind"
         label="Kind"
+        hint="What the data source is: a resource server (an API holding the data) or an identity provider (one holding data about who the user is)."
         options={KINDS}
         value={choice.kind}
         errors={props.errors}

@@ -61,7 +61,14 @@ export function ExplainScreen({ api }: ScreenProps) {
           onChange={setClient}
         />
         <TextField form="explain" name="scope" label="Scopes" errors={errors} hint="Space-separated, as in a token request, e.g. blood-glucose-level:read" />
-        <TextArea form="explain" name="resources" label="Resources (optional, one URI per line)" rows={2} errors={errors} />
+        <TextArea
+          form="explain"
+          name="resources"
+          label="Resources (optional, one URI per line)"
+          rows={2}
+          errors={errors}
+          hint="Resource indicators (RFC 8707): the data sources the token would be for, by their resource URI."
+        />
         <button type="submit" disabled={busy}>
           Explain
         </button>

@@ -10,10 +10,12 @@ type FieldProps = {
   label: string;
   errors: FormErrors;
   hint?: string;
+  /** Announce the field's error as it appears (a one-field form has no summary to do it). */
+  alert?: boolean;
 };
 
 /** The error beside a field, and the attributes that tie it to the control. */
-function described(form: string, name: string, errors: FormErrors, hint?: string) {
+function described(form: string, name: string, errors: FormErrors, hint?: string, alert?: boolean) {
   const error = errors.fields[name];
   const ids = [hint ? `${idOf(form, name)}-hint` : '', error ? `${idOf(form, name)}-error` : ''].filter(Boolean).join(' ');
   return {
@@ -26,7 +28,7 @@ function described(form: string, name: string, errors: FormErrors, hint?: string
           </p>
         )}
         {error && (
-          <p class="field-error" id={`${idOf(form, name)}-error`}>
+          <p class="field-error" id={`${idOf(form, name)}-error`} role={alert ? 'alert' : undefined}>
             {error}
           </p>
         )}
@@ -53,7 +55,7 @@ export function TextField(
     onInput?: (value: string) => void;
   },
 ) {
-  const { control, after } = described(props.form, props.name, props.errors, props.hint);
+  const { control, after } = described(props.form, props.name, props.errors, props.hint, props.alert);
   // Preact types an input's attributes as a union keyed by `type`; one literal type lets the
   // spread attributes check against a single member (the element accepts all four types alike).
   const type = (props.type ?? 'text') as 'text';
@@ -114,15 +116,27 @@ export function SelectField(
   );
 }
 
-/** A group of checkboxes under one legend; the error of the group sits under the legend. */
-export function CheckboxGroup(props: FieldProps & { options: Option[]; checked: string[]; onChange: (checked: string[]) => void; empty?: string }) {
+/**
+ * A group of checkboxes under one legend; the error of the group sits under the legend. Warnings
+ * (what the choice will not do, though it may be saved) sit beside it and are read with the group.
+ */
+export function CheckboxGroup(
+  props: FieldProps & { options: Option[]; checked: string[]; onChange: (checked: string[]) => void; empty?: string; warnings?: string[] },
+) {
   const error = props.errors.fields[props.name];
-  const errorId = `${idOf(props.form, props.name)}-error`;
+  const base = idOf(props.form, props.name);
+  const errorId = `${base}-error`;
+  const warnings = props.warnings ?? [];
+  const describedBy = [props.hint ? `${base}-hint` : '', warnings.length > 0 ? `${base}-warnings` : '', error ? errorId : ''].filter(Boolean).join(' ');
   const toggle = (value: string, on: boolean) => props.onChange(on ? [...props.checked, value] : props.checked.filter((item) => item !== value));
   return (
-    <fieldset class={`field${error ? ' invalid' : ''}`} id={idOf(props.form, props.name)} tabIndex={-1} aria-describedby={error ? errorId : undefined}>
+    <fieldset class={`field${error ? ' invalid' : ''}`} id={base} tabIndex={-1} aria-describedby={describedBy || undefined}>
       <legend>{props.label}</legend>
-      {props.hint && <p class="hint">{props.hint}</p>}
+      {props.hint && (
+        <p class="hint" id={`${base}-hint`}>
+          {props.hint}
+        </p>
+      )}
       {props.options.length === 0 && <p class="hint">{props.empty ?? 'Nothing to choose from yet.'}</p>}
       {props.options.map((option) => (
         <div class="check" key={option.value}>
@@ -137,6 +151,13 @@ export function CheckboxGroup(props: FieldProps & { options: Option[]; checked: 
           <label for={`${idOf(props.form, props.name)}-${option.value}`}>{option.label}</label>
         </div>
       ))}
+      {warnings.length > 0 && (
+        <div class="field-warning" id={`${base}-warnings`}>
+          {warnings.map((warning) => (
+            <p key={warning}>{warning}</p>
+          ))}
+        </div>
+      )}
       {error && (
         <p class="field-error" id={errorId}>
           {error}

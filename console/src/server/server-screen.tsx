@@ -97,9 +97,12 @@ export function ServerScreen({ api }: ScreenProps) {
             </tbody>
           </table>
         </div>
-        <button type="button" onClick={() => void rotate()} disabled={busy}>
+        <button type="button" onClick={() => void rotate()} disabled={busy} aria-describedby="rotate-key-hint">
           Rotate key
         </button>
+        <p class="hint" id="rotate-key-hint">
+          Makes a new signing key that signs every token from now on; the old key stays in the JWKS while tokens it signed live.
+        </p>
         {status && <Status>{status}</Status>}
       </section>
     </>

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiClient, ApiError } from '../api/api-client.js';
-import { ErrorSummary, TextField } from '../forms/fields.js';
+import { TextField } from '../forms/fields.js';
 import { fieldText } from '../forms/form-data.js';
 import { NO_ERRORS, type FormErrors } from '../forms/form-errors.js';
 
@@ -13,7 +13,7 @@ export function SignInScreen(props: { notice?: string; onSignedIn: (token: strin
     event.preventDefault();
     const token = fieldText(new FormData(event.currentTarget as HTMLFormElement), 'adminToken');
     if (token === '') {
-      setErrors({ summary: [{ message: 'Enter the admin token.', field: 'adminToken' }], fields: { adminToken: 'Enter the admin token.' } });
+      setErrors({ summary: [], fields: { adminToken: 'Enter the admin token.' } });
       return;
     }
     setBusy(true);
@@ -24,11 +24,13 @@ export function SignInScreen(props: { notice?: string; onSignedIn: (token: strin
       const message = !(error instanceof ApiError)
         ? 'The server could not be reached. Try again.'
         : error.status === 401
-          ? 'Wrong admin token: the server refused it. Check it and try again.'
+          ? 'That admin token is wrong: check it and try again.'
           : error.status === 429
             ? 'Too many wrong tokens from this address: wait a minute, then try again.'
             : error.message;
-      setErrors({ summary: [{ message, field: 'adminToken' }], fields: { adminToken: message } });
+      // One field, one message: said beside the field (and announced), not again in a summary.
+      setErrors({ summary: [], fields: { adminToken: message } });
+      document.getElementById('sign-in-adminToken')?.focus();
     } finally {
       setBusy(false);
     }
@@ -44,7 +46,6 @@ export function SignInScreen(props: { notice?: string; onSignedIn: (token: strin
       )}
       <form onSubmit={(event) => void submit(event)} noValidate>
         <h2 id="sign-in-title">Sign in</h2>
-        <ErrorSummary form="sign-in" errors={errors} />
         <TextField
           form="sign-in"
           name="adminToken"
@@ -52,6 +53,7 @@ export function SignInScreen(props: { notice?: string; onSignedIn: (token: strin
           type="password"
           autoComplete="off"
           errors={errors}
+          alert
           hint="The server's administrative token (ADMIN_TOKEN, or .data/admin-token). It is kept in this tab only, until you sign out or close it."
         />
         <button type="submit" disabled={busy}>

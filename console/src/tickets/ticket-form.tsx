@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { MAX_PAGE_SIZE, type ApiClient } from '../api/api-client.js';
-import { searchClients, searchDefinitions, type Choice } from '../api/catalogue.js';
+import { recordsById, searchClients, searchDefinitions, type Choice } from '../api/catalogue.js';
 import { add, text, type Operation } from '../api/documents.js';
 import { Combobox } from '../forms/combobox.js';
 import { CheckboxGroup, ErrorSummary, TextField, type Option } from '../forms/fields.js';
@@ -21,15 +21,16 @@ export type TicketValues = {
 /**
  * The whole consent ticket as one JSON Patch request: purpose, capability ticket, requested
  * resource, one scope binding per scope, the combination. Later operations refer to earlier
- * records by local ids (`lid`), so the console never has to pick ids.
+ * records by local ids (`lid`), so the console never has to pick ids. A purpose of the same text
+ * that exists already (`existingPurpose`, its id) is related to instead of added again.
  */
-export function ticketOperations(values: TicketValues): { operations: Operation[]; layout: PointerLayout } {
+export function ticketOperations(values: TicketValues, existingPurpose?: string): { operations: Operation[]; layout: PointerLayout } {
   const client = { type: 'uma-client', id: values.client };
-  const purpose = { type: 'purpose', lid: 'purpose' };
+  const purpose = existingPurpose ? { type: 'purpose', id: existingPurpose } : { type: 'purpose', lid: 'purpose' };
   const requested = { type: 'requested-resource', lid: 'requested-resource' };
   const duration = /^\d+$/.test(values.maxDuration) ? Number(values.maxDuration) : values.maxDuration;
   const operations = [
-    add('purpose', { name: values.purpose }, undefined, 'purpose'),
+    ...(existingPurpose ? [] : [add('purpose', { name: values.purpose }, undefined, 'purpose')]),
     add('capability-ticket', { ticketId: values.ticketId, ticketName: values.ticketName }, { purpose, umaClient: client }, 'ticket'),
     add(
       'requested-resource',
@@ -41,7 +42,7 @@ export function ticketOperations(values: TicketValues): { operations: Operation[
     add('requested-resources-capability-tickets', {}, { capabilityTicket: { type: 'capability-ticket', lid: 'ticket' }, requestedResource: requested }),
   ];
   const layout: PointerLayout = [
-    { name: 'purpose' },
+    ...(existingPurpose ? [] : [{ name: 'purpose' }]),
     { ticketId: 'ticketId', ticketName: 'ticketName', umaClient: 'client', purpose: 'purpose' },
     { maxPermissionDuration: 'maxDuration', requestedResourceId: 'requestedResourceId', resourceDefinition: 'definition', umaClient: 'client' },
     ...values.scopes.map(() => ({ scope: 'scopes', requestedResource: 'scopes', purpose: 'purpose' })),
@@ -80,6 +81,46 @@ function useScopesOf(api: ApiClient, definition: Choice | undefined): Option[] |
   return scopes;
 }
 
+/** The client's allowed scopes (`<definition>:<scope>` names), asked of the server when the choice changes. */
+function useAllowedScopes(api: ApiClient, client: Choice | undefined): Set<string> | undefined {
+  const [allowed, setAllowed] = useState<Set<string>>();
+  useEffect(() => {
+    setAllowed(undefined);
+    if (!client) return;
+    let current = true;
+    recordsById(api, 'uma-client', [client.id]).then(
+      (records) => {
+        const record = records.get(client.id);
+        if (current && record) setAllowed(new Set(text(record, 'allowedScopes').split(/\s+/).filter(Boolean)));
+      },
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [client?.id]);
+  return allowed;
+}
+
+/**
+ * A ticket grants a scope only to a client allowed it (docs/guides/console.md#consent-tickets-in-one-form):
+ * one warning per chosen scope the client's allowed scopes lack, said before anything is saved.
+ */
+export function scopeWarnings(
+  client: Choice | undefined,
+  definition: Choice | undefined,
+  chosen: string[],
+  scopes: Option[],
+  allowed: Set<string> | undefined,
+) {
+  if (!client || !definition || !allowed) return [];
+  return scopes
+    .filter((scope) => chosen.includes(scope.value) && !allowed.has(`${definition.label}:${scope.label}`))
+    .map(
+      (scope) => `${client.label} is not allowed ${definition.label}:${scope.label}: add it to the client's allowed scopes, or the ticket will not grant it.`,
+    );
+}
+
 /**
  * The consent ticket form. The client and the resource definition are searchable pickers
  * (comboboxes asking the server), so the form works the same with ten clients or ten thousand.
@@ -90,6 +131,7 @@ export function TicketForm(props: { api: ApiClient; errors: FormErrors; onSubmit
   const [busy, setBusy] = useState(false);
   const errors = local.summary.length > 0 ? local : props.errors;
   const scopes = useScopesOf(props.api, choice.definition);
+  const allowed = useAllowedScopes(props.api, choice.client);
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -152,6 +194,7 @@ export function TicketForm(props: { api: ApiClient; errors: FormErrors; onSubmit
         errors={errors}
         checked={choice.scopes}
         options={scopes ?? []}
+        warnings={scopeWarnings(choice.client, choice.definition, choice.scopes, scopes ?? [], allowed)}
         empty={
           !choice.definition
             ? 'Choose a resource definition first.'
@@ -173,7 +216,13 @@ export function TicketForm(props: { api: ApiClient; errors: FormErrors; onSubmit
         <TextField form="ticket" name="ticketName" label="Ticket name" errors={errors} />
       </div>
       <div class="pair">
-        <TextField form="ticket" name="requestedResourceId" label="Requested resource ID" errors={errors} hint="e.g. glucose-readings" />
+        <TextField
+          form="ticket"
+          name="requestedResourceId"
+          label="Requested resource ID"
+          errors={errors}
+          hint="The id of the patient's (data subject's) resource at the data source, e.g. glucose-readings"
+        />
         <TextField
           form="ticket"
           name="maxDuration"

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { ScreenProps } from '../app.js';
+import type { ApiClient } from '../api/api-client.js';
 import { searchClients, type Choice } from '../api/catalogue.js';
 import { useLoad } from '../api/use-load.js';
 import { ErrorSummary, Status } from '../forms/fields.js';
@@ -9,6 +10,19 @@ import { loadClientTickets, removalOf, type Chain, type ClientTickets } from './
 import { TicketForm, ticketOperations, type TicketValues } from './ticket-form.js';
 import { ticketSentence } from './ticket-sentence.js';
 import { activeTokensByTicket, activeTokensText, ConfirmRemoval } from './active-tokens.js';
+
+/**
+ * The id of a purpose whose text is exactly this one, if any: a ticket relates to it rather than
+ * adding the same words again. If the lookup fails, the ticket adds its purpose (the server judges the text).
+ */
+async function existingPurpose(api: ApiClient, name: string): Promise<string | undefined> {
+  if (name === '') return undefined;
+  try {
+    return (await api.list('purpose', 1, 1, [], { filter: { name } })).data[0]?.id;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Consent tickets: the tickets of one client at a time (the client found by search), as
@@ -33,7 +47,7 @@ export function TicketsScreen({ api }: ScreenProps) {
     tickets.searchFor('');
   };
   const create = async (values: TicketValues, owner: Choice) => {
-    const { operations, layout } = ticketOperations(values);
+    const { operations, layout } = ticketOperations(values, await existingPurpose(api, values.purpose));
     try {
       await api.patch(operations);
       setErrors(NO_ERRORS);
