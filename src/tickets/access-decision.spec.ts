@@ -88,7 +88,7 @@ describe('decideAccess', () => {
 
   it('names every scope not allowed, before anything else', () => {
     const { verdict, refusal } = decide(['admin', 'nope:read', 'glucose:read']);
-    expect(refusal).toEqual({ error: 'invalid_scope', description: 'scope not allowed for this client: admin nope:read' });
+    expect(refusal).toEqual({ kind: 'not_allowed', description: 'scope not allowed for this client: admin nope:read' });
     expect(verdict.scopes[1]).toEqual({
       scope: 'nope:read',
       granted: false,
@@ -100,22 +100,22 @@ describe('decideAccess', () => {
   });
 
   it.each([
-    ['an unknown definition', facts({ allowedScopes: new Set(['bone:read']) }), ['bone:read'], [], 'invalid_scope', 'no resource definition named "bone"'],
+    ['an unknown definition', facts({ allowedScopes: new Set(['bone:read']) }), ['bone:read'], [], 'not_covered', 'no resource definition named "bone"'],
     [
       'a scope the definition lacks',
       facts({ allowedScopes: new Set(['glucose:delete']) }),
       ['glucose:delete'],
       [],
-      'invalid_scope',
+      'not_covered',
       'no scope named "delete" in resource definition "glucose"',
     ],
-    ['no requested resource', facts(), ['weight:read'], [], 'invalid_scope', 'no requested resource of glucose-app for resource definition "weight"'],
+    ['no requested resource', facts(), ['weight:read'], [], 'not_covered', 'no requested resource of glucose-app for resource definition "weight"'],
     [
       'no binding',
       facts(),
       ['glucose:write'],
       [],
-      'invalid_scope',
+      'not_covered',
       'no requested-resource-scopes record binds scope "write" to requested resource 30 of glucose-app',
     ],
     [
@@ -123,24 +123,24 @@ describe('decideAccess', () => {
       facts({ held: [{ ...glucose, combinations: [] }] }),
       ['glucose:read'],
       [],
-      'invalid_scope',
+      'not_covered',
       'combines a capability ticket of glucose-app with requested resource 30',
     ],
-    ['an unknown resource', facts(), ['glucose:read'], ['https://x.example'], 'invalid_target', 'resource "https://x.example" is no enrolled data source'],
+    ['an unknown resource', facts(), ['glucose:read'], ['https://x.example'], 'unknown_target', 'resource "https://x.example" is no enrolled data source'],
     [
       'a resource not serving the definition',
       facts(),
       ['glucose:read'],
       ['https://idp.example'],
-      'invalid_target',
+      'unknown_target',
       'does not serve resource definition "glucose"',
     ],
-  ])('refuses %s, naming it', (_, given, scopes, resources, error, text) => {
+  ])('refuses %s, naming it', (_, given, scopes, resources, kind, text) => {
     const { verdict, refusal } = decide(scopes, resources, given);
-    expect(refusal?.error).toBe(error);
+    expect(refusal?.kind).toBe(kind);
     expect(refusal?.description).toContain(text);
-    // invalid_scope names the refused scope before its missing link; explain keeps the link alone.
-    const prefix = error === 'invalid_scope' ? `${scopes[0]}: ` : '';
+    // A refused scope is named before its missing link; explain keeps the link alone.
+    const prefix = kind === 'not_covered' ? `${scopes[0]}: ` : '';
     expect(refusal?.description).toBe(`${prefix}${verdict.scopes[0].missing}`);
   });
 
@@ -151,7 +151,7 @@ describe('decideAccess', () => {
 
   it('refuses an unknown resource asked for with plain scopes only, at the top of the verdict', () => {
     const { verdict, refusal } = decide(['uma_protection'], ['https://x.example']);
-    expect(refusal?.error).toBe('invalid_target');
+    expect(refusal?.kind).toBe('unknown_target');
     expect(verdict.missing).toBe(refusal?.description);
     expect(verdict.granted).toBe(false);
   });
@@ -299,7 +299,7 @@ describe('decideAccess with SMART scopes', () => {
     [['patient/Observation.rs'], 'patient/Observation.rs: only system/ scopes are supported'],
   ])('refuses %p, naming what is missing', (scopes, description) => {
     const { verdict, refusal } = decide(scopes, [], smartFacts());
-    expect(refusal?.error).toBe('invalid_scope');
+    expect(refusal?.kind).toBe('not_covered');
     expect(refusal?.description).toContain(description);
     expect(verdict.scopes.find((entry) => !entry.granted)?.denotes).toBeNull();
   });

@@ -98,7 +98,15 @@ export type CoveringChain = {
   purpose: { id: string; name: string };
 };
 
-export type Refusal = { error: 'invalid_scope' | 'invalid_target'; description: string };
+/**
+ * Why the decision refuses, in the domain's words: a scope outside the client's allowed scopes,
+ * a scope no consent-ticket chain covers (or that names nothing), or a `resource` that is no
+ * enrolled data source or does not serve the definition. Transports map the kind to their own
+ * error codes (the token endpoint: src/tokens/refusal-error.ts).
+ */
+export type RefusalKind = 'not_allowed' | 'not_covered' | 'unknown_target';
+
+export type Refusal = { kind: RefusalKind; description: string };
 
 /** The verdict, and for the token endpoint the refusal or what the token carries. */
 export type Decision = {
@@ -292,11 +300,11 @@ function checkResourceScope(wanted: ResourceScope, resources: string[], facts: A
  */
 function refusalOf(checked: Checked[], unknownTarget: string | undefined): Refusal | undefined {
   const notAllowed = checked.filter((entry) => entry.link === 'not-allowed').map((entry) => entry.verdict.scope);
-  if (notAllowed.length > 0) return { error: 'invalid_scope', description: `scope not allowed for this client: ${notAllowed.join(' ')}` };
+  if (notAllowed.length > 0) return { kind: 'not_allowed', description: `scope not allowed for this client: ${notAllowed.join(' ')}` };
   const first = checked.find((entry) => entry.link !== undefined);
-  if (first?.link === 'target') return { error: 'invalid_target', description: first.verdict.missing! };
-  if (first) return { error: 'invalid_scope', description: `${first.verdict.scope}: ${first.verdict.missing!}` };
-  if (unknownTarget !== undefined) return { error: 'invalid_target', description: noDataSource(unknownTarget) };
+  if (first?.link === 'target') return { kind: 'unknown_target', description: first.verdict.missing! };
+  if (first) return { kind: 'not_covered', description: `${first.verdict.scope}: ${first.verdict.missing!}` };
+  if (unknownTarget !== undefined) return { kind: 'unknown_target', description: noDataSource(unknownTarget) };
   return undefined;
 }
 

@@ -4,41 +4,55 @@ import type { EntityManager } from 'typeorm';
  * The consistency rules that span several consent-ticket records
  * (docs/concepts/consent-tickets.md#the-rules-that-keep-the-records-consistent), as queries any
  * writer (the admin transport today) runs inside its transaction. Each answers whether the rule
- * is broken for the records matched by `where` (with `$1` bound to `id`).
+ * is broken for the record just written: the writer names which record it wrote and its id, and
+ * the query (all SQL of these rules lives here) starts from that record.
  */
 
+/** The records a combination rule starts from: a capability ticket, a requested resource or the combination itself. */
+export type CombinationAnchor = 'capability-ticket' | 'requested-resource' | 'combination';
+
+/** The records a binding rule starts from: a requested resource or the requested-resource-scopes record itself. */
+export type BindingAnchor = 'requested-resource' | 'binding';
+
+/** The records a data-source rule starts from: the data source, or the client that introspects for data sources. */
+export type DataSourceAnchor = 'data-source' | 'client';
+
+const COMBINATION_WHERE: Record<CombinationAnchor, string> = { 'capability-ticket': 't.id = $1', 'requested-resource': 'r.id = $1', combination: 'c.id = $1' };
+const BINDING_WHERE: Record<BindingAnchor, string> = { 'requested-resource': 'r.id = $1', binding: 'b.id = $1' };
+const DATA_SOURCE_WHERE: Record<DataSourceAnchor, string> = { 'data-source': 'd.id = $1', client: 'd.client_id = $1' };
+
 /** A combination's capability ticket and requested resource belong to different clients. */
-export async function ticketAndResourceClientsDiffer(manager: EntityManager, where: string, id: number): Promise<boolean> {
+export async function ticketAndResourceClientsDiffer(manager: EntityManager, anchor: CombinationAnchor, id: number): Promise<boolean> {
   return anyRow(
     manager,
     `SELECT 1 FROM requested_resources_capability_tickets c
        JOIN capability_ticket t ON t.id = c.capability_ticket_id
        JOIN requested_resource r ON r.id = c.requested_resource_id
-      WHERE t.client_id <> r.client_id AND ${where} LIMIT 1`,
+      WHERE t.client_id <> r.client_id AND ${COMBINATION_WHERE[anchor]} LIMIT 1`,
     id,
   );
 }
 
 /** A requested-resource-scopes binds a scope that is not of the requested resource's definition. */
-export async function scopeOutsideDefinition(manager: EntityManager, where: string, id: number): Promise<boolean> {
+export async function scopeOutsideDefinition(manager: EntityManager, anchor: BindingAnchor, id: number): Promise<boolean> {
   return anyRow(
     manager,
     `SELECT 1 FROM requested_resource_scopes b
        JOIN scope s ON s.id = b.scope_id
        JOIN requested_resource r ON r.id = b.requested_resource_id
-      WHERE s.resource_definition_id <> r.resource_definition_id AND ${where} LIMIT 1`,
+      WHERE s.resource_definition_id <> r.resource_definition_id AND ${BINDING_WHERE[anchor]} LIMIT 1`,
     id,
   );
 }
 
 /** A data source's umaClient is not allowed `uma_protection`, so could not introspect (docs/concepts/consent-tickets.md#the-rules-that-keep-the-records-consistent). */
-export async function dataSourceClientLacksProtection(manager: EntityManager, where: string, id: number): Promise<boolean> {
+export async function dataSourceClientLacksProtection(manager: EntityManager, anchor: DataSourceAnchor, id: number): Promise<boolean> {
   return anyRow(
     manager,
     `SELECT 1 FROM data_source d
        JOIN client c ON c.id = d.client_id
        JOIN client_metadata m ON m.id = c.metadata_id
-      WHERE NOT ('uma_protection' = ANY (string_to_array(m.allowed_scopes, ' '))) AND ${where} LIMIT 1`,
+      WHERE NOT ('uma_protection' = ANY (string_to_array(m.allowed_scopes, ' '))) AND ${DATA_SOURCE_WHERE[anchor]} LIMIT 1`,
     id,
   );
 }

@@ -10,6 +10,7 @@ import { RefreshTokensService } from './refresh-tokens.service.js';
 import { parseScope } from '../oauth/scope.js';
 import { SigningKeysService } from './signing-keys.service.js';
 import { signAccessToken } from './token-signer.js';
+import { oauthErrorOf } from './refusal-error.js';
 import { resourcesOf, type TokenParameters } from '../oauth/token-request.js';
 import { UmaGrant } from '../uma/uma-grant.js';
 import type { RptClaims } from '../uma/rpt.js';
@@ -85,12 +86,12 @@ export class TokensService {
     if (wider.length > 0) throw new OAuthError('invalid_scope', `scope not granted with this refresh token: ${wider.join(' ')}`);
     const resources = resourcesOf(parameters);
     const decision = await this.decisions.decide(client, { scopes, resources });
-    if (decision.refusal?.error === 'invalid_target') throw new OAuthError(decision.refusal.error, decision.refusal.description);
+    if (decision.refusal?.kind === 'unknown_target') throw oauthErrorOf(decision.refusal);
     const used = await this.refreshTokens.consume(client, parameters.refresh_token);
     if (decision.refusal) {
       // The client is no longer entitled: the family ends here.
       await this.refreshTokens.revokeFamily(used.family_id);
-      throw new OAuthError(decision.refusal.error, decision.refusal.description);
+      throw oauthErrorOf(decision.refusal);
     }
     // RFC 9449 §5: the refresh token of a confidential client is not bound; this access token is.
     const response = await this.accessToken(client, { scopes: decision.scopes, decision, resources }, jkt, requestId);
@@ -120,7 +121,7 @@ export class TokensService {
    */
   private async grant(client: ClientRecord, scopes: string[], resources: string[]): Promise<Grant> {
     const decision = await this.decisions.decide(client, { scopes, resources });
-    if (decision.refusal) throw new OAuthError(decision.refusal.error, decision.refusal.description);
+    if (decision.refusal) throw oauthErrorOf(decision.refusal);
     // SMART wildcards are replaced by what they expand to (docs/guides/smart-backend-services.md).
     return { scopes: decision.scopes, decision, resources };
   }

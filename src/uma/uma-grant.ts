@@ -82,7 +82,7 @@ function addRequestedScopes(permissions: Permission[], requested: string[]): voi
 
 /** A bad `resource` stays invalid_target; a scope refused by the consent tickets is request_denied in explain's words. */
 function refusal(decision: Decision): OAuthError {
-  if (decision.refusal!.error === 'invalid_target') return new OAuthError('invalid_target', decision.refusal!.description);
+  if (decision.refusal!.kind === 'unknown_target') return new OAuthError('invalid_target', decision.refusal!.description);
   const first = decision.verdict.scopes.find((entry) => !entry.granted);
   return new OAuthError('request_denied', first?.missing ?? decision.refusal!.description);
 }

@@ -172,7 +172,7 @@ export class ClientRecordHandler implements RecordHandler {
       await this.writeRedirectUris(manager, id, registration.redirectUris);
     }
     // docs/concepts/consent-tickets.md#the-rules-that-keep-the-records-consistent: the introspection client of a data source keeps uma_protection.
-    if (await dataSourceClientLacksProtection(manager, 'd.client_id = $1', id)) {
+    if (await dataSourceClientLacksProtection(manager, 'client', id)) {
       throw ruleBroken('this uma-client introspects for a data-source: its allowedScopes must keep uma_protection', '/value/attributes/allowedScopes');
     }
     return { id };

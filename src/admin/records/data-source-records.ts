@@ -16,7 +16,7 @@ const dataSource: TableSpec = {
   relationships: [{ name: 'umaClient', type: 'uma-client', table: 'client', column: 'client_id', optional: true }],
   uniques: { UQ_data_source_resource_uri: 'resourceUri' },
   search: ['name', 'resourceUri'],
-  rules: [(manager, id) => introspectionClientProtects(manager, 'd.id = $1', id)],
+  rules: [(manager, id) => introspectionClientProtects(manager, id)],
 };
 
 const dataSourceResourceDefinitions: TableSpec = {
@@ -31,8 +31,8 @@ const dataSourceResourceDefinitions: TableSpec = {
   uniques: { UQ_data_source_resource_definition: 'resourceDefinition' },
 };
 
-async function introspectionClientProtects(manager: EntityManager, where: string, id: number): Promise<void> {
-  if (await dataSourceClientLacksProtection(manager, where, id)) {
+async function introspectionClientProtects(manager: EntityManager, id: number): Promise<void> {
+  if (await dataSourceClientLacksProtection(manager, 'data-source', id)) {
     throw ruleBroken('the umaClient of a data-source must be allowed the uma_protection scope', '/value/relationships/umaClient');
   }
 }

@@ -1,5 +1,12 @@
 import type { EntityManager } from 'typeorm';
-import { fhirMappingTaken, queryWithoutType, scopeOutsideDefinition, ticketAndResourceClientsDiffer } from '../../tickets/consent-rules.js';
+import {
+  fhirMappingTaken,
+  queryWithoutType,
+  scopeOutsideDefinition,
+  ticketAndResourceClientsDiffer,
+  type BindingAnchor,
+  type CombinationAnchor,
+} from '../../tickets/consent-rules.js';
 import { ruleBroken } from '../json-api/admin-error.js';
 import { TableRecordHandler, type TableSpec } from './table-record-handler.js';
 
@@ -82,7 +89,7 @@ const capabilityTicket: TableSpec = {
   ],
   uniques: { UQ_capability_ticket_ticket_id: 'ticketId' },
   search: ['ticketId', 'ticketName'],
-  rules: [(manager, id) => ticketsAndResourcesAgree(manager, 't.id = $1', id, '/value/relationships/umaClient')],
+  rules: [(manager, id) => ticketsAndResourcesAgree(manager, 'capability-ticket', id, '/value/relationships/umaClient')],
 };
 
 const requestedResource: TableSpec = {
@@ -97,8 +104,8 @@ const requestedResource: TableSpec = {
     { name: 'umaClient', type: 'uma-client', table: 'client', column: 'client_id' },
   ],
   rules: [
-    (manager, id) => ticketsAndResourcesAgree(manager, 'r.id = $1', id, '/value/relationships/umaClient'),
-    (manager, id) => scopesBelongToDefinition(manager, 'r.id = $1', id, '/value/relationships/resourceDefinition'),
+    (manager, id) => ticketsAndResourcesAgree(manager, 'requested-resource', id, '/value/relationships/umaClient'),
+    (manager, id) => scopesBelongToDefinition(manager, 'requested-resource', id, '/value/relationships/resourceDefinition'),
   ],
 };
 
@@ -111,7 +118,7 @@ const requestedResourceScopes: TableSpec = {
     { name: 'purpose', type: 'purpose', table: 'purpose', column: 'purpose_id' },
     { name: 'requestedResource', type: 'requested-resource', table: 'requested_resource', column: 'requested_resource_id' },
   ],
-  rules: [(manager, id) => scopesBelongToDefinition(manager, 'b.id = $1', id, '/value/relationships/scope')],
+  rules: [(manager, id) => scopesBelongToDefinition(manager, 'binding', id, '/value/relationships/scope')],
 };
 
 const combination: TableSpec = {
@@ -122,19 +129,19 @@ const combination: TableSpec = {
     { name: 'capabilityTicket', type: 'capability-ticket', table: 'capability_ticket', column: 'capability_ticket_id' },
     { name: 'requestedResource', type: 'requested-resource', table: 'requested_resource', column: 'requested_resource_id' },
   ],
-  rules: [(manager, id) => ticketsAndResourcesAgree(manager, 'c.id = $1', id, '/value/relationships/requestedResource')],
+  rules: [(manager, id) => ticketsAndResourcesAgree(manager, 'combination', id, '/value/relationships/requestedResource')],
 };
 
 /** docs/concepts/consent-tickets.md#the-rules-that-keep-the-records-consistent: a combination's capability ticket and requested resource belong to one client. */
-async function ticketsAndResourcesAgree(manager: EntityManager, where: string, id: number, pointer: string): Promise<void> {
-  if (await ticketAndResourceClientsDiffer(manager, where, id)) {
+async function ticketsAndResourcesAgree(manager: EntityManager, anchor: CombinationAnchor, id: number, pointer: string): Promise<void> {
+  if (await ticketAndResourceClientsDiffer(manager, anchor, id)) {
     throw ruleBroken('the capability ticket and the requested resource of a combination must belong to the same uma-client', pointer);
   }
 }
 
 /** docs/concepts/consent-tickets.md#the-rules-that-keep-the-records-consistent: a requested-resource-scopes binds a scope of the requested resource's definition. */
-async function scopesBelongToDefinition(manager: EntityManager, where: string, id: number, pointer: string): Promise<void> {
-  if (await scopeOutsideDefinition(manager, where, id)) {
+async function scopesBelongToDefinition(manager: EntityManager, anchor: BindingAnchor, id: number, pointer: string): Promise<void> {
+  if (await scopeOutsideDefinition(manager, anchor, id)) {
     throw ruleBroken("the scope must be a scope of the requested resource's resource-definition", pointer);
   }
 }
