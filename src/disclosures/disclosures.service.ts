@@ -30,9 +30,9 @@ export type DisclosureInput = {
 };
 
 // Two batches at a time per instance: the commit-order lock, held until commit, makes the second
-// wait for the first's commit, but its round trip and parsing overlap it (measured with the
-// benchmark: 0.56x the plain-scope tokens per second with two, 0.33x with one). The lock also
-// keeps ids growing in commit order across instances.
+// wait for the first's commit, but its round trip and parsing overlap it (one benchmark run each,
+// on a loaded machine: 0.56x the plain-scope tokens per second with two, 0.33x with one, 0.23x
+// with three). The lock also keeps ids growing in commit order across instances.
 const CONCURRENT_BATCHES = 2;
 const COMMIT_ORDER_LOCK = 0x64697363;
 
