@@ -5,6 +5,7 @@ import { splitSpaced } from '../clients/client-record.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { AccessDecisions } from '../tickets/access-decisions.js';
+import { type BasisKind, basisTag, isBasisKind } from './basis-tags.js';
 import { audienceUris } from './disclosures.service.js';
 
 /** One committed administrative change, as its audit event recorded it. */
@@ -24,7 +25,13 @@ type Outstanding = { id: string; client_key: number; scope: string; aud: string 
 const LATE_SWEEPS_MS = [1_000, 1_700];
 
 // The records whose disclosures a change re-decides directly, by the basis they were recorded with.
-const DIRECT_BASIS = new Set(['uma-client', 'capability-ticket', 'requested-resource', 'requested-resource-scopes', 'requested-resources-capability-tickets']);
+const DIRECT_BASIS: ReadonlySet<string> = new Set<BasisKind>([
+  'uma-client',
+  'capability-ticket',
+  'requested-resource',
+  'requested-resource-scopes',
+  'requested-resources-capability-tickets',
+]);
 
 /**
  * Consent withdrawal (docs/guides/consent-withdrawal.md): after an administrative change commits,
@@ -83,7 +90,7 @@ export class DisclosureWithdrawals {
   /** The outstanding disclosures whose coverage rested on the changed record (by index, never a scan). */
   private async candidates(change: RecordChange): Promise<string[]> {
     const id = String(change.recordId);
-    if (DIRECT_BASIS.has(change.recordType)) return this.resting(change.recordType, [id]);
+    if (DIRECT_BASIS.has(change.recordType) && isBasisKind(change.recordType)) return this.resting(change.recordType, [id]);
     switch (change.recordType) {
       case 'data-source': {
         const uri = change.before?.resourceUri;
@@ -122,11 +129,12 @@ export class DisclosureWithdrawals {
     }
   }
 
-  private async resting(recordType: string, refs: string[]): Promise<string[]> {
+  private async resting(kind: BasisKind, refs: string[]): Promise<string[]> {
     if (refs.length === 0) return [];
+    // The GIN index finds every basis row with one of the tags; expired ones are dropped on the heap.
     const rows: { id: string }[] = await this.dataSource.query(
-      'SELECT disclosure_id::text AS id FROM disclosure_basis WHERE record_type = $1 AND record_ref = ANY($2) AND expires_at > now()',
-      [recordType, refs],
+      'SELECT disclosure_id::text AS id FROM disclosure_basis WHERE tags && $1::bigint[] AND expires_at > now()',
+      [refs.map((ref) => basisTag(kind, ref))],
     );
     return rows.map((row) => row.id);
   }
