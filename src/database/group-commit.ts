@@ -55,7 +55,7 @@ export class GroupCommit<T, R> {
         const batch = this.queue.splice(0, this.maxBatch);
         try {
           const results = await this.commit(batch.map((waiter) => waiter.item));
-          batch.forEach((waiter, index) => waiter.resolve(results[index]!));
+          batch.forEach((waiter, index) => waiter.resolve(results[index]));
         } catch (error) {
           for (const waiter of batch) waiter.reject(error);
         }
