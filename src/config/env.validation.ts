@@ -12,9 +12,6 @@ import { loadTlsFiles } from './tls-files.js';
 /** A configuration value that stops the process: the message is one line naming the variable. */
 export class ConfigurationError extends Error {}
 
-const MAX_TTL_SECONDS = 86_400;
-const MAX_REFRESH_TTL_SECONDS = 365 * 86_400;
-const MAX_WORKERS = 256;
 /**
  * Each process needs the change feed's connection, one for the replay store, one for the
  * disclosure writer and two for TypeORM
@@ -22,9 +19,47 @@ const MAX_WORKERS = 256;
  */
 export const MIN_DATABASE_CONNECTIONS_PER_WORKER = 5;
 export const DEFAULT_DATABASE_CONNECTIONS_PER_WORKER = 10;
-const MAX_DATABASE_POOL_SIZE = 10_000;
-const MAX_RETENTION_DAYS = 36_500;
-const RETENTION_MESSAGE = `DISCLOSURE_RETENTION_DAYS must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}`;
+
+type Range = { min: number; max: number; unit?: 'seconds' | 'days' | 'connections' };
+
+/** The accepted range of every whole-number variable, stated once: messages and checks are made from it. */
+const RANGES = {
+  PORT: { min: 1, max: 65_535 },
+  ADMIN_PORT: { min: 1, max: 65_535 },
+  ACCESS_TOKEN_TTL: { min: 1, max: 86_400, unit: 'seconds' },
+  REFRESH_TOKEN_TTL: { min: 60, max: 365 * 86_400, unit: 'seconds' },
+  PERMISSION_TICKET_TTL: { min: 1, max: 3600, unit: 'seconds' },
+  DISCLOSURE_RETENTION_DAYS: { min: 1, max: 36_500, unit: 'days' },
+  WORKERS: { min: 1, max: 256 },
+  DATABASE_POOL_SIZE: { min: MIN_DATABASE_CONNECTIONS_PER_WORKER, max: 10_000, unit: 'connections' },
+} satisfies Record<string, Range>;
+
+type RangedVariable = keyof typeof RANGES;
+
+/** "a whole number of seconds from 1 to 3600": the words every message about the range uses. */
+function rangeText(name: RangedVariable): string {
+  const range: Range = RANGES[name];
+  const unit = range.unit ? ` of ${range.unit}` : '';
+  return `a whole number${unit} from ${range.min} to ${range.max}`;
+}
+
+/** The variables validated by @WholeNumberInRange, in declaration order. */
+const WHOLE_NUMBER_VARIABLES: RangedVariable[] = [];
+
+/** A whole number within the variable's range in RANGES, with the one message naming the variable. */
+function WholeNumberInRange(): PropertyDecorator {
+  return (target, property) => {
+    const name = property as RangedVariable;
+    const { min, max } = RANGES[name];
+    const message = `${name} must be ${rangeText(name)}`;
+    // Applied in the order a stack of decorators written Type, IsInt, Min, Max would be.
+    for (const decorator of [Max(max, { message }), Min(min, { message }), IsInt({ message }), Type(() => Number)]) {
+      decorator(target, property);
+    }
+    WHOLE_NUMBER_VARIABLES.push(name);
+  };
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 class Environment {
@@ -33,10 +68,7 @@ class Environment {
     default: '`3000`',
   })
   @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'PORT must be a whole number from 1 to 65535' })
-  @Min(1, { message: 'PORT must be a whole number from 1 to 65535' })
-  @Max(65535, { message: 'PORT must be a whole number from 1 to 65535' })
+  @WholeNumberInRange()
   PORT?: number;
 
   @Describe({
@@ -45,10 +77,7 @@ class Environment {
     default: '`3001`',
   })
   @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'ADMIN_PORT must be a whole number from 1 to 65535' })
-  @Min(1, { message: 'ADMIN_PORT must be a whole number from 1 to 65535' })
-  @Max(65535, { message: 'ADMIN_PORT must be a whole number from 1 to 65535' })
+  @WholeNumberInRange()
   ADMIN_PORT?: number;
 
   @Describe({
@@ -105,12 +134,7 @@ class Environment {
     default: '`3600`',
   })
   @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: `ACCESS_TOKEN_TTL must be a whole number of seconds from 1 to ${MAX_TTL_SECONDS}` })
-  @Min(1, { message: `ACCESS_TOKEN_TTL must be a whole number of seconds from 1 to ${MAX_TTL_SECONDS}` })
-  @Max(MAX_TTL_SECONDS, {
-    message: `ACCESS_TOKEN_TTL must be a whole number of seconds from 1 to ${MAX_TTL_SECONDS}`,
-  })
+  @WholeNumberInRange()
   ACCESS_TOKEN_TTL?: number;
 
   @Describe({
@@ -118,10 +142,7 @@ class Environment {
     default: '`1209600` (14 days)',
   })
   @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: `REFRESH_TOKEN_TTL must be a whole number of seconds from 60 to ${MAX_REFRESH_TTL_SECONDS}` })
-  @Min(60, { message: `REFRESH_TOKEN_TTL must be a whole number of seconds from 60 to ${MAX_REFRESH_TTL_SECONDS}` })
-  @Max(MAX_REFRESH_TTL_SECONDS, { message: `REFRESH_TOKEN_TTL must be a whole number of seconds from 60 to ${MAX_REFRESH_TTL_SECONDS}` })
+  @WholeNumberInRange()
   REFRESH_TOKEN_TTL?: number;
 
   @Describe({
@@ -204,14 +225,11 @@ class Environment {
   JWKS_URI_ALLOW_HTTP?: string;
 
   @Describe({
-    meaning: 'Lifetime of a UMA permission ticket, seconds (1–3600); see [UMA 2.0 for data sources](../guides/uma.md).',
+    meaning: `Lifetime of a UMA permission ticket, seconds (${RANGES.PERMISSION_TICKET_TTL.min}–${RANGES.PERMISSION_TICKET_TTL.max}); see [UMA 2.0 for data sources](../guides/uma.md).`,
     default: '`300`',
   })
   @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'PERMISSION_TICKET_TTL must be a whole number of seconds from 1 to 3600' })
-  @Min(1, { message: 'PERMISSION_TICKET_TTL must be a whole number of seconds from 1 to 3600' })
-  @Max(3600, { message: 'PERMISSION_TICKET_TTL must be a whole number of seconds from 1 to 3600' })
+  @WholeNumberInRange()
   PERMISSION_TICKET_TTL?: number;
 
   @Describe({
@@ -224,15 +242,11 @@ class Environment {
   CLIENT_ASSERTION_AUDIENCE?: string;
 
   @Describe({
-    meaning:
-      'Days a disclosure row is kept after its token expired (1–36500); a job deletes older rows at start and hourly; see [consent withdrawal and the accounting of disclosures](../guides/consent-withdrawal.md).',
+    meaning: `Days a disclosure row is kept after its token expired (${RANGES.DISCLOSURE_RETENTION_DAYS.min}–${RANGES.DISCLOSURE_RETENTION_DAYS.max}); a job deletes older rows at start and hourly; see [consent withdrawal and the accounting of disclosures](../guides/consent-withdrawal.md).`,
     default: '`2190` (six years)',
   })
   @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: RETENTION_MESSAGE })
-  @Min(1, { message: RETENTION_MESSAGE })
-  @Max(MAX_RETENTION_DAYS, { message: RETENTION_MESSAGE })
+  @WholeNumberInRange()
   DISCLOSURE_RETENTION_DAYS?: number;
 
   @Describe({
@@ -241,17 +255,16 @@ class Environment {
     default: '`1`',
   })
   @IsOptional()
-  @Matches(/^\s*(auto|0*[1-9]\d{0,2})\s*$/, { message: `WORKERS must be auto or a whole number from 1 to ${MAX_WORKERS}` })
+  @Matches(/^\s*(auto|0*[1-9]\d{0,2})\s*$/, { message: `WORKERS must be auto or ${rangeText('WORKERS')}` })
   WORKERS?: string;
 
   @Describe({
-    meaning:
-      'Database connections of the whole host, divided equally among `WORKERS` (at least 5 per worker); see [the connection budget](../operations/database.md).',
+    meaning: `Database connections of the whole host, divided equally among \`WORKERS\` (at least ${MIN_DATABASE_CONNECTIONS_PER_WORKER} per worker); see [the connection budget](../operations/database.md).`,
     default: '10 per worker',
   })
   @IsOptional()
   @Matches(/^\s*\d{1,9}\s*$/, {
-    message: `DATABASE_POOL_SIZE must be a whole number of connections from ${MIN_DATABASE_CONNECTIONS_PER_WORKER} to ${MAX_DATABASE_POOL_SIZE}`,
+    message: `DATABASE_POOL_SIZE must be ${rangeText('DATABASE_POOL_SIZE')}`,
   })
   DATABASE_POOL_SIZE?: string;
 
@@ -314,7 +327,7 @@ export function validatedVariables(): DescribedVariable[] {
 export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   // An empty variable counts as unset, as shells and compose files often produce them.
   const present = Object.fromEntries(VARIABLES.filter((name) => env[name] !== undefined && env[name] !== '').map((name) => [name, env[name]]));
-  for (const name of ['PORT', 'ADMIN_PORT', 'ACCESS_TOKEN_TTL', 'REFRESH_TOKEN_TTL', 'PERMISSION_TICKET_TTL', 'DISCLOSURE_RETENTION_DAYS']) {
+  for (const name of WHOLE_NUMBER_VARIABLES) {
     if (present[name] !== undefined && !/^\d+$/.test(present[name].trim())) {
       throw new ConfigurationError(numberMessage(name, present[name]));
     }
@@ -375,7 +388,7 @@ function parseWorkers(value: string | undefined): number {
   if (value === undefined) return 1;
   if (value.trim() === 'auto') return availableParallelism();
   const count = Number(value.trim());
-  if (count > MAX_WORKERS) throw new ConfigurationError(`WORKERS must be auto or a whole number from 1 to ${MAX_WORKERS} (got ${JSON.stringify(value)})`);
+  if (count > RANGES.WORKERS.max) throw new ConfigurationError(`WORKERS must be auto or ${rangeText('WORKERS')} (got ${JSON.stringify(value)})`);
   return count;
 }
 
@@ -387,10 +400,9 @@ function parseDatabasePoolSize(value: string | undefined, workers: number): numb
   if (value === undefined) return DEFAULT_DATABASE_CONNECTIONS_PER_WORKER * workers;
   const size = Number(value.trim());
   const least = MIN_DATABASE_CONNECTIONS_PER_WORKER * workers;
-  if (size > MAX_DATABASE_POOL_SIZE || size < MIN_DATABASE_CONNECTIONS_PER_WORKER) {
-    throw new ConfigurationError(
-      `DATABASE_POOL_SIZE must be a whole number of connections from ${MIN_DATABASE_CONNECTIONS_PER_WORKER} to ${MAX_DATABASE_POOL_SIZE} (got ${JSON.stringify(value)})`,
-    );
+  const { min, max } = RANGES.DATABASE_POOL_SIZE;
+  if (size > max || size < min) {
+    throw new ConfigurationError(`DATABASE_POOL_SIZE must be ${rangeText('DATABASE_POOL_SIZE')} (got ${JSON.stringify(value)})`);
   }
   if (size < least) {
     throw new ConfigurationError(
@@ -400,15 +412,8 @@ function parseDatabasePoolSize(value: string | undefined, workers: number): numb
   return size;
 }
 
-function numberMessage(name: string, value: string): string {
-  const ranges: Record<string, string> = {
-    ACCESS_TOKEN_TTL: `a whole number of seconds from 1 to ${MAX_TTL_SECONDS}`,
-    REFRESH_TOKEN_TTL: `a whole number of seconds from 60 to ${MAX_REFRESH_TTL_SECONDS}`,
-    PERMISSION_TICKET_TTL: 'a whole number of seconds from 1 to 3600',
-    DISCLOSURE_RETENTION_DAYS: `a whole number of days from 1 to ${MAX_RETENTION_DAYS}`,
-  };
-  const range = ranges[name] ?? 'a whole number from 1 to 65535';
-  return `${name} must be ${range} (got ${JSON.stringify(value)})`;
+function numberMessage(name: RangedVariable, value: string): string {
+  return `${name} must be ${rangeText(name)} (got ${JSON.stringify(value)})`;
 }
 
 const SECRET_VARIABLES = new Set(['DATABASE_URL', 'ADMIN_TOKEN', 'KEY_ENCRYPTION_SECRET']);

@@ -3,6 +3,7 @@ import type { ScreenProps } from '../app.js';
 import type { ResourceObject } from '../api/documents.js';
 import { text } from '../api/documents.js';
 import { useLoad } from '../api/use-load.js';
+import { whenLoaded } from '../api/when-loaded.js';
 import { formatDate } from '../format.js';
 import { PAGE_SIZE, pageCount } from '../forms/paging.js';
 
@@ -58,58 +59,53 @@ export function AuditScreen({ api }: ScreenProps) {
     trail.reload();
   };
 
-  if (trail.error)
+  return whenLoaded(trail, ({ total, events }) => {
+    const pages = pageCount(total);
     return (
-      <p class="load-error" role="alert">
-        {trail.error}
-      </p>
-    );
-  if (!trail.value) return <p class="loading">Loading…</p>;
-  const pages = pageCount(trail.value.total);
-  return (
-    <>
-      <div class="table-wrap">
-        <table>
-          <caption>{`Audit trail, newest first: page ${page} of ${pages} (${trail.value.total} events)`}</caption>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Operation</th>
-              <th scope="col">Record</th>
-              <th scope="col">Changed</th>
-              <th scope="col">Who</th>
-            </tr>
-          </thead>
-          <tbody>
-            {trail.value.events.map((event) => (
-              <tr key={event.id}>
-                <td>{formatDate(event.attributes.occurredAt)}</td>
-                <td>{text(event, 'operation')}</td>
-                <td>
-                  {text(event, 'recordType')} {recordName(event)}
-                </td>
-                <td>
-                  <ChangeList event={event} />
-                </td>
-                <td>{text(event, 'actor')}</td>
+      <>
+        <div class="table-wrap">
+          <table>
+            <caption>{`Audit trail, newest first: page ${page} of ${pages} (${total} events)`}</caption>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Operation</th>
+                <th scope="col">Record</th>
+                <th scope="col">Changed</th>
+                <th scope="col">Who</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <nav class="pager" aria-label="Audit trail pages">
-        <button type="button" class="secondary" disabled={page <= 1} onClick={() => go(page - 1)}>
-          Newer
-        </button>
-        <span>
-          Page {page} of {pages}
-        </span>
-        <button type="button" class="secondary" disabled={page >= pages} onClick={() => go(page + 1)}>
-          Older
-        </button>
-      </nav>
-    </>
-  );
+            </thead>
+            <tbody>
+              {events.map((event) => (
+                <tr key={event.id}>
+                  <td>{formatDate(event.attributes.occurredAt)}</td>
+                  <td>{text(event, 'operation')}</td>
+                  <td>
+                    {text(event, 'recordType')} {recordName(event)}
+                  </td>
+                  <td>
+                    <ChangeList event={event} />
+                  </td>
+                  <td>{text(event, 'actor')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <nav class="pager" aria-label="Audit trail pages">
+          <button type="button" class="secondary" disabled={page <= 1} onClick={() => go(page - 1)}>
+            Newer
+          </button>
+          <span>
+            Page {page} of {pages}
+          </span>
+          <button type="button" class="secondary" disabled={page >= pages} onClick={() => go(page + 1)}>
+            Older
+          </button>
+        </nav>
+      </>
+    );
+  });
 }
 
 function ChangeList({ event }: { event: ResourceObject }) {

@@ -2,7 +2,9 @@ import { useState } from 'preact/hooks';
 import type { ScreenProps } from '../app.js';
 import { add, remove, replace, text, type Operation, type ResourceObject } from '../api/documents.js';
 import { ErrorSummary, Status } from '../forms/fields.js';
-import { formErrorsOf, NO_ERRORS, type FormErrors } from '../forms/form-errors.js';
+import { NO_ERRORS } from '../forms/form-errors.js';
+import { useChange } from '../forms/use-change.js';
+import { whenLoaded } from '../api/when-loaded.js';
 import { PAGE_SIZE, Pager, pageCount, SearchBox, usePaged } from '../forms/paging.js';
 import { ClientForm, CLIENT_LAYOUT, type ClientValues } from './client-form.js';
 import { newClientSecret } from './client-secret.js';
@@ -24,50 +26,39 @@ export function ClientsScreen({ api }: ScreenProps) {
   const paged = usePaged((page, search) => loadPage(api, page, search));
   const clients = paged.loaded;
   const [mode, setMode] = useState<Mode>({ kind: 'enrol' });
-  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
-  const [listErrors, setListErrors] = useState<FormErrors>(NO_ERRORS);
   const [status, setStatus] = useState<string>();
+  const form = useChange(api, setStatus);
+  const list = useChange(api, setStatus);
   const [secret, setSecret] = useState<{ clientId: string; secret: string }>();
 
-  const enrol = async (values: ClientValues) => {
-    try {
-      const [result] = await api.patch([add('uma-client', attributesOf(values, false))]);
-      setErrors(NO_ERRORS);
-      const generated = result?.meta?.clientSecret;
-      if (generated) setSecret({ clientId: values.clientId ?? '', secret: generated });
-      setStatus(`Client ${values.clientId} enrolled.`);
-      // Shown by its id: the newest-first page may lead with ids chosen by callers.
-      paged.searchFor(values.clientId ?? '');
-      return true;
-    } catch (error) {
-      setErrors(formErrorsOf(error, CLIENT_LAYOUT));
-      return false;
-    }
-  };
-  const save = async (client: ResourceObject, values: ClientValues) => {
-    try {
-      await api.patch([replace('uma-client', client.id, attributesOf(values, 'dpopBoundAccessTokens' in client.attributes))]);
-      setErrors(NO_ERRORS);
-      setMode({ kind: 'enrol' });
-      setStatus(`Client ${text(client, 'clientId')} saved.`);
-      clients.reload();
-      return true;
-    } catch (error) {
-      setErrors(formErrorsOf(error, CLIENT_LAYOUT));
-      return false;
-    }
-  };
-  const listChange = async (operation: Operation, done: string, newSecret?: { clientId: string; secret: string }) => {
-    try {
-      await api.patch([operation]);
-      setListErrors(NO_ERRORS);
-      if (newSecret) setSecret(newSecret);
-      setStatus(done);
-      clients.reload();
-    } catch (error) {
-      setListErrors(formErrorsOf(error));
-    }
-  };
+  const enrol = (values: ClientValues) =>
+    form.run([add('uma-client', attributesOf(values, false))], {
+      done: `Client ${values.clientId} enrolled.`,
+      layout: CLIENT_LAYOUT,
+      onDone: ([result]) => {
+        const generated = result?.meta?.clientSecret;
+        if (generated) setSecret({ clientId: values.clientId ?? '', secret: generated });
+        // Shown by its id: the newest-first page may lead with ids chosen by callers.
+        paged.searchFor(values.clientId ?? '');
+      },
+    });
+  const save = (client: ResourceObject, values: ClientValues) =>
+    form.run([replace('uma-client', client.id, attributesOf(values, 'dpopBoundAccessTokens' in client.attributes))], {
+      done: `Client ${text(client, 'clientId')} saved.`,
+      layout: CLIENT_LAYOUT,
+      onDone: () => {
+        setMode({ kind: 'enrol' });
+        clients.reload();
+      },
+    });
+  const listChange = (operation: Operation, done: string, newSecret?: { clientId: string; secret: string }) =>
+    list.run([operation], {
+      done,
+      onDone: () => {
+        if (newSecret) setSecret(newSecret);
+        clients.reload();
+      },
+    });
   const rotate = (client: ResourceObject) => {
     const value = newClientSecret();
     const clientId = text(client, 'clientId');
@@ -77,15 +68,7 @@ export function ClientsScreen({ api }: ScreenProps) {
     });
   };
 
-  if (clients.error)
-    return (
-      <p class="load-error" role="alert">
-        {clients.error}
-      </p>
-    );
-  if (!clients.value) return <p class="loading">Loading…</p>;
-  const { clients: shown, matching, total } = clients.value;
-  return (
+  return whenLoaded(clients, ({ clients: shown, matching, total }) => (
     <>
       {status && <Status>{status}</Status>}
       {secret && <SecretPanel clientId={secret.clientId} secret={secret.secret} onDone={() => setSecret(undefined)} />}
@@ -96,7 +79,7 @@ export function ClientsScreen({ api }: ScreenProps) {
         onSearch={paged.searchFor}
         hint="The start of a client ID or name; newest clients first."
       />
-      <ErrorSummary form="client-list" errors={listErrors} />
+      <ErrorSummary form="client-list" errors={list.errors} />
       <div class="table-wrap">
         <table>
           <caption>{`Clients (${matching} of ${total})`}</caption>
@@ -132,7 +115,7 @@ export function ClientsScreen({ api }: ScreenProps) {
                       class="secondary"
                       aria-label={`Edit ${clientId}`}
                       onClick={() => {
-                        setErrors(NO_ERRORS);
+                        form.setErrors(NO_ERRORS);
                         setMode({ kind: 'edit', client });
                       }}
                     >
@@ -160,21 +143,21 @@ export function ClientsScreen({ api }: ScreenProps) {
       </div>
       <Pager label="Client pages" page={paged.page} pages={pageCount(matching)} onGo={paged.go} />
       {mode.kind === 'enrol' ? (
-        <ClientForm key="enrol" errors={errors} onSubmit={enrol} />
+        <ClientForm key="enrol" errors={form.errors} onSubmit={enrol} />
       ) : (
         <ClientForm
           key={`edit-${mode.client.id}`}
           client={mode.client}
-          errors={errors}
+          errors={form.errors}
           onSubmit={(values) => save(mode.client, values)}
           onCancel={() => {
-            setErrors(NO_ERRORS);
+            form.setErrors(NO_ERRORS);
             setMode({ kind: 'enrol' });
           }}
         />
       )}
     </>
-  );
+  ));
 }
 
 /** The attributes a form sends: on edit only what it edits; DPoP only where the server knows it. */

@@ -4,7 +4,9 @@ import { MAX_PAGE_SIZE } from '../api/api-client.js';
 import { recordsById, type Choice } from '../api/catalogue.js';
 import { add, related, remove, replace, text, type Operation, type ResourceObject } from '../api/documents.js';
 import { ErrorSummary, Status } from '../forms/fields.js';
-import { formErrorsOf, NO_ERRORS, type FormErrors } from '../forms/form-errors.js';
+import { NO_ERRORS, type PointerLayout } from '../forms/form-errors.js';
+import { useChange } from '../forms/use-change.js';
+import { whenLoaded } from '../api/when-loaded.js';
 import { PAGE_SIZE, Pager, pageCount, SearchBox, usePaged } from '../forms/paging.js';
 import { DataSourceForm, type DataSourceValues } from './data-source-form.js';
 import { UmaResourcesPanel } from './uma-resources-panel.js';
@@ -33,9 +35,9 @@ export function DataSourcesScreen({ api }: ScreenProps) {
   const paged = usePaged((page, search) => loadPage(api, page, search));
   const data = paged.loaded;
   const [mode, setMode] = useState<Mode>({ kind: 'enrol' });
-  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
-  const [listErrors, setListErrors] = useState<FormErrors>(NO_ERRORS);
   const [status, setStatus] = useState<string>();
+  const form = useChange(api, setStatus);
+  const list = useChange(api, setStatus);
   const [umaOf, setUmaOf] = useState<ResourceObject>();
 
   const pairsOf = (source: ResourceObject) => data.value!.pairs.filter((pair) => related(pair, 'dataSource') === source.id);
@@ -54,21 +56,17 @@ export function DataSourcesScreen({ api }: ScreenProps) {
     return id ? { id, label: clientName(id) } : undefined;
   };
 
-  const submit = async (values: DataSourceValues, operations: Operation[], layout: Parameters<typeof formErrorsOf>[1], done: string, show?: string) => {
-    try {
-      await api.patch(operations);
-      setErrors(NO_ERRORS);
-      setMode({ kind: 'enrol' });
-      setStatus(done);
-      // A new data source is shown by its name: the newest-first page may lead with ids chosen by callers.
-      if (show !== undefined) paged.searchFor(show);
-      else data.reload();
-      return true;
-    } catch (error) {
-      setErrors(formErrorsOf(error, layout));
-      return false;
-    }
-  };
+  const submit = (operations: Operation[], layout: PointerLayout, done: string, show?: string) =>
+    form.run(operations, {
+      done,
+      layout,
+      onDone: () => {
+        setMode({ kind: 'enrol' });
+        // A new data source is shown by its name: the newest-first page may lead with ids chosen by callers.
+        if (show !== undefined) paged.searchFor(show);
+        else data.reload();
+      },
+    });
   const enrol = (values: DataSourceValues) => {
     const source = { type: 'data-source', lid: 'source' };
     const operations = [
@@ -86,7 +84,7 @@ export function DataSourcesScreen({ api }: ScreenProps) {
       { name: 'name', kind: 'kind', resourceUri: 'resourceUri', umaClient: 'client' },
       ...values.definitions.map(() => ({ resourceDefinition: 'definitions', dataSource: 'definitions' })),
     ];
-    return submit(values, operations, layout, `Data source ${values.name} enrolled.`, values.name);
+    return submit(operations, layout, `Data source ${values.name} enrolled.`, values.name);
   };
   const save = (source: ResourceObject, values: DataSourceValues) => {
     const pairs = pairsOf(source);
@@ -114,32 +112,21 @@ export function DataSourcesScreen({ api }: ScreenProps) {
       ...removed.map(() => ({ path: 'definitions' })),
       ...added.map(() => ({ resourceDefinition: 'definitions' })),
     ];
-    return submit(values, operations, layout, `Data source ${values.name} saved.`);
+    return submit(operations, layout, `Data source ${values.name} saved.`);
   };
-  const removeSource = async (source: ResourceObject) => {
-    try {
-      await api.patch([...pairsOf(source).map((pair) => remove('data-source-resource-definitions', pair.id)), remove('data-source', source.id)]);
-      setListErrors(NO_ERRORS);
-      setStatus(`Data source ${text(source, 'name')} removed.`);
-      if (mode.kind === 'edit' && mode.source.id === source.id) setMode({ kind: 'enrol' });
-      data.reload();
-    } catch (error) {
-      setListErrors(formErrorsOf(error));
-    }
-  };
+  const removeSource = (source: ResourceObject) =>
+    list.run([...pairsOf(source).map((pair) => remove('data-source-resource-definitions', pair.id)), remove('data-source', source.id)], {
+      done: `Data source ${text(source, 'name')} removed.`,
+      onDone: () => {
+        if (mode.kind === 'edit' && mode.source.id === source.id) setMode({ kind: 'enrol' });
+        data.reload();
+      },
+    });
 
-  if (data.error)
-    return (
-      <p class="load-error" role="alert">
-        {data.error}
-      </p>
-    );
-  if (!data.value) return <p class="loading">Loading…</p>;
-  const { sources, total } = data.value;
-  return (
+  return whenLoaded(data, ({ sources, total }) => (
     <>
       {status && <Status>{status}</Status>}
-      <ErrorSummary form="source-list" errors={listErrors} />
+      <ErrorSummary form="source-list" errors={list.errors} />
       <SearchBox
         id="source-search"
         label="Search data sources"
@@ -183,7 +170,7 @@ export function DataSourcesScreen({ api }: ScreenProps) {
                       class="secondary"
                       aria-label={`Edit data source ${text(source, 'name')}`}
                       onClick={() => {
-                        setErrors(NO_ERRORS);
+                        form.setErrors(NO_ERRORS);
                         setMode({ kind: 'edit', source });
                       }}
                     >
@@ -207,7 +194,7 @@ export function DataSourcesScreen({ api }: ScreenProps) {
       <Pager label="Data source pages" page={paged.page} pages={pageCount(total)} onGo={paged.go} />
       {umaOf && <UmaResourcesPanel key={umaOf.id} api={api} source={umaOf} onClose={() => setUmaOf(undefined)} />}
       {mode.kind === 'enrol' ? (
-        <DataSourceForm key="enrol" api={api} errors={errors} onSubmit={enrol} />
+        <DataSourceForm key="enrol" api={api} errors={form.errors} onSubmit={enrol} />
       ) : (
         <DataSourceForm
           key={`edit-${mode.source.id}`}
@@ -215,14 +202,14 @@ export function DataSourcesScreen({ api }: ScreenProps) {
           source={mode.source}
           served={servedBy(mode.source)}
           client={clientOf(mode.source)}
-          errors={errors}
+          errors={form.errors}
           onSubmit={(values) => save(mode.source, values)}
           onCancel={() => {
-            setErrors(NO_ERRORS);
+            form.setErrors(NO_ERRORS);
             setMode({ kind: 'enrol' });
           }}
         />
       )}
     </>
-  );
+  ));
 }

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { ApiClient } from '../api/api-client.js';
 import { text, type ResourceObject } from '../api/documents.js';
 import { useLoad } from '../api/use-load.js';
+import { besideLoad } from '../api/when-loaded.js';
 
 const PAGE_SIZE = 20;
 
@@ -23,41 +24,38 @@ export function UmaResourcesPanel(props: { api: ApiClient; source: ResourceObjec
   return (
     <section class="panel" aria-labelledby="uma-resources-title">
       <h2 id="uma-resources-title">UMA resources of {name}</h2>
-      {page.error && (
-        <p class="load-error" role="alert">
-          {page.error}
-        </p>
-      )}
-      {!page.value && !page.error && <p class="loading">Loading…</p>}
-      {page.value && page.value.meta.total === 0 && <p>{name} has registered no UMA resource.</p>}
-      {page.value && page.value.meta.total > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption>
-              UMA resources registered by {name} ({page.value.meta.total})
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Resource id</th>
-                <th scope="col">Type</th>
-                <th scope="col">Scopes</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.value.data.map((resource) => (
-                <tr key={resource.id}>
-                  <th scope="row">{text(resource, 'name') || '(no name)'}</th>
-                  <td>
-                    <code class="wrap">{text(resource, 'resourceId')}</code>
-                  </td>
-                  <td>{text(resource, 'type')}</td>
-                  <td>{(resource.attributes.resourceScopes as string[]).join(', ')}</td>
+      {besideLoad(page, ({ meta, data }) =>
+        meta.total === 0 ? (
+          <p>{name} has registered no UMA resource.</p>
+        ) : (
+          <div class="table-wrap">
+            <table>
+              <caption>
+                UMA resources registered by {name} ({meta.total})
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Resource id</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Scopes</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+              </thead>
+              <tbody>
+                {data.map((resource) => (
+                  <tr key={resource.id}>
+                    <th scope="row">{text(resource, 'name') || '(no name)'}</th>
+                    <td>
+                      <code class="wrap">{text(resource, 'resourceId')}</code>
+                    </td>
+                    <td>{text(resource, 'type')}</td>
+                    <td>{(resource.attributes.resourceScopes as string[]).join(', ')}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        ),
       )}
       <div class="actions">
         {number > 1 && (

@@ -3,7 +3,9 @@ import type { ScreenProps } from '../app.js';
 import { withScopes, type Definition } from '../api/catalogue.js';
 import { add, remove, replace, type Operation } from '../api/documents.js';
 import { ErrorSummary, SelectField, Status, TextField } from '../forms/fields.js';
-import { formErrorsOf, NO_ERRORS, type FormErrors, type PointerLayout } from '../forms/form-errors.js';
+import { NO_ERRORS, type PointerLayout } from '../forms/form-errors.js';
+import { useChange } from '../forms/use-change.js';
+import { whenLoaded } from '../api/when-loaded.js';
 import { PAGE_SIZE, Pager, pageCount, SearchBox, usePaged } from '../forms/paging.js';
 
 type FormName = 'add-definition' | 'add-scope' | 'rename-definition' | 'rename-scope' | 'map-definition' | 'scope-permissions' | 'list';
@@ -24,27 +26,27 @@ async function loadPage(api: ScreenProps['api'], page: number, search: string) {
 export function DefinitionsScreen({ api }: ScreenProps) {
   const paged = usePaged((page, search) => loadPage(api, page, search));
   const definitions = paged.loaded;
-  const [errors, setErrors] = useState<{ form?: FormName; errors: FormErrors }>({ errors: NO_ERRORS });
   const [status, setStatus] = useState<string>();
+  const changes = useChange(api, setStatus, { clearStatusOnError: true });
+  // The form whose change was refused last: only it shows the errors.
+  const [failed, setFailed] = useState<FormName>();
   const [chosen, setChosen] = useState({ definition: '', scope: '' });
-  const errorsOf = (form: FormName) => (errors.form === form ? errors.errors : NO_ERRORS);
+  const errorsOf = (form: FormName) => (failed === form ? changes.errors : NO_ERRORS);
 
   /** One change, one request; the form is emptied and the list read again only when it succeeded. */
-  const change = async (form: FormName, operations: Operation[], layout: PointerLayout, done: string, element?: HTMLFormElement, show?: string) => {
-    try {
-      await api.patch(operations);
-      setErrors({ errors: NO_ERRORS });
-      setStatus(done);
-      element?.reset();
-      setChosen({ definition: '', scope: '' });
-      // A new definition is shown by its name: the newest-first page may lead with ids chosen by callers.
-      if (show !== undefined) paged.searchFor(show);
-      else definitions.reload();
-    } catch (error) {
-      setStatus(undefined);
-      setErrors({ form, errors: formErrorsOf(error, layout) });
-    }
-  };
+  const change = (form: FormName, operations: Operation[], layout: PointerLayout, done: string, element?: HTMLFormElement, show?: string) =>
+    changes.run(operations, {
+      done,
+      layout,
+      onDone: () => {
+        element?.reset();
+        setChosen({ definition: '', scope: '' });
+        // A new definition is shown by its name: the newest-first page may lead with ids chosen by callers.
+        if (show !== undefined) paged.searchFor(show);
+        else definitions.reload();
+      },
+      onFailed: () => setFailed(form),
+    });
   const submitted = (event: Event) => {
     event.preventDefault();
     const element = event.currentTarget as HTMLFormElement;
@@ -117,156 +119,156 @@ export function DefinitionsScreen({ api }: ScreenProps) {
     );
   };
 
-  if (definitions.error)
+  return whenLoaded(definitions, ({ definitions: list, total }) => {
+    const definitionOptions = list.map((definition) => ({ value: definition.id, label: definition.name }));
+    const scopeOptions = list.flatMap((definition) => definition.scopes.map((scope) => ({ value: scope.id, label: `${definition.name}: ${scope.name}` })));
     return (
-      <p class="load-error" role="alert">
-        {definitions.error}
-      </p>
+      <>
+        {status && <Status>{status}</Status>}
+        <ErrorSummary form="list" errors={errorsOf('list')} />
+        <SearchBox
+          id="definition-search"
+          label="Search definitions"
+          value={paged.search}
+          onSearch={paged.searchFor}
+          hint="The start of a definition's name; newest definitions first."
+        />
+        <DefinitionTable
+          definitions={list}
+          searching={paged.search !== ''}
+          onRemove={(operation, label) => void change('list', [operation], [], `${label} removed.`)}
+        />
+        <Pager label="Definition pages" page={paged.page} pages={pageCount(total)} onGo={paged.go} />
+        <div class="forms">
+          <form onSubmit={addDefinition} noValidate>
+            <h2 id="add-definition-title">Add a resource definition</h2>
+            <ErrorSummary form="add-definition" errors={errorsOf('add-definition')} />
+            <TextField
+              form="add-definition"
+              name="name"
+              label="Definition name"
+              errors={errorsOf('add-definition')}
+              hint="A resource type, e.g. blood-glucose-level"
+            />
+            <TextField form="add-definition" name="description" label="Description" errors={errorsOf('add-definition')} />
+            <TextField
+              form="add-definition"
+              name="fhirResourceType"
+              label="FHIR resource type (optional)"
+              errors={errorsOf('add-definition')}
+              hint="For SMART scopes, e.g. Observation"
+            />
+            <TextField
+              form="add-definition"
+              name="fhirQuery"
+              label="FHIR query (optional)"
+              errors={errorsOf('add-definition')}
+              hint="Only with a type: param=value pairs joined by &, e.g. category=laboratory"
+            />
+            <button type="submit">Add definition</button>
+          </form>
+          <form onSubmit={addScope} noValidate>
+            <h2 id="add-scope-title">Add a scope</h2>
+            <ErrorSummary form="add-scope" errors={errorsOf('add-scope')} />
+            <SelectField
+              form="add-scope"
+              name="definition"
+              label="Resource definition"
+              options={definitionOptions}
+              placeholder="Choose a definition"
+              value={chosen.definition}
+              onChange={(definition) => setChosen({ ...chosen, definition })}
+              errors={errorsOf('add-scope')}
+            />
+            <TextField form="add-scope" name="name" label="Scope name" errors={errorsOf('add-scope')} hint="e.g. read; clients ask for definition:scope" />
+            <TextField
+              form="add-scope"
+              name="smartPermissions"
+              label="SMART permissions (optional)"
+              errors={errorsOf('add-scope')}
+              hint="Letters of cruds in that order, e.g. rs for read and search"
+            />
+            <button type="submit">Add scope</button>
+          </form>
+          <form onSubmit={mapDefinition} noValidate>
+            <h2 id="map-definition-title">Map a definition to FHIR</h2>
+            <ErrorSummary form="map-definition" errors={errorsOf('map-definition')} />
+            <SelectField
+              form="map-definition"
+              name="definition"
+              label="Definition to map"
+              options={definitionOptions}
+              placeholder="Choose a definition"
+              errors={errorsOf('map-definition')}
+            />
+            <TextField
+              form="map-definition"
+              name="fhirResourceType"
+              label="FHIR resource type"
+              errors={errorsOf('map-definition')}
+              hint="Empty removes the mapping"
+            />
+            <TextField
+              form="map-definition"
+              name="fhirQuery"
+              label="FHIR query"
+              errors={errorsOf('map-definition')}
+              hint="Optional, e.g. category=laboratory"
+            />
+            <button type="submit">Save mapping</button>
+          </form>
+          <form onSubmit={setPermissions} noValidate>
+            <h2 id="scope-permissions-title">Set a scope's SMART permissions</h2>
+            <ErrorSummary form="scope-permissions" errors={errorsOf('scope-permissions')} />
+            <SelectField
+              form="scope-permissions"
+              name="scope"
+              label="Scope to set"
+              options={scopeOptions}
+              placeholder="Choose a scope"
+              errors={errorsOf('scope-permissions')}
+            />
+            <TextField
+              form="scope-permissions"
+              name="smartPermissions"
+              label="SMART permissions"
+              errors={errorsOf('scope-permissions')}
+              hint="e.g. rs; empty removes them"
+            />
+            <button type="submit">Save permissions</button>
+          </form>
+          <form onSubmit={renameDefinition} noValidate>
+            <h2 id="rename-definition-title">Rename a resource definition</h2>
+            <ErrorSummary form="rename-definition" errors={errorsOf('rename-definition')} />
+            <SelectField
+              form="rename-definition"
+              name="definition"
+              label="Definition to rename"
+              options={definitionOptions}
+              placeholder="Choose a definition"
+              errors={errorsOf('rename-definition')}
+            />
+            <TextField form="rename-definition" name="name" label="New name of the definition" errors={errorsOf('rename-definition')} />
+            <button type="submit">Rename definition</button>
+          </form>
+          <form onSubmit={renameScope} noValidate>
+            <h2 id="rename-scope-title">Rename a scope</h2>
+            <ErrorSummary form="rename-scope" errors={errorsOf('rename-scope')} />
+            <SelectField
+              form="rename-scope"
+              name="scope"
+              label="Scope to rename"
+              options={scopeOptions}
+              placeholder="Choose a scope"
+              errors={errorsOf('rename-scope')}
+            />
+            <TextField form="rename-scope" name="name" label="New name of the scope" errors={errorsOf('rename-scope')} />
+            <button type="submit">Rename scope</button>
+          </form>
+        </div>
+      </>
     );
-  if (!definitions.value) return <p class="loading">Loading…</p>;
-  const list = definitions.value.definitions;
-  const definitionOptions = list.map((definition) => ({ value: definition.id, label: definition.name }));
-  const scopeOptions = list.flatMap((definition) => definition.scopes.map((scope) => ({ value: scope.id, label: `${definition.name}: ${scope.name}` })));
-  return (
-    <>
-      {status && <Status>{status}</Status>}
-      <ErrorSummary form="list" errors={errorsOf('list')} />
-      <SearchBox
-        id="definition-search"
-        label="Search definitions"
-        value={paged.search}
-        onSearch={paged.searchFor}
-        hint="The start of a definition's name; newest definitions first."
-      />
-      <DefinitionTable
-        definitions={list}
-        searching={paged.search !== ''}
-        onRemove={(operation, label) => void change('list', [operation], [], `${label} removed.`)}
-      />
-      <Pager label="Definition pages" page={paged.page} pages={pageCount(definitions.value.total)} onGo={paged.go} />
-      <div class="forms">
-        <form onSubmit={addDefinition} noValidate>
-          <h2 id="add-definition-title">Add a resource definition</h2>
-          <ErrorSummary form="add-definition" errors={errorsOf('add-definition')} />
-          <TextField
-            form="add-definition"
-            name="name"
-            label="Definition name"
-            errors={errorsOf('add-definition')}
-            hint="A resource type, e.g. blood-glucose-level"
-          />
-          <TextField form="add-definition" name="description" label="Description" errors={errorsOf('add-definition')} />
-          <TextField
-            form="add-definition"
-            name="fhirResourceType"
-            label="FHIR resource type (optional)"
-            errors={errorsOf('add-definition')}
-            hint="For SMART scopes, e.g. Observation"
-          />
-          <TextField
-            form="add-definition"
-            name="fhirQuery"
-            label="FHIR query (optional)"
-            errors={errorsOf('add-definition')}
-            hint="Only with a type: param=value pairs joined by &, e.g. category=laboratory"
-          />
-          <button type="submit">Add definition</button>
-        </form>
-        <form onSubmit={addScope} noValidate>
-          <h2 id="add-scope-title">Add a scope</h2>
-          <ErrorSummary form="add-scope" errors={errorsOf('add-scope')} />
-          <SelectField
-            form="add-scope"
-            name="definition"
-            label="Resource definition"
-            options={definitionOptions}
-            placeholder="Choose a definition"
-            value={chosen.definition}
-            onChange={(definition) => setChosen({ ...chosen, definition })}
-            errors={errorsOf('add-scope')}
-          />
-          <TextField form="add-scope" name="name" label="Scope name" errors={errorsOf('add-scope')} hint="e.g. read; clients ask for definition:scope" />
-          <TextField
-            form="add-scope"
-            name="smartPermissions"
-            label="SMART permissions (optional)"
-            errors={errorsOf('add-scope')}
-            hint="Letters of cruds in that order, e.g. rs for read and search"
-          />
-          <button type="submit">Add scope</button>
-        </form>
-        <form onSubmit={mapDefinition} noValidate>
-          <h2 id="map-definition-title">Map a definition to FHIR</h2>
-          <ErrorSummary form="map-definition" errors={errorsOf('map-definition')} />
-          <SelectField
-            form="map-definition"
-            name="definition"
-            label="Definition to map"
-            options={definitionOptions}
-            placeholder="Choose a definition"
-            errors={errorsOf('map-definition')}
-          />
-          <TextField
-            form="map-definition"
-            name="fhirResourceType"
-            label="FHIR resource type"
-            errors={errorsOf('map-definition')}
-            hint="Empty removes the mapping"
-          />
-          <TextField form="map-definition" name="fhirQuery" label="FHIR query" errors={errorsOf('map-definition')} hint="Optional, e.g. category=laboratory" />
-          <button type="submit">Save mapping</button>
-        </form>
-        <form onSubmit={setPermissions} noValidate>
-          <h2 id="scope-permissions-title">Set a scope's SMART permissions</h2>
-          <ErrorSummary form="scope-permissions" errors={errorsOf('scope-permissions')} />
-          <SelectField
-            form="scope-permissions"
-            name="scope"
-            label="Scope to set"
-            options={scopeOptions}
-            placeholder="Choose a scope"
-            errors={errorsOf('scope-permissions')}
-          />
-          <TextField
-            form="scope-permissions"
-            name="smartPermissions"
-            label="SMART permissions"
-            errors={errorsOf('scope-permissions')}
-            hint="e.g. rs; empty removes them"
-          />
-          <button type="submit">Save permissions</button>
-        </form>
-        <form onSubmit={renameDefinition} noValidate>
-          <h2 id="rename-definition-title">Rename a resource definition</h2>
-          <ErrorSummary form="rename-definition" errors={errorsOf('rename-definition')} />
-          <SelectField
-            form="rename-definition"
-            name="definition"
-            label="Definition to rename"
-            options={definitionOptions}
-            placeholder="Choose a definition"
-            errors={errorsOf('rename-definition')}
-          />
-          <TextField form="rename-definition" name="name" label="New name of the definition" errors={errorsOf('rename-definition')} />
-          <button type="submit">Rename definition</button>
-        </form>
-        <form onSubmit={renameScope} noValidate>
-          <h2 id="rename-scope-title">Rename a scope</h2>
-          <ErrorSummary form="rename-scope" errors={errorsOf('rename-scope')} />
-          <SelectField
-            form="rename-scope"
-            name="scope"
-            label="Scope to rename"
-            options={scopeOptions}
-            placeholder="Choose a scope"
-            errors={errorsOf('rename-scope')}
-          />
-          <TextField form="rename-scope" name="name" label="New name of the scope" errors={errorsOf('rename-scope')} />
-          <button type="submit">Rename scope</button>
-        </form>
-      </div>
-    </>
-  );
+  });
 }
 
 function withoutUndefined(attributes: Record<string, unknown>): Record<string, unknown> {

@@ -3,6 +3,7 @@ import type { ScreenProps } from '../app.js';
 import type { ApiClient } from '../api/api-client.js';
 import type { ListDocument } from '../api/documents.js';
 import { useLoad } from '../api/use-load.js';
+import { besideLoad } from '../api/when-loaded.js';
 import { pageCount } from '../forms/paging.js';
 import { Checkbox, TextField } from '../forms/fields.js';
 import { messageOf, NO_ERRORS } from '../forms/form-errors.js';
@@ -116,13 +117,9 @@ export function DisclosuresScreen({ api }: ScreenProps) {
           {downloadError}
         </p>
       )}
-      {list.error && (
-        <p class="load-error" role="alert">
-          {list.error}
-        </p>
-      )}
-      {!list.value && !list.error && <p class="loading">Loading…</p>}
-      {list.value && <DisclosureList rows={list.value.rows} total={list.value.total} page={page} onPage={(next) => apply(filters, next)} />}
+      {besideLoad(list, ({ rows, total }) => (
+        <DisclosureList rows={rows} total={total} page={page} onPage={(next) => apply(filters, next)} />
+      ))}
     </>
   );
 }

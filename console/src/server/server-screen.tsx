@@ -2,6 +2,7 @@ import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import type { ScreenProps } from '../app.js';
 import { useLoad } from '../api/use-load.js';
+import { whenLoaded } from '../api/when-loaded.js';
 import { Status } from '../forms/fields.js';
 import { messageOf } from '../forms/form-errors.js';
 import { formatDate } from '../format.js';
@@ -37,15 +38,7 @@ export function ServerScreen({ api }: ScreenProps) {
     }
   };
 
-  if (server.error)
-    return (
-      <p class="load-error" role="alert">
-        {server.error}
-      </p>
-    );
-  if (!server.value) return <p class="loading">Loading…</p>;
-  const { issuer, metadata, keys } = server.value;
-  return (
+  return whenLoaded(server, ({ issuer, metadata, keys }) => (
     <>
       <section>
         <h2 id="endpoints-title">Issuer and endpoints</h2>
@@ -106,5 +99,5 @@ export function ServerScreen({ api }: ScreenProps) {
         {status && <Status>{status}</Status>}
       </section>
     </>
-  );
+  ));
 }

@@ -4,7 +4,7 @@ import type { ApiClient } from '../api/api-client.js';
 import { searchClients, type Choice } from '../api/catalogue.js';
 import { useLoad } from '../api/use-load.js';
 import { ErrorSummary, Status } from '../forms/fields.js';
-import { formErrorsOf, NO_ERRORS, type FormErrors } from '../forms/form-errors.js';
+import { useChange } from '../forms/use-change.js';
 import { Pager, pageCount, SearchBox, usePaged, type Paged } from '../forms/paging.js';
 import { loadClientTickets, removalOf, type Chain, type ClientTickets } from './ticket-chains.js';
 import { TicketForm, ticketOperations, type TicketValues } from './ticket-form.js';
@@ -35,9 +35,9 @@ export function TicketsScreen({ api }: ScreenProps) {
   const tickets = usePaged((page, search) =>
     client ? loadWithActiveTokens(api, client, page, search) : Promise.resolve({ chains: [], total: 0, active: new Map<string, number>() }),
   );
-  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
-  const [listErrors, setListErrors] = useState<FormErrors>(NO_ERRORS);
   const [status, setStatus] = useState<string>();
+  const form = useChange(api, setStatus, { clearStatusOnError: true });
+  const list = useChange(api, setStatus);
   const [confirming, setConfirming] = useState<string>();
 
   const show = (chosen: Choice) => {
@@ -48,34 +48,20 @@ export function TicketsScreen({ api }: ScreenProps) {
   };
   const create = async (values: TicketValues, owner: Choice) => {
     const { operations, layout } = ticketOperations(values, await existingPurpose(api, values.purpose));
-    try {
-      await api.patch(operations);
-      setErrors(NO_ERRORS);
-      setStatus(`Ticket ${values.ticketId} created.`);
-      show(owner);
-      return true;
-    } catch (error) {
-      setStatus(undefined);
-      setErrors(formErrorsOf(error, layout));
-      return false;
-    }
+    return form.run(operations, { done: `Ticket ${values.ticketId} created.`, layout, onDone: () => show(owner) });
   };
   const removeChain = async (chain: Chain) => {
     setConfirming(undefined);
-    try {
-      await api.patch(await removalOf(api, chain));
-      setListErrors(NO_ERRORS);
-      setStatus(`Ticket ${chain.ticketId} removed: ${chain.clientId} no longer gets ${chain.definition} for it.`);
-      tickets.loaded.reload();
-    } catch (error) {
-      setListErrors(formErrorsOf(error));
-    }
+    await list.run(removalOf(api, chain), {
+      done: `Ticket ${chain.ticketId} removed: ${chain.clientId} no longer gets ${chain.definition} for it.`,
+      onDone: () => tickets.loaded.reload(),
+    });
   };
 
   return (
     <>
       {status && <Status>{status}</Status>}
-      <ErrorSummary form="ticket-list" errors={listErrors} />
+      <ErrorSummary form="ticket-list" errors={list.errors} />
       <section>
         <h2 id="tickets-title">Tickets of one client</h2>
         <SearchBox
@@ -114,7 +100,7 @@ export function TicketsScreen({ api }: ScreenProps) {
           <p>Search for a client to see its tickets, or create a ticket with the form below.</p>
         )}
       </section>
-      <TicketForm api={api} errors={errors} onSubmit={create} />
+      <TicketForm api={api} errors={form.errors} onSubmit={create} />
     </>
   );
 }
