@@ -39,12 +39,13 @@ export function Combobox(props: ComboboxProps) {
   const asked = useRef(0);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 
-  // Typing drops the choice (onChange(undefined)); only a change made outside (a pick, a reset of
-  // the form) puts the choice's label into the field.
-  const dropped = useRef(false);
+  // Typing drops the choice (onChange(undefined)) and keeps what was typed; a choice set from outside
+  // (a reset of the form, a pick) puts its label into the field. A choice that arrives after the
+  // user has typed again (the parent had not yet rendered the pick) is stale: the drop follows it.
+  const typedSincePick = useRef(false);
   useEffect(() => {
-    if (dropped.current) dropped.current = false;
-    else setText(props.value?.label ?? '');
+    if (props.value && typedSincePick.current) return;
+    setText(props.value?.label ?? (typedSincePick.current ? text : ''));
   }, [props.value?.id]);
   useEffect(() => () => clearTimeout(timer.current), []);
 
@@ -65,6 +66,7 @@ export function Combobox(props: ComboboxProps) {
     }, TYPING_PAUSE_MS);
   };
   const pick = (choice: Choice) => {
+    typedSincePick.current = false;
     setText(props.clearOnPick ? '' : choice.label);
     setOpen(false);
     setActive(-1);
@@ -74,10 +76,9 @@ export function Combobox(props: ComboboxProps) {
   const onInput = (event: Event) => {
     const typed = (event.currentTarget as HTMLInputElement).value;
     setText(typed);
-    if (props.value) {
-      dropped.current = true;
-      props.onChange(undefined);
-    }
+    typedSincePick.current = true;
+    // Always: a pick the parent has not rendered yet is dropped too (a no-op when nothing is chosen).
+    props.onChange(undefined);
     ask(typed);
   };
   const onKeyDown = (event: KeyboardEvent) => {
