@@ -3,7 +3,7 @@ import request from 'supertest';
 import type { Browser } from 'playwright-core';
 import { expect as expectPage } from './support/page-expect.js';
 import { rowCounts } from './support/admin.js';
-import { launchChromium, openScreen, openTab, signIn, takeRequestedUrls } from './support/browser.js';
+import { launchChromium, openScreen, openTab, signIn, expectRequestsStayedOnAdmin } from './support/browser.js';
 import { consentWorld, type ConsentGrant } from './support/consent.js';
 import { basic } from './support/factories.js';
 import { bodyOf, type IntrospectionBody, type JsonApiDocument, type JsonApiResource, type TokenBody } from './support/bodies.js';
@@ -20,12 +20,7 @@ beforeAll(async () => {
 });
 
 // No request leaves the admin listener, and the admin token is never in a URL (the CSV included).
-afterEach(() => {
-  for (const url of takeRequestedUrls()) {
-    expect(new URL(url).origin).toBe(server.adminUrl);
-    expect(url).not.toContain(server.adminToken);
-  }
-});
+afterEach(() => expectRequestsStayedOnAdmin(server));
 
 afterAll(async () => {
   await browser?.close();

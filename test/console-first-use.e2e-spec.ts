@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { expect as expectPage } from './support/page-expect.js';
 import { add, getAdmin, patchAdmin } from './support/admin.js';
-import { launchChromium, openScreen, openTab, signIn, takeRequestedUrls } from './support/browser.js';
+import { launchChromium, openScreen, openTab, signIn, expectRequestsStayedOnAdmin } from './support/browser.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { bodyOf, type JsonApiDocument, type JsonApiResource, type PatchResults } from './support/bodies.js';
 
@@ -20,12 +20,7 @@ beforeAll(async () => {
 });
 
 // No request leaves the admin listener, and the admin token is never in a URL.
-afterEach(() => {
-  for (const url of takeRequestedUrls()) {
-    expect(new URL(url).origin).toBe(server.adminUrl);
-    expect(url).not.toContain(server.adminToken);
-  }
-});
+afterEach(() => expectRequestsStayedOnAdmin(server));
 
 afterAll(async () => {
   await browser?.close();

@@ -4,7 +4,7 @@ import request from 'supertest';
 import type { Browser, Page } from 'playwright-core';
 import { expect as expectPage } from './support/page-expect.js';
 import { add, getAdmin, patchAdmin, ref, rowCounts } from './support/admin.js';
-import { launchChromium, openScreen, openTab, PHONE, screenshot, signIn, takeRequestedUrls } from './support/browser.js';
+import { launchChromium, openScreen, openTab, PHONE, screenshot, signIn, expectRequestsStayedOnAdmin } from './support/browser.js';
 import { basic } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { eventually } from './support/processes.js';
@@ -25,12 +25,7 @@ beforeAll(async () => {
 });
 
 // docs/guides/console.md: no request leaves the admin listener, and the admin token is never in a URL.
-afterEach(() => {
-  for (const url of takeRequestedUrls()) {
-    expect(new URL(url).origin).toBe(server.adminUrl);
-    expect(url).not.toContain(server.adminToken);
-  }
-});
+afterEach(() => expectRequestsStayedOnAdmin(server));
 
 afterAll(async () => {
   await browser?.close();

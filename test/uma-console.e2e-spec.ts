@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { expect as expectPage } from './support/page-expect.js';
-import { launchChromium, openScreen, openTab, screenshot, signIn, takeRequestedUrls } from './support/browser.js';
+import { launchChromium, openScreen, openTab, screenshot, signIn, expectRequestsStayedOnAdmin } from './support/browser.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { UMA_GRANT, registerResource, registeredResource, umaWorld } from './support/uma.js';
 
@@ -14,9 +14,7 @@ beforeAll(async () => {
   browser = await launchChromium();
 });
 
-afterEach(() => {
-  for (const url of takeRequestedUrls()) expect(new URL(url).origin).toBe(server.adminUrl);
-});
+afterEach(() => expectRequestsStayedOnAdmin(server));
 
 afterAll(async () => {
   await browser?.close();

@@ -1,21 +1,8 @@
 // Response shapes of the disclosure admin type (see bodies.ts: supertest types every body as `any`).
-import type { CoveringChain } from '../../src/tickets/access-decision.js';
+import type { DisclosureView } from '../../src/disclosures/disclosure-reads.js';
 
-/** A disclosure's attributes as the admin interface answers them. */
-export type DisclosureAttributes = {
-  jti: string;
-  clientId: string;
-  scope: string;
-  aud: string | string[];
-  issuedAt: string;
-  expiresAt: string;
-  tokenType: string;
-  jkt: string | null;
-  requestId: string | null;
-  chains: CoveringChain[];
-  withdrawnAt: string | null;
-  withdrawnBy: string | null;
-};
+/** A disclosure's attributes as the admin interface answers them (the server's view, less its id). */
+export type DisclosureAttributes = Omit<DisclosureView, 'id'>;
 export type DisclosureResource = { type: string; id: string; attributes: DisclosureAttributes };
 /** GET /admin/disclosure/{id}. */
 export type DisclosureDocument = { data: DisclosureResource };

@@ -21,6 +21,14 @@ export function takeRequestedUrls(): string[] {
   return seen.splice(0, seen.length);
 }
 
+/** No tab's request left the admin listener, and none carried the admin token in its URL (an afterEach of every browser suite). */
+export function expectRequestsStayedOnAdmin(server: { adminUrl: string; adminToken: string }): void {
+  for (const url of takeRequestedUrls()) {
+    expect(new URL(url).origin).toBe(server.adminUrl);
+    expect(url).not.toContain(server.adminToken);
+  }
+}
+
 /** A fresh tab (own storage) that records every request it makes. */
 export async function openTab(browser: Browser, viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page; requests: Request[] }> {
   const context = await browser.newContext({ viewport });
