@@ -6,6 +6,7 @@ import { clientKey, dpopProof, type ClientKey } from './support/keys.js';
 import { finished, startServerProcess } from './support/processes.js';
 import { freePorts, startTestApp, testDatabaseUrl, type TestApp } from './support/test-app.js';
 import { bodyOf, type OAuthErrorBody } from './support/bodies.js';
+import { NONCE_STEP_SECONDS } from '../src/auth/dpop-nonces.js';
 
 /** A database of its own: sealing keys must not touch the keys other tests share. */
 async function freshDatabase(): Promise<string> {
@@ -100,6 +101,9 @@ describe('KEY_ENCRYPTION_SECRET and the DPoP nonce secret', () => {
   });
 
   it('keeps a nonce secret stored in clear working, and encrypts it once the secret is set', async () => {
+    // Nonces are made per 30 s step: start the comparison early in a step, so both nonces share it.
+    const intoStep = (Date.now() / 1000) % NONCE_STEP_SECONDS;
+    if (intoStep > NONCE_STEP_SECONDS - 15) await new Promise((resolve) => setTimeout(resolve, (NONCE_STEP_SECONDS - intoStep) * 1000 + 100));
     const databaseUrl = await freshDatabase();
     const before = await startTestApp({ DATABASE_URL: databaseUrl, DPOP_NONCE: 'true' });
     let nonce: string;
