@@ -108,14 +108,14 @@ async function main(argv: string[]): Promise<void> {
             dpopBound: values['dpop-bound'],
             accessTokenLifetime,
           },
-          cliActor(),
+          { actor: cliActor() },
         );
         printCredentials(issued, values.json);
       });
     }
     case 'client rotate-secret': {
       if (positionals.length !== 3) throw new UsageError('client rotate-secret takes exactly one client id');
-      return run(async (app) => printCredentials(await app.get(ClientsService).rotateSecret(positionals[2], cliActor()), values.json));
+      return run(async (app) => printCredentials(await app.get(ClientsService).rotateSecret(positionals[2], { actor: cliActor() }), values.json));
     }
     case 'keys rotate': {
       if (positionals.length !== 2) throw new UsageError('keys rotate takes no arguments');

@@ -1,5 +1,5 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { Injectable, Logger } from '@nestjs/common';
+import { ClientsService } from '../clients/clients.service.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { SigningKeysService } from '../tokens/signing-keys.service.js';
@@ -36,10 +36,10 @@ export class AdminRecordsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly keys: SigningKeysService,
-    @Inject(APP_CONFIG) config: AppConfig,
+    clientsService: ClientsService,
     private readonly withdrawals: DisclosureWithdrawals,
   ) {
-    const clients = new ClientRecordHandler({ allowPrivateJwksUri: config.jwksUriAllowHttp });
+    const clients = new ClientRecordHandler(clientsService);
     this.handlers = new Map(
       [...TICKET_RECORD_HANDLERS, ...DATA_SOURCE_RECORD_HANDLERS, clients, new AuditEventHandler(), new DisclosureRecordHandler()].map((handler) => [
         handler.type,
@@ -171,7 +171,7 @@ export class AdminRecordsService {
     let written: Written;
     let before = null;
     if (operation.op === 'add') {
-      written = await handler.create(manager, input);
+      written = await handler.create(manager, input, actor);
     } else {
       if (input.id !== undefined && input.id !== operation.id) {
         throw conflict(`the resource object's id ${input.id} does not match the path's id ${operation.id}`, '/value/id');
@@ -179,8 +179,10 @@ export class AdminRecordsService {
       before = await handler.snapshot(manager, operation.id);
       written = await handler.update(manager, operation.id, input);
     }
-    const auditEventId = await audit(manager, actor, operation.op, handler.type, written.id, before, await handler.snapshot(manager, written.id));
-    if (operation.op === 'replace') changes?.push({ auditEventId, operation: 'replace', recordType: handler.type, recordId: written.id, before });
+    if (!written.audited) {
+      const auditEventId = await audit(manager, actor, operation.op, handler.type, written.id, before, await handler.snapshot(manager, written.id));
+      if (operation.op === 'replace') changes?.push({ auditEventId, operation: 'replace', recordType: handler.type, recordId: written.id, before });
+    }
     const [data] = await handler.find(manager, [written.id]);
     if (!written.meta) return { data: data };
     return { data: { ...data, meta: { ...data.meta, ...written.meta } }, meta: written.meta };

@@ -44,6 +44,19 @@ export class RegistrationError extends Error {
   }
 }
 
+/**
+ * The record id or the clientId a new client asks for is already taken (`field`: `id` or
+ * `clientId`): a conflict with a stored client, not a malformed registration.
+ */
+export class ClientTakenError extends RegistrationError {
+  constructor(
+    field: 'id' | 'clientId',
+    readonly value: string | number,
+  ) {
+    super(field, field === 'id' ? `a client record with id ${value} already exists` : `a client with id "${value}" already exists`);
+  }
+}
+
 // RFC 6749 appendix A: client_id and client_secret are VSCHAR, scope tokens NQCHAR.
 const VSCHAR = /^[\x20-\x7e]+$/;
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;

@@ -1,18 +1,27 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { isUniqueViolation } from '../common/database-errors.js';
-import { Client } from './client.entity.js';
-import { ClientMetadata } from './client-metadata.entity.js';
-import { RedirectUri } from './redirect-uri.entity.js';
+import { DataSource, type EntityManager } from 'typeorm';
 import { generateClientSecret, hashClientSecret } from './client-secrets.js';
-import { RegistrationError, validateRegistration, type ClientRegistration } from './client-registration.js';
+import { RegistrationError, validateRegistration, type ClientRegistration, type ValidRegistration } from './client-registration.js';
+import { insertClient } from './client-writes.js';
+import { newClientAttributes, newSecretOf, type NewClient } from './new-client.js';
 import { recordAuditEvent } from '../tickets/audit-trail.js';
 
 /** What registration hands out once: the secret, absent for a private_key_jwt client (it has none). */
 export type IssuedCredentials = { clientId: string; clientSecret?: string };
 
+/** A created client: its record id, and whether the secret handed out was generated (not the caller's). */
+export type CreatedClient = IssuedCredentials & { id: number; secretGenerated: boolean };
+
+/**
+ * Who makes a change (the audit event's actor), and the transaction to make it in: the admin
+ * interface passes its request's, so several operations commit together; without one, the change
+ * has a transaction of its own.
+ */
+export type ChangeContext = { actor: string; manager?: EntityManager };
+
+/** The one place clients are created (CLI, admin interface, console, test factories) and their secrets rotated. */
 @Injectable()
 export class ClientsService {
   constructor(
@@ -20,103 +29,66 @@ export class ClientsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /** The registration rules under this deployment's policy (JWKS_URI_ALLOW_HTTP); a refusal is a RegistrationError. */
+  validate(input: ClientRegistration): ValidRegistration {
+    return validateRegistration(input, { allowPrivateJwksUri: this.config.jwksUriAllowHttp });
+  }
+
   /**
    * Registers a confidential client; the secret (given or generated) is returned once, stored
-   * hashed. With an `actor` (the CLI), the registration is an audit event of the same transaction.
+   * hashed. The rows and their audit event are written in one transaction. Refusals are
+   * RegistrationError (ClientTakenError for a taken id or clientId).
    */
-  async create(input: ClientRegistration, actor?: string): Promise<IssuedCredentials> {
-    const registration = validateRegistration(input, { allowPrivateJwksUri: this.config.jwksUriAllowHttp });
-    const keyHolding = registration.authenticationType === 'private_key_jwt';
-    const clientSecret = keyHolding ? undefined : (registration.clientSecret ?? generateClientSecret());
-    const clientSecretHash = clientSecret === undefined ? null : await hashClientSecret(clientSecret);
-    await this.dataSource
-      .transaction(async (manager) => {
-        if (await manager.existsBy(Client, { clientId: registration.clientId })) {
-          throw new RegistrationError('clientId', `a client with id "${registration.clientId}" already exists`);
-        }
-        const metadata = manager.create(ClientMetadata, {
-          clientAuthenticationType: registration.authenticationType,
-          clientType: 'CONFIDENTIAL',
-          grantTypes: registration.grantTypes,
-          allowedScopes: registration.allowedScopes,
-          clientSecretHash,
-          issuerUri: null,
-          jwksRaw: registration.jwksRaw,
-          jwksUri: registration.jwksUri,
-          dpopBoundAccessTokens: registration.dpopBound,
-          accessTokenLifetime: registration.accessTokenLifetime,
-          metaDataRaw: null,
-        });
-        const client = manager.create(Client, {
-          clientId: registration.clientId,
-          clientName: registration.clientName,
-          metadata,
-          redirectUris: registration.redirectUris.map((uri) => manager.create(RedirectUri, { uri })),
-        });
-        await manager.save(client);
-        if (actor !== undefined) {
-          const after = {
-            clientId: registration.clientId,
-            clientName: registration.clientName,
-            clientType: 'CONFIDENTIAL',
-            clientAuthenticationType: registration.authenticationType,
-            grantTypes: registration.grantTypes,
-            allowedScopes: registration.allowedScopes,
-            redirectUris: registration.redirectUris,
-            jwksUri: registration.jwksUri,
-            jwksRaw: registration.jwksRaw,
-            dpopBoundAccessTokens: registration.dpopBound,
-            accessTokenLifetime: registration.accessTokenLifetime,
-          };
-          await recordAuditEvent(manager, { actor, operation: 'add', recordType: 'uma-client', recordId: client.id, before: null, after });
-        }
-      })
-      .catch((error: unknown) => {
-        // Two registrations racing for one id: the unique constraint decides.
-        if (isUniqueViolation(error)) {
-          throw new RegistrationError('clientId', `a client with id "${registration.clientId}" already exists`);
-        }
-        throw error;
-      });
-    return { clientId: registration.clientId, clientSecret };
+  async create(input: NewClient, context: ChangeContext): Promise<CreatedClient> {
+    const registration = this.validate(input);
+    const secret = newSecretOf(registration);
+    // The slow hash runs before the transaction, so it holds no row or connection meanwhile.
+    const clientSecretHash = secret.value === undefined ? null : await hashClientSecret(secret.value);
+    const attributes = newClientAttributes(registration, input);
+    const id = await this.inTransaction(context.manager, async (manager) => {
+      const recordId = await insertClient(manager, { requestedId: input.id, attributes, clientSecretHash });
+      await recordAuditEvent(manager, { actor: context.actor, operation: 'add', recordType: 'uma-client', recordId, before: null, after: attributes });
+      return recordId;
+    });
+    return { id, clientId: registration.clientId, clientSecret: secret.value, secretGenerated: secret.generated };
   }
 
   /**
    * A new secret; the old one stops working on every instance within a second (change feed).
-   * With an `actor`, the rotation is an audit event of the same transaction (never the secret).
+   * The rotation is an audit event of the same transaction (never the secret).
    */
-  async rotateSecret(clientId: string, actor?: string): Promise<IssuedCredentials> {
-    const keyHolding: unknown[] = await this.dataSource.query(
-      `SELECT 1 FROM client c JOIN client_metadata m ON m.id = c.metadata_id
-        WHERE c.client_id = $1 AND m.client_authentication_type = 'private_key_jwt'`,
-      [clientId],
-    );
-    if (keyHolding.length > 0) {
-      throw new RegistrationError('clientId', `client "${clientId}" authenticates with private_key_jwt and has no secret to rotate`);
-    }
+  async rotateSecret(clientId: string, context: ChangeContext): Promise<IssuedCredentials> {
     const clientSecret = generateClientSecret();
     const clientSecretHash = await hashClientSecret(clientSecret);
-    await this.dataSource.transaction(async (manager) => {
-      const [rows]: [{ id: number }[], number] = await manager.query(
-        `UPDATE client_metadata m
-            SET client_secret_hash = $2, version = m.version + 1, last_updated = now()
-           FROM client c
-          WHERE c.metadata_id = m.id AND c.client_id = $1
-         RETURNING c.id`,
-        [clientId, clientSecretHash],
+    await this.inTransaction(context.manager, async (manager) => {
+      const [client] = await manager.query<{ id: number; client_authentication_type: string }[]>(
+        `SELECT c.id, m.client_authentication_type FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.client_id = $1 FOR UPDATE OF m`,
+        [clientId],
       );
-      if (rows.length === 0) throw new RegistrationError('clientId', `no client with id "${clientId}"`);
-      if (actor !== undefined) {
-        await recordAuditEvent(manager, {
-          actor,
-          operation: 'rotate-secret',
-          recordType: 'uma-client',
-          recordId: rows[0].id,
-          before: null,
-          after: { clientId },
-        });
+      if (!client) throw new RegistrationError('clientId', `no client with id "${clientId}"`);
+      if (client.client_authentication_type === 'private_key_jwt') {
+        throw new RegistrationError('clientId', `client "${clientId}" authenticates with private_key_jwt and has no secret to rotate`);
       }
+      await manager.query(
+        `UPDATE client_metadata m SET client_secret_hash = $2, version = m.version + 1, last_updated = now()
+           FROM client c WHERE c.metadata_id = m.id AND c.id = $1`,
+        [client.id, clientSecretHash],
+      );
+      await recordAuditEvent(manager, {
+        actor: context.actor,
+        operation: 'rotate-secret',
+        recordType: 'uma-client',
+        recordId: client.id,
+        before: null,
+        after: { clientId },
+      });
     });
     return { clientId, clientSecret };
+  }
+
+  /** The caller's transaction when it has one open; otherwise a new one. */
+  private inTransaction<T>(manager: EntityManager | undefined, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    if (manager?.queryRunner?.isTransactionActive) return work(manager);
+    return (manager ?? this.dataSource.manager).transaction(work);
   }
 }

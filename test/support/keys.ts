@@ -3,6 +3,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { ClientsService } from '../../src/clients/clients.service.js';
 import type { ClientRegistration } from '../../src/clients/client-registration.js';
+import { FACTORY_ACTOR } from './factories.js';
 
 export const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
@@ -19,14 +20,17 @@ export async function clientKey(
 
 /** A registered private_key_jwt client holding `key` (its public half in jwks_raw). */
 export async function createKeyClient(app: INestApplicationContext, key: ClientKey, overrides: Partial<ClientRegistration> = {}): Promise<string> {
-  const issued = await app.get(ClientsService).create({
-    clientId: `key-client-${randomUUID().slice(0, 8)}`,
-    clientName: 'Key-holding client',
-    allowedScopes: 'uma_protection read write',
-    authenticationType: 'private_key_jwt',
-    jwksRaw: JSON.stringify({ keys: [key.jwk] }),
-    ...overrides,
-  });
+  const issued = await app.get(ClientsService).create(
+    {
+      clientId: `key-client-${randomUUID().slice(0, 8)}`,
+      clientName: 'Key-holding client',
+      allowedScopes: 'uma_protection read write',
+      authenticationType: 'private_key_jwt',
+      jwksRaw: JSON.stringify({ keys: [key.jwk] }),
+      ...overrides,
+    },
+    { actor: FACTORY_ACTOR },
+  );
   return issued.clientId;
 }
 

@@ -1,19 +1,16 @@
 import type { EntityManager } from 'typeorm';
 import { isForeignKeyViolation, isUniqueViolation } from '../../common/database-errors.js';
-import { generateClientSecret, hashClientSecret } from '../../clients/client-secrets.js';
-import {
-  MAX_ACCESS_TOKEN_LIFETIME,
-  RegistrationError,
-  validateRegistration,
-  type ClientRegistration,
-  type RegistrationPolicy,
-} from '../../clients/client-registration.js';
+import { hashClientSecret } from '../../clients/client-secrets.js';
+import type { ClientAttributes } from '../../clients/client-attributes.js';
+import { ClientTakenError, MAX_ACCESS_TOKEN_LIFETIME, RegistrationError, type ClientRegistration } from '../../clients/client-registration.js';
+import type { ClientsService } from '../../clients/clients.service.js';
+import type { NewClient } from '../../clients/new-client.js';
+import { insertRedirectUris } from '../../clients/client-writes.js';
 import { dataSourceClientLacksProtection } from '../../tickets/consent-rules.js';
 import { conflict, malformed, notFound, ruleBroken } from '../json-api/admin-error.js';
 import { escape, type ResourceInput, type ResourceObject } from '../json-api/resource-object.js';
 import { readAttributes, type AttributeSpec } from './attribute-rules.js';
 import { attributeFields, idField, selectPage, type Collection, type ListQuery } from './collection.js';
-import { allocateId } from './record-ids.js';
 import type { RecordHandler, Snapshot, Written } from './record-handler.js';
 
 // docs/concepts/consent-tickets.md#the-records: the client registration, its metadata row and its redirect URIs, as one type.
@@ -80,51 +77,17 @@ export class ClientRecordHandler implements RecordHandler {
   readonly relationships = {};
   readonly collection = COLLECTION;
 
-  constructor(private readonly policy: RegistrationPolicy = { allowPrivateJwksUri: false }) {}
+  constructor(private readonly clients: ClientsService) {}
 
-  async create(manager: EntityManager, input: ResourceInput): Promise<Written> {
+  /** The clients module creates the client and its audit event, in this request's transaction. */
+  async create(manager: EntityManager, input: ResourceInput, actor: string): Promise<Written> {
     const values = this.read(input, true);
-    const registration = this.validate({ ...(values as ClientRegistration) });
-    // docs/reference/token-endpoint.md#client-assertions-private_key_jwt: a private_key_jwt client holds keys, not a secret.
-    const keyHolding = registration.authenticationType === 'private_key_jwt';
-    const generated = registration.clientSecret === undefined && !keyHolding;
-    const secret = keyHolding ? undefined : (registration.clientSecret ?? generateClientSecret());
-    const id = input.id ?? (await allocateId(manager, 'client'));
-    if (input.id !== undefined && (await manager.query<unknown[]>('SELECT 1 FROM client WHERE id = $1', [id])).length > 0) {
-      throw conflict(`uma-client ${id} already exists`, '/value/id');
+    try {
+      const created = await this.clients.create({ ...(values as NewClient), id: input.id }, { actor, manager });
+      return { id: created.id, audited: true, meta: created.secretGenerated ? { clientSecret: created.clientSecret } : undefined };
+    } catch (error) {
+      throw asAdminError(error);
     }
-    const [{ id: metadataId }] = await manager.query<{ id: number }[]>(
-      `INSERT INTO client_metadata (client_type, client_authentication_type, grant_types, allowed_scopes, client_secret_hash, issuer_uri, jwks_uri, jwks_raw, meta_data_raw, dpop_bound_access_tokens, access_token_lifetime)
-       VALUES ('CONFIDENTIAL', $1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
-      [
-        registration.authenticationType,
-        registration.grantTypes,
-        registration.allowedScopes,
-        secret === undefined ? null : await hashClientSecret(secret),
-        values.issuerUri ?? null,
-        registration.jwksUri,
-        registration.jwksRaw,
-        values.metaDataRaw ?? null,
-        registration.dpopBound,
-        registration.accessTokenLifetime,
-      ],
-    );
-    await manager
-      .query('INSERT INTO client (id, client_id, client_name, metadata_id) VALUES ($1, $2, $3, $4)', [
-        id,
-        registration.clientId,
-        registration.clientName,
-        metadataId,
-      ])
-      .catch((error: unknown) => {
-        if (!isUniqueViolation(error)) throw error;
-        const onId = (error as { constraint?: string }).constraint?.startsWith('PK_');
-        throw onId
-          ? conflict(`uma-client ${id} already exists`, '/value/id')
-          : conflict(`another uma-client already has clientId "${registration.clientId}"`, '/value/attributes/clientId');
-      });
-    await this.writeRedirectUris(manager, id, registration.redirectUris);
-    return { id, meta: generated ? { clientSecret: secret } : undefined };
   }
 
   async update(manager: EntityManager, id: number, input: ResourceInput): Promise<Written> {
@@ -169,7 +132,7 @@ export class ClientRecordHandler implements RecordHandler {
     );
     if (values.redirectUris !== undefined) {
       await manager.query('DELETE FROM redirect_uri WHERE client_id = $1', [id]);
-      await this.writeRedirectUris(manager, id, registration.redirectUris);
+      await insertRedirectUris(manager, id, registration.redirectUris);
     }
     // docs/concepts/consent-tickets.md#the-rules-that-keep-the-records-consistent: the introspection client of a data source keeps uma_protection.
     if (await dataSourceClientLacksProtection(manager, 'client', id)) {
@@ -210,27 +173,22 @@ export class ClientRecordHandler implements RecordHandler {
   }
 
   private serialise(row: Row): ResourceObject {
-    const registration = this.registrationOf(row);
-    return {
-      type: this.type,
-      id: String(row.id),
-      attributes: {
-        clientId: registration.clientId,
-        clientName: registration.clientName,
-        clientType: row.client_type,
-        clientAuthenticationType: registration.authenticationType,
-        grantTypes: registration.grantTypes,
-        allowedScopes: registration.allowedScopes,
-        redirectUris: registration.redirectUris,
-        issuerUri: row.issuer_uri,
-        jwksUri: row.jwks_uri,
-        jwksRaw: row.jwks_raw,
-        metaDataRaw: row.meta_data_raw,
-        dpopBoundAccessTokens: row.dpop_bound_access_tokens,
-        accessTokenLifetime: row.access_token_lifetime,
-      },
-      meta: { version: row.version, dateCreated: row.date_created, lastUpdated: row.last_updated },
+    const attributes: ClientAttributes = {
+      clientId: row.client_id,
+      clientName: row.client_name,
+      clientType: row.client_type,
+      clientAuthenticationType: row.client_authentication_type,
+      grantTypes: row.grant_types,
+      allowedScopes: row.allowed_scopes,
+      redirectUris: row.redirect_uris,
+      issuerUri: row.issuer_uri,
+      jwksUri: row.jwks_uri,
+      jwksRaw: row.jwks_raw,
+      metaDataRaw: row.meta_data_raw,
+      dpopBoundAccessTokens: row.dpop_bound_access_tokens,
+      accessTokenLifetime: row.access_token_lifetime,
     };
+    return { type: this.type, id: String(row.id), attributes, meta: { version: row.version, dateCreated: row.date_created, lastUpdated: row.last_updated } };
   }
 
   private registrationOf(row: Row): ClientRegistration & Record<string, unknown> {
@@ -269,15 +227,20 @@ export class ClientRecordHandler implements RecordHandler {
 
   private validate(registration: ClientRegistration) {
     try {
-      return validateRegistration(registration, this.policy);
+      return this.clients.validate(registration);
     } catch (error) {
-      if (!(error instanceof RegistrationError)) throw error;
-      const attribute = FIELD_TO_ATTRIBUTE[error.field] ?? error.field;
-      throw ruleBroken(error.message, `/value/attributes/${attribute}`);
+      throw asAdminError(error);
     }
   }
+}
 
-  private async writeRedirectUris(manager: EntityManager, clientId: number, uris: string[]): Promise<void> {
-    for (const uri of uris) await manager.query('INSERT INTO redirect_uri (client_id, uri) VALUES ($1, $2)', [clientId, uri]);
+/** The clients module's refusals as the admin interface answers them; anything else passes unchanged. */
+function asAdminError(error: unknown): unknown {
+  if (error instanceof ClientTakenError) {
+    return error.field === 'id'
+      ? conflict(`uma-client ${error.value} already exists`, '/value/id')
+      : conflict(`another uma-client already has clientId "${error.value}"`, '/value/attributes/clientId');
   }
+  if (error instanceof RegistrationError) return ruleBroken(error.message, `/value/attributes/${FIELD_TO_ATTRIBUTE[error.field] ?? error.field}`);
+  return error;
 }

@@ -2,8 +2,11 @@ import type { EntityManager } from 'typeorm';
 import type { ResourceInput, ResourceObject } from '../json-api/resource-object.js';
 import type { Collection, ListQuery } from './collection.js';
 
-/** What a write returns: the record's id, and meta shown once (a generated client secret). */
-export type Written = { id: number; meta?: Record<string, unknown> };
+/**
+ * What a write returns: the record's id, meta shown once (a generated client secret), and whether
+ * the write recorded its own audit event (a domain service that audits every caller's change).
+ */
+export type Written = { id: number; meta?: Record<string, unknown>; audited?: boolean };
 
 /** Attribute values as stored for the audit trail: never a secret. */
 export type Snapshot = Record<string, unknown>;
@@ -16,7 +19,8 @@ export interface RecordHandler {
   readonly type: string;
   /** Relationship name → related type, for `include`. */
   readonly relationships: Readonly<Record<string, string>>;
-  create(manager: EntityManager, input: ResourceInput): Promise<Written>;
+  /** `actor` is the audit event's, for a handler whose domain service records it (Written.audited). */
+  create(manager: EntityManager, input: ResourceInput, actor: string): Promise<Written>;
   update(manager: EntityManager, id: number, input: ResourceInput): Promise<Written>;
   remove(manager: EntityManager, id: number): Promise<void>;
   /** The records with these ids, in no particular order; missing ones are left out. */

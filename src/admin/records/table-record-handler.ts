@@ -4,7 +4,7 @@ import { conflict, malformed, notFound } from '../json-api/admin-error.js';
 import { escape, type ResourceInput, type ResourceObject } from '../json-api/resource-object.js';
 import { readAttributes, type AttributeSpec } from './attribute-rules.js';
 import { attributeFields, idField, selectPage, type Collection, type ListQuery } from './collection.js';
-import { allocateId } from './record-ids.js';
+import { allocateId } from '../../database/record-ids.js';
 import type { RecordHandler, Snapshot, Written } from './record-handler.js';
 
 /** A to-one relationship; an `optional` one may be absent on create and set to `{"data": null}`. */

@@ -1,0 +1,40 @@
+import { CLIENT_TYPE, type ClientAttributes } from './client-attributes.js';
+import type { ClientRegistration, ValidRegistration } from './client-registration.js';
+import { generateClientSecret } from './client-secrets.js';
+
+/** A client to create: the operator's registration, plus what only the admin interface gives. */
+export type NewClient = ClientRegistration & {
+  /** A caller-chosen record id (an admin `add` may carry one); without it, one is allocated. */
+  id?: number;
+  issuerUri?: string | null;
+  metaDataRaw?: string | null;
+};
+
+/** The secret a new client gets, shown once: none for private_key_jwt, else the given one or a generated one. */
+export type NewSecret = { value?: string; generated: boolean };
+
+/** docs/guides/clients-with-keys.md#registering-the-client: a private_key_jwt client holds keys, not a secret. */
+export function newSecretOf(registration: ValidRegistration): NewSecret {
+  if (registration.authenticationType === 'private_key_jwt') return { generated: false };
+  if (registration.clientSecret !== undefined) return { value: registration.clientSecret, generated: false };
+  return { value: generateClientSecret(), generated: true };
+}
+
+/** What is stored (and audited) for a new client: its validated registration and the admin-only attributes as given. */
+export function newClientAttributes(registration: ValidRegistration, input: NewClient): ClientAttributes {
+  return {
+    clientId: registration.clientId,
+    clientName: registration.clientName,
+    clientType: CLIENT_TYPE,
+    clientAuthenticationType: registration.authenticationType,
+    grantTypes: registration.grantTypes,
+    allowedScopes: registration.allowedScopes,
+    redirectUris: registration.redirectUris,
+    issuerUri: input.issuerUri ?? null,
+    jwksUri: registration.jwksUri,
+    jwksRaw: registration.jwksRaw,
+    metaDataRaw: input.metaDataRaw ?? null,
+    dpopBoundAccessTokens: registration.dpopBound,
+    accessTokenLifetime: registration.accessTokenLifetime,
+  };
+}
