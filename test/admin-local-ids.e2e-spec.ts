@@ -1,8 +1,7 @@
 import request from 'supertest';
 import { add, freshIds, getAdmin, patchAdmin, rowCounts } from './support/admin.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { bodyOf, type JsonApiResource, type JsonApiDocument } from './support/bodies.js';
-import type { PatchResult, AuthorizationServerAttributes, JwksBody } from './support/bodies-lint3.js';
+import { bodyOf, type JsonApiResource, type JsonApiDocument, type PatchResult, type AuthorizationServerAttributes, type JwksBody } from './support/bodies.js';
 
 /**
  * What the console relies on beyond docs/reference/admin-interface.md: local ids (`lid`, JSON:API 1.1) that let later

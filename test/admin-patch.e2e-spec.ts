@@ -2,8 +2,16 @@ import request from 'supertest';
 import { add, freshIds, getAdmin, JSON_PATCH, patchAdmin, ref, rowCounts } from './support/admin.js';
 import { basic } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { bodyOf, type OAuthErrorBody, type JsonApiResource, type JsonApiDocument, type JsonApiErrors } from './support/bodies.js';
-import type { PatchResult, ToOneRecord, CreatedClientResult } from './support/bodies-lint3.js';
+import {
+  bodyOf,
+  type OAuthErrorBody,
+  type JsonApiResource,
+  type JsonApiDocument,
+  type JsonApiErrors,
+  type PatchResult,
+  type ToOneRecord,
+  type CreatedClientResult,
+} from './support/bodies.js';
 
 let server: TestApp;
 

@@ -4,8 +4,7 @@ import { consentWorld, enrolDataSource, type ConsentGrant } from './support/cons
 import { basic } from './support/factories.js';
 import { eventually } from './support/processes.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { bodyOf, type TokenBody, type OAuthErrorBody, type IntrospectionBody } from './support/bodies.js';
-import { type CreatedClientResult, jwtPayload } from './support/bodies-lint3.js';
+import { bodyOf, jwtPayload, type TokenBody, type OAuthErrorBody, type IntrospectionBody, type CreatedClientResult } from './support/bodies.js';
 
 let server: TestApp;
 

@@ -1,7 +1,5 @@
 import { getAdmin } from './support/admin.js';
-import { parsedAs } from './support/bodies-lint3.js';
-import type { CliClientJson } from './support/bodies-lint4.js';
-import { objectContaining } from './support/bodies-lint7.js';
+import { parsedAs, objectContaining, type CliClientJson } from './support/bodies.js';
 import { runCli } from './support/processes.js';
 import { startTestApp, testDatabaseUrl, type TestApp } from './support/test-app.js';
 

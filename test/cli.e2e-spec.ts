@@ -4,8 +4,7 @@ import { basic } from './support/factories.js';
 import { consentWorld, enrolDataSource } from './support/consent.js';
 import { eventually, runCli } from './support/processes.js';
 import { startTestApp, testDatabaseUrl, type TestApp } from './support/test-app.js';
-import { bodyOf, type TokenBody } from './support/bodies.js';
-import { parsedAs, type ExplainVerdict, type JwksBody, type CliClientOutput } from './support/bodies-lint3.js';
+import { bodyOf, parsedAs, type TokenBody, type ExplainVerdict, type JwksBody, type CliClientJson } from './support/bodies.js';
 
 let server: TestApp;
 const environment = () => ({ DATABASE_URL: testDatabaseUrl() });
@@ -32,7 +31,7 @@ async function createWithCli(clientId: string, extra: string[] = []): Promise<st
   );
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
-  return parsedAs<CliClientOutput>(result.stdout).client_secret;
+  return parsedAs<CliClientJson>(result.stdout).client_secret;
 }
 
 describe('cli client create', () => {
@@ -41,7 +40,7 @@ describe('cli client create', () => {
     const result = await runCli(['client', 'create', '--client-id', clientId, '--name', 'CLI', '--scopes', 'read', '--json'], environment());
     expect(result.code).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(1);
-    const printed = parsedAs<CliClientOutput>(result.stdout);
+    const printed = parsedAs<CliClientJson>(result.stdout);
     expect(Object.keys(printed)).toEqual(['client_id', 'client_secret']);
     expect(printed.client_id).toBe(clientId);
     expect(printed.client_secret).toMatch(/^[A-Za-z0-9_-]{43,}$/);
@@ -125,7 +124,7 @@ describe('cli client rotate-secret', () => {
     expect((await askToken(clientId, oldSecret)).status).toBe(200); // now cached as verified
     const result = await runCli(['client', 'rotate-secret', clientId, '--json'], environment());
     expect(result.code).toBe(0);
-    const newSecret = parsedAs<CliClientOutput>(result.stdout).client_secret;
+    const newSecret = parsedAs<CliClientJson>(result.stdout).client_secret;
     expect(newSecret).not.toBe(oldSecret);
     const rotatedAt = Date.now();
     await eventually(async () => ((await askToken(clientId, oldSecret)).status === 401 ? true : undefined), 1_000);

@@ -4,8 +4,7 @@ import { consentWorld, type ConsentGrant } from './support/consent.js';
 import { basic } from './support/factories.js';
 import { eventually } from './support/processes.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { bodyOf, type OAuthErrorBody, type TokenBody } from './support/bodies.js';
-import { accessTokenClaims, clientSecretOf } from './support/bodies-lint4.js';
+import { bodyOf, accessTokenClaims, clientSecretOf, type OAuthErrorBody, type TokenBody } from './support/bodies.js';
 
 let server: TestApp;
 

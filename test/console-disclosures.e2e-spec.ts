@@ -6,8 +6,7 @@ import { rowCounts } from './support/admin.js';
 import { launchChromium, openScreen, openTab, signIn, expectRequestsStayedOnAdmin } from './support/browser.js';
 import { consentWorld, type ConsentGrant } from './support/consent.js';
 import { basic } from './support/factories.js';
-import { bodyOf, type IntrospectionBody, type JsonApiDocument, type JsonApiResource, type TokenBody } from './support/bodies.js';
-import { accessTokenClaims } from './support/bodies-lint4.js';
+import { bodyOf, accessTokenClaims, type IntrospectionBody, type JsonApiDocument, type JsonApiResource, type TokenBody } from './support/bodies.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 /** The console's Disclosures screen and the tickets screen's active tokens, in a real Chromium. */

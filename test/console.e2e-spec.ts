@@ -8,8 +8,15 @@ import { launchChromium, openScreen, openTab, PHONE, screenshot, signIn, expectR
 import { basic } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { eventually } from './support/processes.js';
-import { bodyOf, type JsonApiDocument, type JsonApiResource, type OAuthErrorBody, type PatchResults, type TokenBody } from './support/bodies.js';
-import { accessTokenClaims } from './support/bodies-lint4.js';
+import {
+  bodyOf,
+  accessTokenClaims,
+  type JsonApiDocument,
+  type JsonApiResource,
+  type OAuthErrorBody,
+  type PatchResults,
+  type TokenBody,
+} from './support/bodies.js';
 
 /**
  * The administrator's console (docs/guides/console.md) in a real Chromium, against the real server on the

@@ -6,7 +6,7 @@ import { basic } from './support/factories.js';
 import { clientKey, dpopProof } from './support/keys.js';
 import { eventually, finished, runCli, startServerProcess } from './support/processes.js';
 import { freePorts, testDatabaseUrl } from './support/test-app.js';
-import type { CliClientJson } from './support/bodies-lint4.js';
+import type { CliClientJson } from './support/bodies.js';
 
 const POOL_SIZE = 10;
 

@@ -3,9 +3,17 @@ import request from 'supertest';
 import { DisclosureRetention } from '../src/disclosures/disclosure-retention.js';
 import { DisclosuresService } from '../src/disclosures/disclosures.service.js';
 import { add, freshIds, getAdmin, JSON_API, patchAdmin, ref } from './support/admin.js';
-import { bodyOf, type IntrospectionBody, type JsonApiDocument, type JsonApiErrors, type JsonApiResource, type TokenBody } from './support/bodies.js';
-import { accessTokenClaims } from './support/bodies-lint4.js';
-import type { DisclosureDocument, DisclosureList } from './support/bodies-lint6.js';
+import {
+  bodyOf,
+  accessTokenClaims,
+  type IntrospectionBody,
+  type JsonApiDocument,
+  type JsonApiErrors,
+  type JsonApiResource,
+  type TokenBody,
+  type DisclosureDocument,
+  type DisclosureList,
+} from './support/bodies.js';
 import { consentWorld, enrolDataSource, type ConsentGrant } from './support/consent.js';
 import { basic } from './support/factories.js';
 import { eventually } from './support/processes.js';

@@ -2,8 +2,7 @@ import request from 'supertest';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { basic, createClient } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { bodyOf, type TokenBody } from './support/bodies.js';
-import type { JwksBody } from './support/bodies-lint4.js';
+import { bodyOf, type TokenBody, type JwksBody } from './support/bodies.js';
 
 describe('TOKEN_SIGNING_ALG=ES256', () => {
   let server: TestApp;

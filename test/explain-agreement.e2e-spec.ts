@@ -3,8 +3,7 @@ import request from 'supertest';
 import { add, freshIds, patchAdmin, ref } from './support/admin.js';
 import { basic } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { bodyOf, type TokenBody, type OAuthErrorBody } from './support/bodies.js';
-import { type CreatedClientResult, jwtPayload, type ExplainVerdict } from './support/bodies-lint3.js';
+import { bodyOf, jwtPayload, type TokenBody, type OAuthErrorBody, type CreatedClientResult, type ExplainVerdict } from './support/bodies.js';
 
 let server: TestApp;
 

@@ -3,8 +3,7 @@ import { add, freshIds, patchAdmin, ref } from './support/admin.js';
 import { consentWorld, enrolDataSource, type ConsentGrant } from './support/consent.js';
 import { basic } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { bodyOf, type TokenBody, type OAuthErrorBody, type JsonApiErrors } from './support/bodies.js';
-import { type AccessTokenClaims, jwtPayload, type ExplainVerdict } from './support/bodies-lint3.js';
+import { bodyOf, jwtPayload, type TokenBody, type OAuthErrorBody, type JsonApiErrors, type AccessTokenClaims, type ExplainVerdict } from './support/bodies.js';
 
 let server: TestApp;
 

@@ -6,8 +6,7 @@ import { basic } from './support/factories.js';
 import { eventually, finished, runCli, startServerProcess, type Finished } from './support/processes.js';
 import { RawConnection, slowPost } from './support/raw-http.js';
 import { freePorts, testDatabaseUrl } from './support/test-app.js';
-import type { TokenBody } from './support/bodies.js';
-import type { CliClientJson } from './support/bodies-lint4.js';
+import type { TokenBody, CliClientJson } from './support/bodies.js';
 
 const ADMIN_TOKEN = `admin-${randomBytes(12).toString('hex')}`;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

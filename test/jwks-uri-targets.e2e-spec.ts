@@ -7,8 +7,7 @@ import { JwksServer } from './support/jwks-server.js';
 import { eventually } from './support/processes.js';
 import { ASSERTION_TYPE, assertion, clientKey, createKeyClient, type ClientKey } from './support/keys.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { bodyOf, type JsonApiDocument, type JsonApiResource, type OAuthErrorBody } from './support/bodies.js';
-import type { PointedJsonApiErrors } from './support/bodies-lint2.js';
+import { bodyOf, type JsonApiDocument, type JsonApiResource, type OAuthErrorBody, type PointedJsonApiErrors } from './support/bodies.js';
 
 // A body no description may ever repeat: the jwks_uri's answer is none of the caller's business.
 const DISTINCTIVE = 'ZQX-internal-admin-secret-shape-7731';

@@ -1,7 +1,6 @@
 import request from 'supertest';
 import { rowCounts } from './support/admin.js';
-import { bodyOf, type OAuthErrorBody } from './support/bodies.js';
-import { parsedAs } from './support/bodies-lint3.js';
+import { bodyOf, parsedAs, type OAuthErrorBody } from './support/bodies.js';
 import { basic, createClient, type TestClient } from './support/factories.js';
 import { assertion, ASSERTION_TYPE, clientKey, createKeyClient, type ClientKey } from './support/keys.js';
 import { RawConnection } from './support/raw-http.js';

@@ -8,8 +8,15 @@ import { basic, createClient } from './support/factories.js';
 import { eventually } from './support/processes.js';
 import { ASSERTION_TYPE, assertion, claimsOf, clientKey, createKeyClient, type ClientKey } from './support/keys.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { bodyOf, type JsonApiDocument, type JsonApiResource, type OAuthErrorBody, type TokenBody } from './support/bodies.js';
-import { stringMatching, type PointedJsonApiErrors } from './support/bodies-lint2.js';
+import {
+  bodyOf,
+  stringMatching,
+  type JsonApiDocument,
+  type JsonApiResource,
+  type OAuthErrorBody,
+  type TokenBody,
+  type PointedJsonApiErrors,
+} from './support/bodies.js';
 
 let server: TestApp;
 let key: ClientKey;

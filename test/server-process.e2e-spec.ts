@@ -6,7 +6,7 @@ import request from 'supertest';
 import { basic } from './support/factories.js';
 import { eventually, finished, runCli, startServerProcess } from './support/processes.js';
 import { freePorts } from './support/test-app.js';
-import type { CliClientJson } from './support/bodies-lint4.js';
+import type { CliClientJson } from './support/bodies.js';
 
 describe('server start-up configuration', () => {
   it.each([

@@ -3,8 +3,7 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { basic, createClient, type TestClient } from './support/factories.js';
 import { eventually } from './support/processes.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { bodyOf, type IntrospectionBody, type TokenBody } from './support/bodies.js';
-import type { JwksBody } from './support/bodies-lint4.js';
+import { bodyOf, type IntrospectionBody, type TokenBody, type JwksBody } from './support/bodies.js';
 
 // docs/reference/configuration.md and docs/reference/token-endpoint.md#signing-keys, FAPI 2.0: access tokens signed with PS256 or EdDSA (Ed25519).
 describe.each([

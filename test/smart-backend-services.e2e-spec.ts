@@ -12,8 +12,17 @@ import { JwksServer } from './support/jwks-server.js';
 import { ASSERTION_TYPE, claimsOf, clientKey, withOverrides, type ClientKey } from './support/keys.js';
 import { eventually } from './support/processes.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { bodyOf, type JsonApiDocument, type JsonApiResource, type OAuthErrorBody, type TokenBody } from './support/bodies.js';
-import { anyInstanceOf, type ExplainBody, type PointedJsonApiErrors, type SmartConfigurationBody } from './support/bodies-lint2.js';
+import {
+  bodyOf,
+  anyInstanceOf,
+  type JsonApiDocument,
+  type JsonApiResource,
+  type OAuthErrorBody,
+  type TokenBody,
+  type ExplainBody,
+  type PointedJsonApiErrors,
+  type SmartConfigurationBody,
+} from './support/bodies.js';
 
 /** The access token claims these tests read. */
 type TokenClaims = { exp: number; iat: number; scope: string; aud: unknown; permissions: { resource_type: string }[] };

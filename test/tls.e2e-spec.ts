@@ -6,8 +6,7 @@ import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import type { TokenBody } from './support/bodies.js';
-import { jwtPayload, parsedAs, type CliClientOutput } from './support/bodies-lint3.js';
+import { jwtPayload, parsedAs, type TokenBody, type CliClientJson } from './support/bodies.js';
 import { basic } from './support/factories.js';
 import { eventually, finished, runCli, startServerProcess } from './support/processes.js';
 import { RawConnection } from './support/raw-http.js';
@@ -179,7 +178,7 @@ describe.each([1, 2])('native TLS with WORKERS=%i (server process)', (workers) =
     const created = await runCli(['client', 'create', '--client-id', clientId, '--name', 'TLS', '--scopes', 'read', '--json'], {
       DATABASE_URL: testDatabaseUrl(),
     });
-    const secret = parsedAs<CliClientOutput>(created.stdout).client_secret;
+    const secret = parsedAs<CliClientJson>(created.stdout).client_secret;
     for (let index = 0; index < 2 * workers; index += 1) {
       const response = await https(
         port,

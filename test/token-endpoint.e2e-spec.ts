@@ -2,8 +2,7 @@ import request from 'supertest';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { basic, createClient, type TestClient } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { bodyOf, type OAuthErrorBody, type TokenBody } from './support/bodies.js';
-import { accessTokenClaims, type JwksBody } from './support/bodies-lint4.js';
+import { bodyOf, accessTokenClaims, type OAuthErrorBody, type TokenBody, type JwksBody } from './support/bodies.js';
 
 let server: TestApp;
 

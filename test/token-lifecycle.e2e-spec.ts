@@ -5,8 +5,15 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { consentWorld } from './support/consent.js';
 import { basic, createClient, type TestClient } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { bodyOf, type IntrospectionBody, type JsonApiDocument, type JsonApiResource, type OAuthErrorBody, type TokenBody } from './support/bodies.js';
-import type { RefreshableTokenBody } from './support/bodies-lint2.js';
+import {
+  bodyOf,
+  type IntrospectionBody,
+  type JsonApiDocument,
+  type JsonApiResource,
+  type OAuthErrorBody,
+  type TokenBody,
+  type RefreshableTokenBody,
+} from './support/bodies.js';
 
 let server: TestApp;
 let resourceServer: TestClient;

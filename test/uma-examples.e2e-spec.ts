@@ -6,8 +6,7 @@ import { clientKey, dpopProof } from './support/keys.js';
 import { finished } from './support/processes.js';
 import { freePort, startTestApp, type TestApp } from './support/test-app.js';
 import { UMA_GRANT, redeem, resourceProof } from './support/uma.js';
-import { bodyOf, type TokenBody } from './support/bodies.js';
-import { type CreatedClientResult, type AccessTokenClaims, parsedAs, type FhirBundle } from './support/bodies-lint3.js';
+import { bodyOf, parsedAs, type TokenBody, type CreatedClientResult, type AccessTokenClaims, type FhirBundle } from './support/bodies.js';
 
 const EXAMPLES = resolve(import.meta.dirname, '../examples');
 let server: TestApp;

@@ -4,8 +4,16 @@ import { basic } from './support/factories.js';
 import { claimsOf, clientKey, dpopProof } from './support/keys.js';
 import { eventually } from './support/processes.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { bodyOf, type IntrospectionBody, type OAuthErrorBody, type TokenBody } from './support/bodies.js';
-import { stringContaining, type ExplainBody, type JwtHeader, type PermissionTicketBody } from './support/bodies-lint2.js';
+import {
+  bodyOf,
+  stringContaining,
+  type IntrospectionBody,
+  type OAuthErrorBody,
+  type TokenBody,
+  type ExplainBody,
+  type JwtHeader,
+  type PermissionTicketBody,
+} from './support/bodies.js';
 import {
   UMA_GRANT,
   askPermission,

@@ -4,8 +4,7 @@ import { patchAdmin } from './support/admin.js';
 import { eventually } from './support/processes.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { askPermission, registeredResource, umaWorld } from './support/uma.js';
-import { bodyOf, type OAuthErrorBody } from './support/bodies.js';
-import type { PermissionTicketBody } from './support/bodies-lint3.js';
+import { bodyOf, type OAuthErrorBody, type PermissionTicketBody } from './support/bodies.js';
 
 let server: TestApp;
 

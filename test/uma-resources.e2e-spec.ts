@@ -2,8 +2,7 @@ import request from 'supertest';
 import { add, freshIds, patchAdmin, ref } from './support/admin.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { registerResource, registeredResource, umaWorld, type UmaWorld } from './support/uma.js';
-import { bodyOf, type OAuthErrorBody, type JsonApiResource, type JsonApiDocument } from './support/bodies.js';
-import type { UmaResourceBody } from './support/bodies-lint3.js';
+import { bodyOf, type OAuthErrorBody, type JsonApiResource, type JsonApiDocument, type UmaResourceBody } from './support/bodies.js';
 
 let server: TestApp;
 

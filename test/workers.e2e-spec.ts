@@ -6,7 +6,7 @@ import { basic } from './support/factories.js';
 import { eventually, finished, runCli, startServerProcess } from './support/processes.js';
 import { slowPost } from './support/raw-http.js';
 import { freePorts, testDatabaseUrl } from './support/test-app.js';
-import type { CliClientJson } from './support/bodies-lint4.js';
+import type { CliClientJson } from './support/bodies.js';
 
 /** The worker processes of a primary: its children running main.js. */
 function workersOf(primary: number): number[] {

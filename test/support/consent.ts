@@ -1,5 +1,5 @@
 import { add, freshIds, patchAdmin, ref } from './admin.js';
-import { clientSecretOf } from './bodies-lint4.js';
+import { clientSecretOf } from './bodies.js';
 import type { TestApp } from './test-app.js';
 
 export type ConsentGrant = {
