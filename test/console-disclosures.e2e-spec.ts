@@ -1,33 +1,18 @@
 import { readFile } from 'node:fs/promises';
 import request from 'supertest';
-import type { Browser } from 'playwright-core';
 import { expect as expectPage } from './support/page-expect.js';
 import { rowCounts } from './support/admin.js';
-import { launchChromium, openScreen, openTab, signIn, expectRequestsStayedOnAdmin } from './support/browser.js';
+import { browserSuite, openScreen } from './support/browser.js';
 import { consentWorld, type ConsentGrant } from './support/consent.js';
 import { basic } from './support/factories.js';
 import { bodyOf, accessTokenClaims, type IntrospectionBody, type JsonApiDocument, type JsonApiResource, type TokenBody } from './support/bodies.js';
-import { startTestApp, type TestApp } from './support/test-app.js';
 
 /** The console's Disclosures screen and the tickets screen's active tokens, in a real Chromium. */
-let server: TestApp;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await startTestApp();
-  browser = await launchChromium();
-});
-
 // No request leaves the admin listener, and the admin token is never in a URL (the CSV included).
-afterEach(() => expectRequestsStayedOnAdmin(server));
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const suite = browserSuite();
 
 async function token(grant: ConsentGrant): Promise<string> {
-  const response = await request(server.url)
+  const response = await request(suite.server.url)
     .post('/oauth2/token')
     .set('Authorization', basic(grant.clientId, grant.secret))
     .type('form')
@@ -37,7 +22,7 @@ async function token(grant: ConsentGrant): Promise<string> {
 }
 
 async function active(grant: ConsentGrant, accessToken: string): Promise<boolean> {
-  const response = await request(server.url)
+  const response = await request(suite.server.url)
     .post('/oauth2/introspect')
     .set('Authorization', basic(grant.clientId, grant.secret))
     .type('form')
@@ -53,13 +38,11 @@ const hhmm = (date: Date) => `${String(date.getHours()).padStart(2, '0')}:${Stri
 
 describe('the Disclosures screen', () => {
   it('reads each disclosure as a sentence, filters by client, ticket and activity, and downloads the CSV with the admin token', async () => {
-    const grant = await consentWorld(server, { maxPermissionDuration: 1800 });
+    const grant = await consentWorld(suite.server, { maxPermissionDuration: 1800 });
     const issued = accessTokenClaims(await token(grant));
-    const other = await consentWorld(server);
+    const other = await consentWorld(suite.server);
     await token(other);
-    const { context, page } = await openTab(browser);
-    await signIn(page, server.adminUrl, server.adminToken);
-    await openScreen(page, 'Disclosures');
+    const { context, page } = await suite.signedInTab('Disclosures');
     await page.getByLabel('Client').fill(grant.clientId);
     await page.getByRole('button', { name: 'Show' }).click();
     const sentence = `${grant.clientId} was given ${grant.definitionName}:read for 'Your doctor follows your glucose' at ${hhmm(new Date(issued.iat * 1000))}, until ${hhmm(new Date(issued.exp * 1000))}, under ticket ${grant.ticketId}`;
@@ -85,12 +68,10 @@ describe('the Disclosures screen', () => {
 
 describe('the tickets screen and withdrawal', () => {
   it('counts the active tokens of a ticket, asks before a removal that withdraws them, and Cancel changes nothing', async () => {
-    const grant = await consentWorld(server);
+    const grant = await consentWorld(suite.server);
     const first = await token(grant);
     await token(grant);
-    const { context, page } = await openTab(browser);
-    await signIn(page, server.adminUrl, server.adminToken);
-    await openScreen(page, 'Consent tickets');
+    const { context, page } = await suite.signedInTab('Consent tickets');
     // The tickets screen shows one client's tickets at a time: pick the client by search.
     await page.getByRole('searchbox', { name: 'Search ticket holders' }).fill(grant.clientId);
     await page.getByRole('button', { name: `Show the tickets of ${grant.clientId}` }).click();
@@ -102,10 +83,10 @@ describe('the tickets screen and withdrawal', () => {
     const dialog = page.getByRole('alertdialog');
     await expectPage(dialog).toContainText(`Removing ticket ${grant.ticketId} withdraws 2 active tokens`);
     await expectPage(dialog.getByRole('button', { name: 'Remove and withdraw' })).toBeFocused();
-    const counts = await rowCounts(server);
+    const counts = await rowCounts(suite.server);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await expectPage(page.getByRole('alertdialog')).toHaveCount(0);
-    expect(await rowCounts(server)).toEqual(counts);
+    expect(await rowCounts(suite.server)).toEqual(counts);
     expect(await active(grant, first)).toBe(true);
 
     await remove.click();
@@ -117,7 +98,7 @@ describe('the tickets screen and withdrawal', () => {
     await page.getByLabel('Client').fill(grant.clientId);
     await page.getByRole('button', { name: 'Show' }).click();
     await expectPage(page.locator('ul.sentences li')).toHaveCount(2);
-    const listed = await request(server.adminUrl).get(`/admin/disclosure?filter[client]=${grant.clientId}`).set('Authorization', server.adminToken);
+    const listed = await request(suite.server.adminUrl).get(`/admin/disclosure?filter[client]=${grant.clientId}`).set('Authorization', suite.server.adminToken);
     const [row] = bodyOf<JsonApiDocument<WithdrawnDisclosure[]>>(listed).data;
     await expectPage(page.locator('ul.sentences li .sentence').first()).toContainText(
       `, withdrawn at ${hhmm(new Date(row.attributes.withdrawnAt))} by change ${row.attributes.withdrawnBy}`,

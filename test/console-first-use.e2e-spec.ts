@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { expect as expectPage } from './support/page-expect.js';
 import { add, getAdmin, patchAdmin } from './support/admin.js';
-import { launchChromium, openScreen, openTab, signIn, expectRequestsStayedOnAdmin } from './support/browser.js';
-import { startTestApp, type TestApp } from './support/test-app.js';
+import { browserSuite, openScreen, openTab } from './support/browser.js';
 import { bodyOf, type JsonApiDocument, type JsonApiResource, type PatchResults } from './support/bodies.js';
 
 /**
@@ -11,21 +10,8 @@ import { bodyOf, type JsonApiDocument, type JsonApiResource, type PatchResults }
  * what is wrong once, forms that say what a choice will not do, an audit trail in people's names,
  * and a one-line hint beside each terse label, read by screen readers too.
  */
-let server: TestApp;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await startTestApp();
-  browser = await launchChromium();
-});
-
 // No request leaves the admin listener, and the admin token is never in a URL.
-afterEach(() => expectRequestsStayedOnAdmin(server));
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const suite = browserSuite();
 
 const unique = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
 
@@ -33,7 +19,7 @@ const unique = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`
 async function world() {
   const clientId = unique('glucose-app');
   const definition = unique('blood-glucose-level');
-  const response = await patchAdmin(server, [
+  const response = await patchAdmin(suite.server, [
     add('uma-client', {
       lid: 'client',
       attributes: {
@@ -49,13 +35,6 @@ async function world() {
     ),
   ]).expect(200);
   return { clientId, definition, clientRecordId: bodyOf<PatchResults>(response)[0].data!.id };
-}
-
-async function signedIn(screen: string) {
-  const { context, page } = await openTab(browser);
-  await signIn(page, server.adminUrl, server.adminToken);
-  await openScreen(page, screen);
-  return { context, page };
 }
 
 /** Picks a record in a searchable picker (a combobox) by typing its name and clicking the server's match. */
@@ -93,8 +72,8 @@ async function newestAuditRow(page: Page) {
 
 describe('signing in', () => {
   it('says once, beside the field, that a wrong admin token is wrong', async () => {
-    const { context, page } = await openTab(browser);
-    await page.goto(`${server.adminUrl}/console`);
+    const { context, page } = await openTab(suite.browser);
+    await page.goto(`${suite.server.adminUrl}/console`);
     await page.getByLabel('Admin token').fill('not-the-admin-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
     const message = 'That admin token is wrong: check it and try again.';
@@ -110,7 +89,7 @@ describe('signing in', () => {
 describe('the ticket form', () => {
   it('says beside the scopes that the client is not allowed a chosen scope, so the ticket will not grant it', async () => {
     const { clientId, definition } = await world();
-    const { context, page } = await signedIn('Consent tickets');
+    const { context, page } = await suite.signedInTab('Consent tickets');
     await pick(page, 'Client', clientId);
     await pick(page, 'Resource definition', definition);
     const scopes = page.getByRole('group', { name: 'Scopes' });
@@ -129,13 +108,13 @@ describe('the ticket form', () => {
   it('relates a new ticket to the existing purpose of the same text instead of adding another', async () => {
     const { clientId, definition } = await world();
     const purpose = unique('Your doctor follows your blood glucose level');
-    const { context, page } = await signedIn('Consent tickets');
+    const { context, page } = await suite.signedInTab('Consent tickets');
     await createTicket(page, { clientId, definition, purpose, ticketId: unique('T') });
     await createTicket(page, { clientId, definition, purpose, ticketId: unique('T') });
-    const purposes = bodyOf<JsonApiDocument>(await getAdmin(server, `/admin/purpose?filter[name]=${encodeURIComponent(purpose)}`).expect(200));
+    const purposes = bodyOf<JsonApiDocument>(await getAdmin(suite.server, `/admin/purpose?filter[name]=${encodeURIComponent(purpose)}`).expect(200));
     expect((purposes.data as JsonApiResource[]).length).toBe(1);
     const tickets = bodyOf<JsonApiDocument>(
-      await getAdmin(server, `/admin/capability-ticket?filter[purpose]=${(purposes.data as JsonApiResource[])[0].id}`).expect(200),
+      await getAdmin(suite.server, `/admin/capability-ticket?filter[purpose]=${(purposes.data as JsonApiResource[])[0].id}`).expect(200),
     );
     expect((tickets.data as JsonApiResource[]).length).toBe(2);
     await context.close();
@@ -145,10 +124,10 @@ describe('the ticket form', () => {
 describe('the audit trail', () => {
   it('names a client by its client id, not its numeric id', async () => {
     const { clientId, clientRecordId } = await world();
-    await patchAdmin(server, [
+    await patchAdmin(suite.server, [
       { op: 'replace', path: `/uma-client/${clientRecordId}`, value: { type: 'uma-client', id: clientRecordId, attributes: { clientName: 'App 2' } } },
     ]).expect(200);
-    const { context, page } = await signedIn('Authorization server');
+    const { context, page } = await suite.signedInTab('Authorization server');
     const row = await newestAuditRow(page);
     await expectPage(row).toContainText(`uma-client ${clientId}`);
     await expectPage(row).not.toContainText(`uma-client ${clientRecordId}`);
@@ -157,10 +136,10 @@ describe('the audit trail', () => {
 
   it('names a removed resource definition by its name, from the snapshot before the removal', async () => {
     const name = unique('removed-definition');
-    const response = await patchAdmin(server, [add('resource-definition', { attributes: { name, description: '' } })]).expect(200);
+    const response = await patchAdmin(suite.server, [add('resource-definition', { attributes: { name, description: '' } })]).expect(200);
     const id = bodyOf<PatchResults>(response)[0].data!.id;
-    await patchAdmin(server, [{ op: 'remove', path: `/resource-definition/${id}` }]).expect(200);
-    const { context, page } = await signedIn('Authorization server');
+    await patchAdmin(suite.server, [{ op: 'remove', path: `/resource-definition/${id}` }]).expect(200);
+    const { context, page } = await suite.signedInTab('Authorization server');
     const row = await newestAuditRow(page);
     await expectPage(row).toContainText('remove');
     await expectPage(row).toContainText(`resource-definition ${name}`);
@@ -170,10 +149,10 @@ describe('the audit trail', () => {
   it('lists only the fields that changed, from what to what', async () => {
     const { clientId, definition, clientRecordId } = await world();
     const allowedScopes = `${definition}:read ${definition}:write uma_protection`;
-    await patchAdmin(server, [
+    await patchAdmin(suite.server, [
       { op: 'replace', path: `/uma-client/${clientRecordId}`, value: { type: 'uma-client', id: clientRecordId, attributes: { allowedScopes } } },
     ]).expect(200);
-    const { context, page } = await signedIn('Authorization server');
+    const { context, page } = await suite.signedInTab('Authorization server');
     const row = await newestAuditRow(page);
     await expectPage(row).toContainText(`uma-client ${clientId}`);
     await expectPage(row.getByRole('listitem')).toHaveText([`allowedScopes: ${definition}:read uma_protection → ${allowedScopes}`]);
@@ -183,7 +162,7 @@ describe('the audit trail', () => {
 
 describe('hints beside terse labels', () => {
   it('says what rotating the key does, tied to the button', async () => {
-    const { context, page } = await signedIn('Authorization server');
+    const { context, page } = await suite.signedInTab('Authorization server');
     await expectPage(page.getByRole('button', { name: 'Rotate key' })).toHaveAccessibleDescription(
       /new signing key.*old key stays in the JWKS while tokens it signed live/,
     );
@@ -191,19 +170,19 @@ describe('hints beside terse labels', () => {
   });
 
   it("says what a data source's kind means, tied to the field", async () => {
-    const { context, page } = await signedIn('Data sources');
+    const { context, page } = await suite.signedInTab('Data sources');
     await expectPage(page.getByLabel('Kind')).toHaveAccessibleDescription(/resource server .* or an identity provider/);
     await context.close();
   });
 
   it('says what the requested resource ID is, tied to the field', async () => {
-    const { context, page } = await signedIn('Consent tickets');
+    const { context, page } = await suite.signedInTab('Consent tickets');
     await expectPage(page.getByLabel('Requested resource ID')).toHaveAccessibleDescription(/resource at the data source/);
     await context.close();
   });
 
   it("says what explain's resources are, tied to the field", async () => {
-    const { context, page } = await signedIn('Explain');
+    const { context, page } = await suite.signedInTab('Explain');
     await expectPage(page.getByLabel('Resources')).toHaveAccessibleDescription(/Resource indicators \(RFC 8707\): the data sources the token would be for/);
     await context.close();
   });
@@ -211,7 +190,7 @@ describe('hints beside terse labels', () => {
 
 describe('the secret panel', () => {
   it('warns before Done that the secret is shown only now, and ties the warning to the button', async () => {
-    const { context, page } = await signedIn('Clients');
+    const { context, page } = await suite.signedInTab('Clients');
     await page.getByLabel('Client ID').fill(unique('reader'));
     await page.getByLabel('Client name').fill('Glucose reader');
     await page.getByLabel('Allowed scopes').fill('read');

@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import request from 'supertest';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { expect as expectPage } from './support/page-expect.js';
 import { add, getAdmin, patchAdmin, ref, rowCounts } from './support/admin.js';
-import { launchChromium, openScreen, openTab, PHONE, screenshot, signIn, expectRequestsStayedOnAdmin } from './support/browser.js';
+import { browserSuite, openScreen, openTab, PHONE, screenshot, signIn } from './support/browser.js';
 import { basic } from './support/factories.js';
-import { startTestApp, type TestApp } from './support/test-app.js';
 import { eventually } from './support/processes.js';
 import {
   bodyOf,
@@ -23,26 +22,17 @@ import {
  * test database. Controls are found by role and accessible name, as an administrator (or a
  * screen reader) finds them.
  */
-let server: TestApp;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await startTestApp();
-  browser = await launchChromium();
-});
-
 // docs/guides/console.md: no request leaves the admin listener, and the admin token is never in a URL.
-afterEach(() => expectRequestsStayedOnAdmin(server));
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const suite = browserSuite();
 
 const unique = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
 
 function tokenRequest(clientId: string, secret: string, scope: string) {
-  return request(server.url).post('/oauth2/token').set('Authorization', basic(clientId, secret)).type('form').send({ grant_type: 'client_credentials', scope });
+  return request(suite.server.url)
+    .post('/oauth2/token')
+    .set('Authorization', basic(clientId, secret))
+    .type('form')
+    .send({ grant_type: 'client_credentials', scope });
 }
 
 /** A client with a known secret, a definition and its scope, written through the admin interface. */
@@ -50,7 +40,7 @@ async function world(scopes = ['read']) {
   const clientId = unique('glucose-app');
   const definition = unique('blood-glucose-level');
   const secret = `secret-${randomBytes(12).toString('hex')}`;
-  const response = await patchAdmin(server, [
+  const response = await patchAdmin(suite.server, [
     add('uma-client', {
       lid: 'client',
       attributes: {
@@ -96,30 +86,30 @@ async function fillTicketForm(
 
 describe('the console', () => {
   it('signs in with the admin token and keeps it in sessionStorage only: never in a URL, a cookie or localStorage', async () => {
-    const { context, page, requests } = await openTab(browser);
-    await page.goto(`${server.adminUrl}/console`);
+    const { context, page, requests } = await openTab(suite.browser);
+    await page.goto(`${suite.server.adminUrl}/console`);
     await screenshot(page, 'sign-in');
-    await signIn(page, server.adminUrl, server.adminToken);
+    await signIn(page, suite.server.adminUrl, suite.server.adminToken);
     for (const name of ['Resource definitions', 'Data sources', 'Clients', 'Consent tickets', 'Explain', 'Audit trail', 'Authorization server']) {
       await openScreen(page, name);
-      expect(page.url()).not.toContain(server.adminToken);
+      expect(page.url()).not.toContain(suite.server.adminToken);
     }
-    expect(await page.evaluate('sessionStorage.getItem("adminToken")')).toBe(server.adminToken);
+    expect(await page.evaluate('sessionStorage.getItem("adminToken")')).toBe(suite.server.adminToken);
     expect(await page.evaluate('localStorage.length')).toBe(0);
     expect(await context.cookies()).toEqual([]);
     // Every request stayed on the admin listener's origin, and none carried the token in its URL.
     expect(requests.length).toBeGreaterThan(10);
     for (const sent of requests) {
-      expect(new URL(sent.url()).origin).toBe(server.adminUrl);
-      expect(sent.url()).not.toContain(server.adminToken);
-      expect(sent.url()).not.toContain(encodeURIComponent(server.adminToken));
+      expect(new URL(sent.url()).origin).toBe(suite.server.adminUrl);
+      expect(sent.url()).not.toContain(suite.server.adminToken);
+      expect(sent.url()).not.toContain(encodeURIComponent(suite.server.adminToken));
     }
     await context.close();
   });
 
   it('refuses a wrong admin token plainly and keeps nothing', async () => {
-    const { context, page } = await openTab(browser);
-    await page.goto(`${server.adminUrl}/console`);
+    const { context, page } = await openTab(suite.browser);
+    await page.goto(`${suite.server.adminUrl}/console`);
     await page.getByLabel('Admin token').fill('not-the-admin-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expectPage(page.getByRole('alert')).toContainText('That admin token is wrong: check it and try again.');
@@ -130,8 +120,7 @@ describe('the console', () => {
   });
 
   it('signs out: the token is forgotten and the sign-in comes back, also after a reload', async () => {
-    const { context, page } = await openTab(browser);
-    await signIn(page, server.adminUrl, server.adminToken);
+    const { context, page } = await suite.signedInTab();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await expectPage(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
     await expectPage(page.getByText('You are signed out')).toBeVisible();
@@ -142,8 +131,7 @@ describe('the console', () => {
   });
 
   it('brings the sign-in back when the server answers 401 to a call', async () => {
-    const { context, page } = await openTab(browser);
-    await signIn(page, server.adminUrl, server.adminToken);
+    const { context, page } = await suite.signedInTab();
     // The token the tab holds stops being the server's (as after a rotation of the admin token).
     await page.evaluate('sessionStorage.setItem("adminToken", "a-token-the-server-no-longer-accepts")');
     await page.reload();
@@ -154,10 +142,9 @@ describe('the console', () => {
   });
 
   it('shows the issuer, the endpoints and the signing keys, and rotates the key', async () => {
-    const { context, page } = await openTab(browser);
-    await signIn(page, server.adminUrl, server.adminToken);
-    await expectPage(page.getByText(server.url, { exact: true })).toBeVisible();
-    await expectPage(page.getByText(`${server.url}/oauth2/token`)).toBeVisible();
+    const { context, page } = await suite.signedInTab();
+    await expectPage(page.getByText(suite.server.url, { exact: true })).toBeVisible();
+    await expectPage(page.getByText(`${suite.server.url}/oauth2/token`)).toBeVisible();
     const keys = page.getByRole('table', { name: /Keys published/ }).getByRole('row');
     const before = await keys.count();
     await screenshot(page, 'authorization-server');
@@ -168,9 +155,7 @@ describe('the console', () => {
   });
 
   it('adds a resource definition and a scope, renames both and removes them', async () => {
-    const { context, page } = await openTab(browser);
-    await signIn(page, server.adminUrl, server.adminToken);
-    await openScreen(page, 'Resource definitions');
+    const { context, page } = await suite.signedInTab('Resource definitions');
     const name = unique('heart-rate');
     await page.getByLabel('Definition name').fill(name);
     await page.getByLabel('Description').fill('Heart rate measurements');
@@ -199,15 +184,13 @@ describe('the console', () => {
     await expectPage(page.getByRole('button', { name: `Remove scope observe of ${name}-renamed` })).toHaveCount(0);
     await page.getByRole('button', { name: `Remove definition ${name}-renamed` }).click();
     await expectPage(page.getByRole('rowheader', { name: `${name}-renamed` })).toHaveCount(0);
-    const body = bodyOf<JsonApiDocument<JsonApiResource[]>>(await getAdmin(server, '/admin/resource-definition?page[size]=100').expect(200));
+    const body = bodyOf<JsonApiDocument<JsonApiResource[]>>(await getAdmin(suite.server, '/admin/resource-definition?page[size]=100').expect(200));
     expect(body.data.map((record) => record.attributes.name)).not.toContain(`${name}-renamed`);
     await context.close();
   });
 
   it('enrols a client and shows its secret once, with a copy button; that secret gets a token', async () => {
-    const { context, page } = await openTab(browser);
-    await signIn(page, server.adminUrl, server.adminToken);
-    await openScreen(page, 'Clients');
+    const { context, page } = await suite.signedInTab('Clients');
     const clientId = unique('reader');
     await page.getByLabel('Client ID').fill(clientId);
     await page.getByLabel('Client name').fill('Glucose reader');
@@ -215,7 +198,7 @@ describe('the console', () => {
     await page.getByRole('button', { name: 'Enrol client' }).click();
     const secret = await page.getByLabel('Client secret').inputValue();
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43,}$/);
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.adminUrl });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: suite.server.adminUrl });
     await page.getByRole('button', { name: 'Copy secret' }).click();
     await expectPage(page.getByText('Copied to the clipboard.')).toBeVisible();
     expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(secret);
@@ -234,9 +217,7 @@ describe('the console', () => {
   it('enrols a private_key_jwt client with its JWKS and DPoP binding: no secret is shown, a signed assertion gets a token only with a DPoP proof', async () => {
     const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
     const jwk = { ...(await exportJWK(publicKey)), kid: 'console-key', alg: 'ES256', use: 'sig' };
-    const { context, page } = await openTab(browser);
-    await signIn(page, server.adminUrl, server.adminToken);
-    await openScreen(page, 'Clients');
+    const { context, page } = await suite.signedInTab('Clients');
     const clientId = unique('key-client');
     await page.getByLabel('Client ID').fill(clientId);
     await page.getByLabel('Client name').fill('Key client');
@@ -256,7 +237,7 @@ describe('the console', () => {
         .setProtectedHeader({ alg: 'ES256', kid: 'console-key' })
         .setIssuer(clientId)
         .setSubject(clientId)
-        .setAudience(server.url)
+        .setAudience(suite.server.url)
         .setIssuedAt()
         .setExpirationTime('2m')
         .setJti(randomBytes(16).toString('hex'))
@@ -267,18 +248,18 @@ describe('the console', () => {
       client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
       client_assertion: await assertion(),
     });
-    const unbound = await request(server.url)
+    const unbound = await request(suite.server.url)
       .post('/oauth2/token')
       .type('form')
       .send(await body())
       .expect(400);
     expect(bodyOf<OAuthErrorBody>(unbound).error).toBe('invalid_dpop_proof');
     const proofKey = await generateKeyPair('ES256');
-    const proof = await new SignJWT({ htm: 'POST', htu: `${server.url}/oauth2/token`, jti: randomBytes(16).toString('hex') })
+    const proof = await new SignJWT({ htm: 'POST', htu: `${suite.server.url}/oauth2/token`, jti: randomBytes(16).toString('hex') })
       .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(proofKey.publicKey) })
       .setIssuedAt()
       .sign(proofKey.privateKey);
-    const bound = await request(server.url)
+    const bound = await request(suite.server.url)
       .post('/oauth2/token')
       .set('DPoP', proof)
       .type('form')
@@ -290,9 +271,7 @@ describe('the console', () => {
 
   it("searches clients, edits a client's scopes and grant types, rotates its secret and removes it", async () => {
     const { clientId, secret } = await world();
-    const { context, page } = await openTab(browser);
-    await signIn(page, server.adminUrl, server.adminToken);
-    await openScreen(page, 'Clients');
+    const { context, page } = await suite.signedInTab('Clients');
     await page.getByLabel('Search clients').fill(clientId);
     await expectPage(page.getByRole('table', { name: /Clients \(1 of/ })).toBeVisible();
 
@@ -320,9 +299,7 @@ describe('the console', () => {
   it('defines a consent ticket in one form and one request, reads it as a sentence, and the client gets a token for the resource scope', async () => {
     const { clientId, definition, secret } = await world();
     await tokenRequest(clientId, secret, `${definition}:read`).expect(400);
-    const { context, page, requests } = await openTab(browser);
-    await signIn(page, server.adminUrl, server.adminToken);
-    await openScreen(page, 'Consent tickets');
+    const { context, page, requests } = await suite.signedInTab('Consent tickets');
     const ticketId = unique('T');
     await fillTicketForm(page, {
       clientId,
@@ -357,14 +334,12 @@ describe('the console', () => {
   it('shows a refused change beside the field the server names, with a focused summary, and writes nothing', async () => {
     const { clientId, definition } = await world();
     const taken = unique('T');
-    const { context, page } = await openTab(browser);
-    await signIn(page, server.adminUrl, server.adminToken);
-    await openScreen(page, 'Consent tickets');
+    const { context, page } = await suite.signedInTab('Consent tickets');
     await fillTicketForm(page, { clientId, definition, scopes: ['read'], purpose: 'First', ticketId: taken, requestedResourceId: 'first', seconds: '600' });
     await page.getByRole('button', { name: 'Create ticket' }).click();
     await expectPage(page.getByText(new RegExp(`, ticket ${taken}$`))).toBeVisible();
 
-    const counts = await rowCounts(server);
+    const counts = await rowCounts(suite.server);
     await fillTicketForm(page, { clientId, definition, scopes: ['read'], purpose: 'Second', ticketId: taken, requestedResourceId: 'second', seconds: '600' });
     await page.getByRole('button', { name: 'Create ticket' }).click();
     const ticketField = page.getByLabel('Ticket ID');
@@ -373,7 +348,7 @@ describe('the console', () => {
     const summary = page.getByRole('alert');
     await expectPage(summary).toBeFocused();
     await expectPage(summary).toContainText('nothing was saved');
-    expect(await rowCounts(server)).toEqual(counts);
+    expect(await rowCounts(suite.server)).toEqual(counts);
     await screenshot(page, 'error-beside-field');
 
     // A duration the server refuses lands beside the duration field.
@@ -382,27 +357,25 @@ describe('the console', () => {
     await page.getByRole('button', { name: 'Create ticket' }).click();
     await expectPage(page.getByLabel('Maximum duration')).toHaveAttribute('aria-invalid', 'true');
     await expectPage(page.getByLabel('Ticket ID')).not.toHaveAttribute('aria-invalid', 'true');
-    expect(await rowCounts(server)).toEqual(counts);
+    expect(await rowCounts(suite.server)).toEqual(counts);
     await context.close();
   });
 
   it('removes a ticket with its whole chain in one request, and the token is refused again', async () => {
     const { clientId, definition, secret } = await world();
-    const { context, page, requests } = await openTab(browser);
-    await signIn(page, server.adminUrl, server.adminToken);
-    await openScreen(page, 'Consent tickets');
+    const { context, page, requests } = await suite.signedInTab('Consent tickets');
     const ticketId = unique('T');
     await fillTicketForm(page, { clientId, definition, scopes: ['read'], purpose: 'To be removed', ticketId, requestedResourceId: 'r', seconds: '60' });
     await page.getByRole('button', { name: 'Create ticket' }).click();
     await expectPage(page.getByRole('button', { name: `Remove ticket ${ticketId}` })).toBeVisible();
     await tokenRequest(clientId, secret, `${definition}:read`).expect(200);
-    const counts = await rowCounts(server);
+    const counts = await rowCounts(suite.server);
 
     const before = requests.length;
     await page.getByRole('button', { name: `Remove ticket ${ticketId}` }).click();
     await expectPage(page.getByRole('button', { name: `Remove ticket ${ticketId}` })).toHaveCount(0);
     expect(requests.slice(before).filter((sent) => sent.method() !== 'GET')).toHaveLength(1);
-    const after = await rowCounts(server);
+    const after = await rowCounts(suite.server);
     for (const table of ['purpose', 'capability_ticket', 'requested_resource', 'requested_resource_scopes', 'requested_resources_capability_tickets']) {
       expect(after[table]).toBe(counts[table] - 1);
     }
@@ -412,13 +385,11 @@ describe('the console', () => {
   });
 
   it('shows the audit trail newest first, and it grows with each change', async () => {
-    const { context, page } = await openTab(browser);
-    await signIn(page, server.adminUrl, server.adminToken);
-    await openScreen(page, 'Audit trail');
+    const { context, page } = await suite.signedInTab('Audit trail');
     const caption = page.getByRole('table', { name: /Audit trail, newest first/ });
     const total = Number(/\((\d+) events\)/.exec((await caption.textContent()) ?? '')![1]);
     const name = unique('audited');
-    await patchAdmin(server, [add('resource-definition', { attributes: { name, description: '' } })]).expect(200);
+    await patchAdmin(suite.server, [add('resource-definition', { attributes: { name, description: '' } })]).expect(200);
     await openScreen(page, 'Authorization server');
     await openScreen(page, 'Audit trail');
     await expectPage(caption).toContainText(`(${total + 1} events)`);
@@ -437,9 +408,7 @@ describe('the console', () => {
 
   it('explains a granted and a refused token request', async () => {
     const { clientId, definition } = await world(['read', 'write']);
-    const { context, page } = await openTab(browser);
-    await signIn(page, server.adminUrl, server.adminToken);
-    await openScreen(page, 'Consent tickets');
+    const { context, page } = await suite.signedInTab('Consent tickets');
     await fillTicketForm(page, {
       clientId,
       definition,
@@ -476,9 +445,7 @@ describe('the console', () => {
 
   it('enrols a data source serving a definition, edits it and removes it', async () => {
     const { clientId, definition } = await world();
-    const { context, page } = await openTab(browser);
-    await signIn(page, server.adminUrl, server.adminToken);
-    await openScreen(page, 'Data sources');
+    const { context, page } = await suite.signedInTab('Data sources');
     const name = unique('glucose-rs');
     const uri = `https://${name}.example/api`;
     await page.getByLabel('Data source name').fill(name);
@@ -509,8 +476,7 @@ describe('the console', () => {
   });
 
   it('is readable on a phone: nothing wider than the screen', async () => {
-    const { context, page } = await openTab(browser, PHONE);
-    await signIn(page, server.adminUrl, server.adminToken);
+    const { context, page } = await suite.signedInTab(undefined, PHONE);
     for (const name of ['Consent tickets', 'Clients']) {
       await openScreen(page, name);
       expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
@@ -521,11 +487,11 @@ describe('the console', () => {
   });
 
   it('works with the keyboard alone: sign in by typing and pressing Enter', async () => {
-    const { context, page } = await openTab(browser);
-    await page.goto(`${server.adminUrl}/console`);
+    const { context, page } = await openTab(suite.browser);
+    await page.goto(`${suite.server.adminUrl}/console`);
     await page.keyboard.press('Tab');
     await expectPage(page.getByLabel('Admin token')).toBeFocused();
-    await page.keyboard.type(server.adminToken);
+    await page.keyboard.type(suite.server.adminToken);
     await page.keyboard.press('Enter');
     await expectPage(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
     await context.close();
@@ -536,7 +502,7 @@ describe('the console', () => {
 async function manyClients(prefix: string, count: number) {
   const definition = unique(`${prefix}-def`);
   const secret = `secret-${randomBytes(12).toString('hex')}`;
-  await patchAdmin(server, [
+  await patchAdmin(suite.server, [
     ...Array.from({ length: count }, (_, index) =>
       add('uma-client', {
         attributes: {
@@ -562,8 +528,7 @@ function listQueries(requests: { method(): string; url(): string }[]): URLSearch
 
 describe('the console at scale', () => {
   it('never reads a whole collection: every list asks for one page of at most 100 records', async () => {
-    const { context, page, requests } = await openTab(browser);
-    await signIn(page, server.adminUrl, server.adminToken);
+    const { context, page, requests } = await suite.signedInTab();
     for (const name of ['Resource definitions', 'Data sources', 'Clients', 'Consent tickets', 'Explain', 'Audit trail']) await openScreen(page, name);
     await page.getByText('Loading…').waitFor({ state: 'detached' });
     const queries = listQueries(requests);
@@ -578,9 +543,7 @@ describe('the console at scale', () => {
   it('searches clients on the server and pages through the matches', async () => {
     const prefix = unique('paged');
     await manyClients(prefix, 23);
-    const { context, page, requests } = await openTab(browser);
-    await signIn(page, server.adminUrl, server.adminToken);
-    await openScreen(page, 'Clients');
+    const { context, page, requests } = await suite.signedInTab('Clients');
     await page.getByRole('searchbox', { name: 'Search clients' }).fill(prefix.toUpperCase());
     const table = page.getByRole('table', { name: /^Clients \(23 of \d+\)$/ });
     await expectPage(table).toBeVisible();
@@ -596,9 +559,7 @@ describe('the console at scale', () => {
 
   it('searches resource definitions and data sources by the start of their names', async () => {
     const { definition } = await world();
-    const { context, page } = await openTab(browser);
-    await signIn(page, server.adminUrl, server.adminToken);
-    await openScreen(page, 'Resource definitions');
+    const { context, page } = await suite.signedInTab('Resource definitions');
     await page.getByRole('searchbox', { name: 'Search definitions' }).fill(definition.slice(0, -2));
     await expectPage(page.getByRole('rowheader')).toHaveText([definition]);
     await openScreen(page, 'Data sources');
@@ -610,9 +571,7 @@ describe('the console at scale', () => {
   it('picks a client with the keyboard alone: type, arrow keys, Enter', async () => {
     const prefix = unique('keys');
     await manyClients(prefix, 3);
-    const { context, page } = await openTab(browser);
-    await signIn(page, server.adminUrl, server.adminToken);
-    await openScreen(page, 'Consent tickets');
+    const { context, page } = await suite.signedInTab('Consent tickets');
     const box = page.getByRole('combobox', { name: 'Client', exact: true });
     await expectPage(box).toHaveAttribute('aria-autocomplete', 'list');
     await box.focus();
@@ -641,9 +600,7 @@ describe('the console at scale', () => {
   it("defines a ticket for a client found by typing among many, shows only that client's tickets, and the client gets a token", async () => {
     const prefix = unique('many');
     const { definition, secret } = await manyClients(prefix, 12);
-    const { context, page } = await openTab(browser);
-    await signIn(page, server.adminUrl, server.adminToken);
-    await openScreen(page, 'Consent tickets');
+    const { context, page } = await suite.signedInTab('Consent tickets');
     const box = page.getByRole('combobox', { name: 'Client', exact: true });
     await box.fill(prefix);
     await expectPage(page.getByRole('option')).toHaveCount(10);
@@ -682,12 +639,12 @@ describe('the console and SMART scopes', () => {
       .toString('hex')
       .replace(/\d/g, (digit) => 'ghijklmnop'[Number(digit)])}`;
     // A consent ticket covering read, written through the admin interface.
-    const scopes = await server.dataSource.query<{ id: number }[]>(
+    const scopes = await suite.server.dataSource.query<{ id: number }[]>(
       'SELECT s.id FROM scope s JOIN resource_definition d ON d.id = s.resource_definition_id WHERE d.name = $1',
       [definition],
     );
-    const [{ id: definitionId }] = await server.dataSource.query<{ id: number }[]>('SELECT id FROM resource_definition WHERE name = $1', [definition]);
-    await patchAdmin(server, [
+    const [{ id: definitionId }] = await suite.server.dataSource.query<{ id: number }[]>('SELECT id FROM resource_definition WHERE name = $1', [definition]);
+    await patchAdmin(suite.server, [
       add('purpose', { lid: 'purpose', attributes: { name: 'Mapped' } }),
       add('capability-ticket', {
         lid: 'ticket',
@@ -714,9 +671,7 @@ describe('the console and SMART scopes', () => {
       }),
     ]).expect(200);
 
-    const { context, page } = await openTab(browser);
-    await signIn(page, server.adminUrl, server.adminToken);
-    await openScreen(page, 'Resource definitions');
+    const { context, page } = await suite.signedInTab('Resource definitions');
     await page.getByLabel('Definition to map').selectOption({ label: definition });
     await page.getByLabel('FHIR resource type', { exact: true }).fill(type);
     await page.getByRole('button', { name: 'Save mapping' }).click();
@@ -750,9 +705,7 @@ describe('the console and SMART scopes', () => {
 describe('the console and per-client token lifetimes', () => {
   it("sets a client's access token lifetime, shows a refused value beside the field, and clears it", async () => {
     const { clientId, secret } = await world();
-    const { context, page } = await openTab(browser);
-    await signIn(page, server.adminUrl, server.adminToken);
-    await openScreen(page, 'Clients');
+    const { context, page } = await suite.signedInTab('Clients');
     await page.getByLabel('Search clients').fill(clientId);
     await page.getByRole('button', { name: `Edit ${clientId}` }).click();
     await page.getByLabel('Access token lifetime (seconds, optional)').fill('90000');
@@ -787,12 +740,12 @@ describe('the console and per-client token lifetimes', () => {
 describe('the console over HTTP', () => {
   it('is absent on the public port (404)', async () => {
     for (const path of ['/console', '/console/', '/console/app.js', '/CONSOLE']) {
-      await request(server.url).get(path).expect(404);
+      await request(suite.server.url).get(path).expect(404);
     }
   });
 
   it('is served on the admin port with a strict Content-Security-Policy and no inline script', async () => {
-    const page = await request(server.adminUrl)
+    const page = await request(suite.server.adminUrl)
       .get('/console')
       .expect(200)
       .expect('Content-Type', /text\/html/);
@@ -810,15 +763,15 @@ describe('the console over HTTP', () => {
     expect(policy).not.toContain('unsafe-inline');
     expect(page.text).not.toMatch(/<script(?![^>]*\bsrc=)/);
     expect(page.text).not.toMatch(/\sstyle=/);
-    await request(server.adminUrl)
+    await request(suite.server.adminUrl)
       .get('/console/app.js')
       .expect(200)
       .expect('Content-Type', /javascript/);
-    await request(server.adminUrl)
+    await request(suite.server.adminUrl)
       .get('/console/app.css')
       .expect(200)
       .expect('Content-Type', /text\/css/);
-    await request(server.adminUrl).get('/console/secrets.txt').expect(404);
-    await request(server.adminUrl).get('/console/..%2Fpackage.json').expect(404);
+    await request(suite.server.adminUrl).get('/console/secrets.txt').expect(404);
+    await request(suite.server.adminUrl).get('/console/..%2Fpackage.json').expect(404);
   });
 });

@@ -1,31 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import type { Browser } from 'playwright-core';
 import { expect as expectPage } from './support/page-expect.js';
-import { launchChromium, openScreen, openTab, screenshot, signIn, expectRequestsStayedOnAdmin } from './support/browser.js';
-import { startTestApp, type TestApp } from './support/test-app.js';
+import { browserSuite, screenshot } from './support/browser.js';
 import { UMA_GRANT, registerResource, registeredResource, umaWorld } from './support/uma.js';
 
 /** The console's UMA parts (docs/guides/uma.md) in a real Chromium: the grant on the client form, a data source's registered resources. */
-let server: TestApp;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await startTestApp();
-  browser = await launchChromium();
-});
-
-afterEach(() => expectRequestsStayedOnAdmin(server));
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const suite = browserSuite();
 
 describe('UMA in the console', () => {
   it('enrols a client for the UMA grant from the client form, and edits it away again', async () => {
-    const { context, page } = await openTab(browser);
-    await signIn(page, server.adminUrl, server.adminToken);
-    await openScreen(page, 'Clients');
+    const { context, page } = await suite.signedInTab('Clients');
     const clientId = `uma-app-${randomBytes(4).toString('hex')}`;
     await page.getByLabel('Client ID').fill(clientId);
     await page.getByLabel('Client name').fill('UMA app');
@@ -40,7 +23,7 @@ describe('UMA in the console', () => {
     await page.getByLabel('Search clients').fill(clientId);
     const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: clientId }) });
     await expectPage(row).toContainText(UMA_GRANT);
-    const enrolled = await server.dataSource.query<{ grant_types: string }[]>(
+    const enrolled = await suite.server.dataSource.query<{ grant_types: string }[]>(
       'SELECT m.grant_types FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.client_id = $1',
       [clientId],
     );
@@ -59,13 +42,11 @@ describe('UMA in the console', () => {
   });
 
   it("shows the UMA resources a data source's client registered", async () => {
-    const world = await umaWorld(server);
-    const glucose = await registeredResource(server, world);
-    await registerResource(server, world.pat, { type: world.definitionName, resource_scopes: ['write'] }).expect(201);
+    const world = await umaWorld(suite.server);
+    const glucose = await registeredResource(suite.server, world);
+    await registerResource(suite.server, world.pat, { type: world.definitionName, resource_scopes: ['write'] }).expect(201);
     const name = `Data source ${world.dataSource.id}`;
-    const { context, page } = await openTab(browser);
-    await signIn(page, server.adminUrl, server.adminToken);
-    await openScreen(page, 'Data sources');
+    const { context, page } = await suite.signedInTab('Data sources');
     await page.getByLabel('Search data sources').fill(name);
     await page.getByRole('button', { name: `UMA resources of ${name}` }).click();
     const table = page.getByRole('table', { name: `UMA resources registered by ${name} (2)` });
@@ -82,11 +63,9 @@ describe('UMA in the console', () => {
   });
 
   it("says so when a data source's client registered nothing", async () => {
-    const world = await umaWorld(server);
+    const world = await umaWorld(suite.server);
     const name = `Data source ${world.dataSource.id}`;
-    const { context, page } = await openTab(browser);
-    await signIn(page, server.adminUrl, server.adminToken);
-    await openScreen(page, 'Data sources');
+    const { context, page } = await suite.signedInTab('Data sources');
     await page.getByLabel('Search data sources').fill(name);
     await page.getByRole('button', { name: `UMA resources of ${name}` }).click();
     await expectPage(page.getByText(`${name} has registered no UMA resource.`)).toBeVisible();

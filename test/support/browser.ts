@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
+import { startTestApp, type TestApp } from './test-app.js';
 
 // Debian's chromium (see ../shared/TOOLCHAIN.md); playwright-core never downloads a browser.
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -29,8 +30,11 @@ export function expectRequestsStayedOnAdmin(server: { adminUrl: string; adminTok
   }
 }
 
+/** A browser tab and the requests it made. */
+export type Tab = { context: BrowserContext; page: Page; requests: Request[] };
+
 /** A fresh tab (own storage) that records every request it makes. */
-export async function openTab(browser: Browser, viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page; requests: Request[] }> {
+export async function openTab(browser: Browser, viewport = DESKTOP): Promise<Tab> {
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   const requests: Request[] = [];
@@ -52,6 +56,56 @@ export async function signIn(page: Page, adminUrl: string, token: string): Promi
 export async function openScreen(page: Page, name: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name }).click();
   await page.getByRole('heading', { level: 1, name }).waitFor();
+}
+
+/** What a browser suite shares: the real server on the test database, one Chromium, and signed-in tabs. */
+export type BrowserSuite = {
+  readonly server: TestApp;
+  readonly browser: Browser;
+  /** A fresh tab in which the administrator has signed in, on `screen` when one is named. */
+  signedInTab(screen?: string, viewport?: typeof DESKTOP): Promise<Tab>;
+};
+
+/**
+ * A browser suite's set-up, registered as its hooks (call it once, at the top of the file): the
+ * server and Chromium start before the first test and stop after the last, and after each test no
+ * tab's request may have left the admin listener or carried the admin token in its URL.
+ */
+export function browserSuite(): BrowserSuite {
+  let started: { server: TestApp; browser: Browser } | undefined;
+  const running = () => {
+    if (!started) throw new Error('the browser suite has not started (use it inside a test)');
+    return started;
+  };
+  beforeAll(async () => {
+    const server = await startTestApp();
+    try {
+      started = { server, browser: await launchChromium() };
+    } catch (error) {
+      await server.close();
+      throw error;
+    }
+  });
+  afterEach(() => expectRequestsStayedOnAdmin(running().server));
+  afterAll(async () => {
+    await started?.browser.close();
+    await started?.server.close();
+  });
+  return {
+    get server() {
+      return running().server;
+    },
+    get browser() {
+      return running().browser;
+    },
+    async signedInTab(screen?: string, viewport = DESKTOP) {
+      const { server, browser } = running();
+      const tab = await openTab(browser, viewport);
+      await signIn(tab.page, server.adminUrl, server.adminToken);
+      if (screen !== undefined) await openScreen(tab.page, screen);
+      return tab;
+    },
+  };
 }
 
 const IMAGES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'images');
