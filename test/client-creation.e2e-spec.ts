@@ -153,6 +153,18 @@ describe('a taken client id or record id', () => {
     expect(await rowCounts(server)).toEqual(before);
   });
 
+  it('never stops the CLI: a record id chosen over the admin interface is skipped, as the admin interface skips it', async () => {
+    const [{ next }] = await server.dataSource.query<{ next: string }[]>("SELECT nextval(pg_get_serial_sequence('client', 'id')) AS next");
+    const chosen = Number(next) + 1;
+    await patchAdmin(server, [add('uma-client', { id: chosen, attributes: { clientId: uniqueId('chosen'), clientName: 'C', allowedScopes: 'read' } })]).expect(
+      200,
+    );
+    const clientId = uniqueId('after-chosen');
+    await createWithCli(clientId, ['--scopes', 'read']);
+    const [{ id }] = await server.dataSource.query<{ id: number }[]>('SELECT id FROM client WHERE client_id = $1', [clientId]);
+    expect(id).not.toBe(chosen);
+  });
+
   it('is refused by the CLI in one line, and changes nothing', async () => {
     const clientId = uniqueId('taken-cli');
     await createWithAdmin(clientId, { allowedScopes: 'read' });
