@@ -3,7 +3,7 @@ import { JwksError, validateJwks } from './client-jwks.js';
 import { forbiddenTarget } from './jwks-uri-target.js';
 import { CLIENT_AUTHENTICATION_TYPES, GRANT_TYPES, type ClientAuthenticationType } from './client-metadata.entity.js';
 
-/** What an operator gives to register a client (CLI now, admin interface later). */
+/** What an operator gives to register a client, with the CLI or over the admin interface (JSON:API names map onto these). */
 export type ClientRegistration = {
   clientId: string;
   clientName: string;
