@@ -205,6 +205,43 @@ describe('a taken client id or record id', () => {
   });
 });
 
+describe('a registration the rules refuse', () => {
+  const jwksRaw = JSON.stringify({ keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'k1' }] });
+  it.each<[string, Record<string, unknown>, string]>([
+    ['an unknown authentication method', { clientAuthenticationType: 'none' }, 'clientAuthenticationType'],
+    ['grant types without client_credentials', { grantTypes: 'refresh_token' }, 'grantTypes'],
+    ['a private_key_jwt client without keys', { clientAuthenticationType: 'private_key_jwt' }, 'jwksRaw'],
+    ['a private_key_jwt client with a secret', { clientAuthenticationType: 'private_key_jwt', jwksRaw, clientSecret: 'a'.repeat(32) }, 'clientSecret'],
+    ['a secret too short', { clientSecret: 'short' }, 'clientSecret'],
+    ['a lifetime over a day', { accessTokenLifetime: 86_401 }, 'accessTokenLifetime'],
+  ])('is a 422 over the admin interface naming the attribute, for %s, and changes nothing', async (_, attributes, attribute) => {
+    const before = await rowCounts(server);
+    const response = await patchAdmin(server, [
+      add('uma-client', { attributes: { clientId: uniqueId('refused'), clientName: 'R', allowedScopes: 'read', ...attributes } }),
+    ]);
+    expect(response.status).toBe(422);
+    expect(bodyOf<JsonApiErrors[]>(response)[0].errors[0]).toMatchObject({
+      status: '422',
+      code: 'rule_broken',
+      source: { pointer: `/0/value/attributes/${attribute}` },
+    });
+    expect(await rowCounts(server)).toEqual(before);
+  });
+
+  it('is refused by the CLI in one line naming the rule, and changes nothing', async () => {
+    const before = await rowCounts(server);
+    const refused = await runCli(
+      ['client', 'create', '--client-id', uniqueId('refused'), '--name', 'R', '--scopes', 'read', '--grant-types', 'refresh_token'],
+      {
+        DATABASE_URL: testDatabaseUrl(),
+      },
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe('error: grant types must include client_credentials\n');
+    expect(await rowCounts(server)).toEqual(before);
+  });
+});
+
 describe('the admin interface’s atomic requests', () => {
   it('store neither the client nor its audit event when a later operation of the request fails', async () => {
     const clientId = uniqueId('rolled-back');
