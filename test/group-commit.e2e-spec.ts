@@ -40,6 +40,36 @@ describe('group commit', () => {
     expect(await commits.submit(null)).toBe('on');
   });
 
+  it('sends the next batch before the requests of the finished one are answered', async () => {
+    const written: number[][] = [];
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    const commits = new GroupCommit<number, number>(pool, async (client, items) => {
+      written.push([...items]);
+      await client.query('SELECT 1');
+      if (items.includes(1)) await firstHeld;
+      return [...items];
+    });
+    const first = commits.submit(1);
+    while (written.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    const second = commits.submit(2);
+    releaseFirst();
+    // What the first request sees when it is answered: the second batch already written.
+    const seenByFirst = await first.then(() => written.map((batch) => [...batch]));
+    expect(seenByFirst).toEqual([[1], [2]]);
+    expect(await second).toBe(2);
+  });
+
+  it('keeps answering after a connection breaks mid-batch', async () => {
+    const commits = new GroupCommit<number, number>(pool, async (client, items) => {
+      if (items.includes(13)) await client.query('SELECT pg_terminate_backend(pg_backend_pid())');
+      await client.query('SELECT 1');
+      return [...items];
+    });
+    await expect(commits.submit(13)).rejects.toThrow();
+    expect(await commits.submit(14)).toBe(14);
+  });
+
   it('fails every waiter of a failed batch, and rolls the batch back', async () => {
     const table = `group_commit_${randomUUID().replace(/-/g, '')}`;
     await pool.query(`CREATE TABLE ${table} (value int PRIMARY KEY)`);

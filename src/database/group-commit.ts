@@ -18,8 +18,10 @@ export type GroupCommitOptions = {
  * Group commit (docs/guides/consent-withdrawal.md, "How rows are written"): the items of concurrent
  * requests go to PostgreSQL together, one multi-row statement and one durable commit per batch,
  * and each request waits for the commit of its batch. While batches commit (at most
- * `concurrency` at once, their disk flushes shared by PostgreSQL), the next one gathers. A failed
- * batch fails each of its waiters; nothing is retried behind a caller's back.
+ * `concurrency` at once, each on a connection it keeps while items wait), the next one gathers.
+ * When a batch's commit returns, the next batch is sent before the finished one's requests are
+ * answered, so PostgreSQL never waits for those answers. A failed batch fails each of its
+ * waiters; nothing is retried behind a caller's back.
  */
 export class GroupCommit<T, R> {
   private queue: Waiter<T, R>[] = [];
@@ -45,47 +47,68 @@ export class GroupCommit<T, R> {
       if (this.running >= this.concurrency) return;
       this.running += 1;
       // Items submitted in the same tick (one request's several rows) share a batch.
-      queueMicrotask(() => void this.flush());
+      queueMicrotask(() => void this.lane());
     });
   }
 
-  private async flush(): Promise<void> {
+  /** One connection's loop: batch after batch while items wait, then the connection goes back. */
+  private async lane(): Promise<void> {
+    let client: pg.PoolClient | undefined;
     try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.maxBatch);
+      let batch = this.queue.splice(0, this.maxBatch);
+      // The batch's commit once its statement is on the wire.
+      let sent: Promise<R[]> | undefined;
+      while (batch.length > 0) {
+        let outcome: Outcome<R>;
         try {
-          const results = await this.commit(batch.map((waiter) => waiter.item));
-          batch.forEach((waiter, index) => waiter.resolve(results[index]));
+          if (sent === undefined) {
+            client ??= await this.pool.connect();
+            sent = this.commit(client, batch);
+          }
+          outcome = { results: await sent };
         } catch (error) {
-          for (const waiter of batch) waiter.reject(error);
+          // A connection that failed mid-batch is not given back to the pool for reuse.
+          client?.release(error instanceof Error ? error : new Error(String(error)));
+          client = undefined;
+          outcome = { error };
         }
+        const done = batch;
+        batch = this.queue.splice(0, this.maxBatch);
+        // The next statement is sent (synchronously) before the finished batch's requests are
+        // answered, so PostgreSQL does not wait while they run.
+        sent = batch.length > 0 && client !== undefined ? this.commit(client, batch) : undefined;
+        settle(done, outcome);
       }
     } finally {
+      client?.release();
       this.running -= 1;
     }
   }
 
-  private async commit(items: T[]): Promise<R[]> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
+  /** Writes one batch; everything up to the first statement is sent before this returns. */
+  private async commit(client: pg.PoolClient, items: readonly Waiter<T, R>[]): Promise<R[]> {
+    const values = items.map((waiter) => waiter.item);
+    if (!this.transaction) return this.write(client, values);
+    await client.query('BEGIN');
     try {
-      if (!this.transaction) return await this.write(client, items);
-      await client.query('BEGIN');
-      try {
-        const results = await this.write(client, items);
-        await client.query('COMMIT');
-        return results;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
+      const results = await this.write(client, values);
+      await client.query('COMMIT');
+      return results;
     } catch (error) {
-      // A connection that failed mid-batch is not given back to the pool for reuse.
-      broken = error instanceof Error ? error : new Error(String(error));
+      await client.query('ROLLBACK').catch(() => undefined);
       throw error;
-    } finally {
-      client.release(broken);
     }
+  }
+}
+
+type Outcome<R> = { results: R[] } | { error: unknown };
+
+/** Answers each waiter of a batch: its own result, or the batch's error. */
+function settle<T, R>(batch: readonly Waiter<T, R>[], outcome: Outcome<R>): void {
+  if ('error' in outcome) {
+    for (const waiter of batch) waiter.reject(outcome.error);
+  } else {
+    batch.forEach((waiter, index) => waiter.resolve(outcome.results[index]));
   }
 }
 

@@ -149,26 +149,30 @@ export class TokensService {
           : {}),
       ...(jkt !== undefined ? { cnf: { jkt } } : {}),
     };
-    const token = await signAccessToken(claims, await this.keys.signingKey());
     const tokenType = jkt !== undefined ? 'DPoP' : 'Bearer';
-    // docs/guides/consent-withdrawal.md: no token with a resource scope leaves before its disclosure is committed.
-    if (decision.chains.length > 0) {
-      await this.disclosures.record({
-        jti: claims.jti,
-        clientKey: client.id,
-        clientId: client.clientId,
-        scope,
-        aud,
-        resources,
-        issuedAt,
-        expiresAt: claims.exp,
-        tokenType,
-        jkt,
-        requestId,
-        chains: decision.chains,
-        defaultAudience: this.config.audience,
-      });
-    }
+    // docs/guides/consent-withdrawal.md: no token with a resource scope leaves before its disclosure
+    // is committed. The row is known before the signature, so its commit and the signing (on
+    // libuv's threads) run at the same time; the token is answered only when both are done.
+    const disclosed =
+      decision.chains.length > 0
+        ? this.disclosures.record({
+            jti: claims.jti,
+            clientKey: client.id,
+            clientId: client.clientId,
+            scope,
+            aud,
+            resources,
+            issuedAt,
+            expiresAt: claims.exp,
+            tokenType,
+            jkt,
+            requestId,
+            chains: decision.chains,
+            defaultAudience: this.config.audience,
+          })
+        : undefined;
+    const signed = this.keys.signingKey().then((key) => signAccessToken(claims, key));
+    const [token] = await Promise.all([signed, disclosed]);
     return { access_token: token, token_type: tokenType, expires_in: lifetime, scope };
   }
 }
