@@ -347,6 +347,48 @@ describe('withdrawal', () => {
   });
 });
 
+describe('a change whose instance stopped before withdrawing', () => {
+  it('has its tokens withdrawn by another instance, and its pending note removed', async () => {
+    const grant = await consentWorld(server);
+    const token = await issued(grant);
+    // What a crash right after the change's commit leaves: the change, its audit event and the
+    // pending note, committed together, and nobody to sweep for it.
+    const auditEventId = await server.dataSource.transaction(async (manager) => {
+      await manager.query('DELETE FROM requested_resources_capability_tickets WHERE id = $1', [grant.combination]);
+      const [{ id }] = await manager.query<{ id: number }[]>(
+        `INSERT INTO audit_event (actor, operation, record_type, record_id, before, after)
+         VALUES ('admin', 'remove', 'requested-resources-capability-tickets', $1, '{}', NULL) RETURNING id`,
+        [grant.combination],
+      );
+      await manager.query(`INSERT INTO pending_withdrawal (audit_event_id, created_at) VALUES ($1, now() - interval '10 seconds')`, [id]);
+      return id;
+    });
+    await eventually(async () => ((await activeOnSecond(grant, token)) ? undefined : true), 12_000, 200);
+    const [row] = (await disclosurePage(grant.clientId)).data.filter((entry) => entry.attributes.jti === accessTokenClaims(token).jti);
+    expect(row.attributes.withdrawnBy).toBe(String(auditEventId));
+    await eventually(async () => {
+      const pending: unknown[] = await server.dataSource.query('SELECT 1 FROM pending_withdrawal WHERE audit_event_id = $1', [auditEventId]);
+      return pending.length === 0 ? true : undefined;
+    });
+  });
+
+  it('leaves no pending note once a change through the admin interface has run its sweeps', async () => {
+    const grant = await consentWorld(server);
+    await issued(grant);
+    expect((await patchAdmin(server, [remove('requested-resources-capability-tickets', grant.combination)])).status).toBe(200);
+    const [{ id }] = await server.dataSource.query<{ id: number }[]>(
+      `SELECT id FROM audit_event WHERE record_type = 'requested-resources-capability-tickets' AND record_id = $1 AND operation = 'remove'`,
+      [grant.combination],
+    );
+    const noted: unknown[] = await server.dataSource.query('SELECT 1 FROM pending_withdrawal WHERE audit_event_id = $1', [id]);
+    expect(noted).toHaveLength(1);
+    await eventually(async () => {
+      const pending: unknown[] = await server.dataSource.query('SELECT 1 FROM pending_withdrawal WHERE audit_event_id = $1', [id]);
+      return pending.length === 0 ? true : undefined;
+    });
+  });
+});
+
 describe('a token issued by an instance that had not yet heard of the change', () => {
   it('is withdrawn too, within two seconds of the change', async () => {
     const grant = await consentWorld(server);

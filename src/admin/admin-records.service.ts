@@ -162,6 +162,7 @@ export class AdminRecordsService {
       await handler.remove(manager, operation.id);
       const auditEventId = await audit(manager, actor, operation.op, handler.type, operation.id, before, null);
       changes?.push({ auditEventId, operation: 'remove', recordType: handler.type, recordId: operation.id, before });
+      await this.withdrawals.pending(manager, auditEventId);
       return { data: null };
     }
     const input = parseResourceInput(operation.value, '/value');
@@ -181,7 +182,10 @@ export class AdminRecordsService {
     }
     if (!written.audited) {
       const auditEventId = await audit(manager, actor, operation.op, handler.type, written.id, before, await handler.snapshot(manager, written.id));
-      if (operation.op === 'replace') changes?.push({ auditEventId, operation: 'replace', recordType: handler.type, recordId: written.id, before });
+      if (operation.op === 'replace') {
+        changes?.push({ auditEventId, operation: 'replace', recordType: handler.type, recordId: written.id, before });
+        await this.withdrawals.pending(manager, auditEventId);
+      }
     }
     const [data] = await handler.find(manager, [written.id]);
     if (!written.meta) return { data: data };

@@ -20,6 +20,7 @@ import { UmaResourceScope } from '../uma/uma-resource-scope.entity.js';
 import { PermissionTicket } from '../uma/permission-ticket.entity.js';
 import { Disclosure } from '../disclosures/disclosure.entity.js';
 import { DisclosureBasis } from '../disclosures/disclosure-basis.entity.js';
+import { PendingWithdrawal } from '../disclosures/pending-withdrawal.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 export const ENTITIES = [
@@ -44,6 +45,7 @@ export const ENTITIES = [
   PermissionTicket,
   Disclosure,
   DisclosureBasis,
+  PendingWithdrawal,
 ];
 
 /**

@@ -1,6 +1,6 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { splitSpaced } from '../clients/client-record.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -23,6 +23,10 @@ type Outstanding = { id: string; client_key: number; scope: string; aud: string 
 // Tokens issued by instances that had not yet heard of a change (they may trust their caches for
 // up to a second) are caught by sweeping again; none stays active 2 s after the change.
 const LATE_SWEEPS_MS = [1_000, 1_700];
+// A change whose withdrawals are still pending this long after it committed lost its instance
+// (stopped or crashed before the last sweep): any instance sweeps for it, checking this often.
+const ORPHANED_AFTER_SECONDS = 5;
+const RECOVER_EVERY_MS = 5_000;
 
 // The records whose disclosures a change re-decides directly, by the basis they were recorded with.
 const DIRECT_BASIS: ReadonlySet<string> = new Set<BasisKind>([
@@ -40,8 +44,9 @@ const DIRECT_BASIS: ReadonlySet<string> = new Set<BasisKind>([
  * withdrawals from the database, so every instance answers `active: false` at once.
  */
 @Injectable()
-export class DisclosureWithdrawals {
+export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(DisclosureWithdrawals.name);
+  private recoveryTimer?: NodeJS.Timeout;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -50,15 +55,72 @@ export class DisclosureWithdrawals {
     @Optional() private readonly metrics?: MetricsService,
   ) {}
 
+  onApplicationBootstrap(): void {
+    const run = () => void this.recover().catch((error: Error) => this.logger.warn(`pending withdrawals were not recovered: ${error.message}`));
+    run();
+    this.recoveryTimer = setInterval(run, RECOVER_EVERY_MS);
+    this.recoveryTimer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.recoveryTimer);
+  }
+
+  /**
+   * Notes, in the change's own transaction, that an audited change (a remove or replace) may end
+   * tokens: the note outlives a crash between the commit and the withdrawals, until they are done.
+   */
+  async pending(manager: EntityManager, auditEventId: number): Promise<void> {
+    await manager.query('INSERT INTO pending_withdrawal (audit_event_id) VALUES ($1)', [auditEventId]);
+  }
+
   /** Withdraws what the request's changes (in operation order) ended; answers how many. */
   async afterChange(changes: readonly RecordChange[]): Promise<number> {
     const relevant = changes.filter((change) => change.operation === 'remove' || change.operation === 'replace');
     if (relevant.length === 0) return 0;
     const withdrawn = await this.sweep(relevant);
-    for (const delay of LATE_SWEEPS_MS) {
-      setTimeout(() => void this.sweep(relevant).catch((error: Error) => this.logger.error(`a late withdrawal sweep failed: ${error.message}`)), delay).unref();
-    }
+    LATE_SWEEPS_MS.forEach((delay, index) => {
+      const last = index === LATE_SWEEPS_MS.length - 1;
+      const late = async () => {
+        await this.sweep(relevant);
+        if (last) await this.done(relevant.map((change) => change.auditEventId));
+      };
+      setTimeout(() => void late().catch((error: Error) => this.logger.error(`a late withdrawal sweep failed: ${error.message}`)), delay).unref();
+    });
     return withdrawn;
+  }
+
+  /**
+   * Sweeps for changes whose instance stopped before their last sweep (their pending rows are
+   * older than a live instance leaves them), at most 100 per run, each by one instance (the rows
+   * are locked, and skipped by the others, until the run commits). Answers how many were withdrawn.
+   */
+  async recover(): Promise<number> {
+    return this.dataSource.transaction(async (manager) => {
+      const rows: { id: number; operation: string; record_type: string; record_id: number; before: Record<string, unknown> | null }[] = await manager.query(
+        `SELECT e.id, e.operation, e.record_type, e.record_id, e.before
+           FROM pending_withdrawal p JOIN audit_event e ON e.id = p.audit_event_id
+          WHERE p.created_at < now() - make_interval(secs => $1)
+          ORDER BY e.id LIMIT 100 FOR UPDATE OF p SKIP LOCKED`,
+        [ORPHANED_AFTER_SECONDS],
+      );
+      if (rows.length === 0) return 0;
+      const changes = rows.map((row) => ({
+        auditEventId: row.id,
+        operation: row.operation,
+        recordType: row.record_type,
+        recordId: row.record_id,
+        before: typeof row.before === 'string' ? (JSON.parse(row.before) as Record<string, unknown>) : row.before,
+      }));
+      const withdrawn = await this.sweep(changes);
+      await manager.query('DELETE FROM pending_withdrawal WHERE audit_event_id = ANY($1::int[])', [rows.map((row) => row.id)]);
+      if (withdrawn > 0) this.logger.warn(`withdrew ${withdrawn} tokens for changes whose instance stopped before withdrawing them`);
+      return withdrawn;
+    });
+  }
+
+  private async done(auditEventIds: number[]): Promise<void> {
+    await this.dataSource.query('DELETE FROM pending_withdrawal WHERE audit_event_id = ANY($1::int[])', [auditEventIds]);
   }
 
   private async sweep(changes: readonly RecordChange[]): Promise<number> {

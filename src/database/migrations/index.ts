@@ -9,6 +9,7 @@ import { SmartBackendServices1764600000000 } from './1764600000000-SmartBackendS
 import { SmartFilterIndexes1764650000000 } from './1764650000000-SmartFilterIndexes.js';
 import { Disclosures1764700000000 } from './1764700000000-Disclosures.js';
 import { Uma1764800000000 } from './1764800000000-Uma.js';
+import { PendingWithdrawals1764900000000 } from './1764900000000-PendingWithdrawals.js';
 
 /** Listed as classes, not globs, so the same list works in Jest, in dist/ and from the CLI. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   SmartFilterIndexes1764650000000,
   Disclosures1764700000000,
   Uma1764800000000,
+  PendingWithdrawals1764900000000,
 ];
