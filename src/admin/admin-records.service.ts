@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ClientsService } from '../clients/clients.service.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { ChangeFeed } from '../database/change-feed.js';
 import { SigningKeysService } from '../tokens/signing-keys.service.js';
 import { AdminError, conflict, malformed, notFound, type ErrorObject } from './json-api/admin-error.js';
 import type { CollectionParameters } from './json-api/collection-parameters.js';
@@ -38,6 +39,7 @@ export class AdminRecordsService {
     private readonly keys: SigningKeysService,
     clientsService: ClientsService,
     private readonly withdrawals: DisclosureWithdrawals,
+    private readonly changeFeed: ChangeFeed,
   ) {
     const clients = new ClientRecordHandler(clientsService);
     this.handlers = new Map(
@@ -97,7 +99,9 @@ export class AdminRecordsService {
   /** POST /admin/<type>: one add, in its own transaction. */
   async create(type: string, document: unknown, actor: string): Promise<OperationResult> {
     this.handlerForUrl(type);
-    return this.dataSource.transaction((manager) => this.apply(manager, { op: 'add', type, value: dataOf(document) }, actor));
+    const result = await this.dataSource.transaction((manager) => this.apply(manager, { op: 'add', type, value: dataOf(document) }, actor));
+    this.changeFeed.committedHere();
+    return result;
   }
 
   /** PATCH /admin/<type>/<id>: one replace. */
@@ -131,6 +135,8 @@ export class AdminRecordsService {
    * the later sweeps try again.
    */
   private async withdrawAfter(changes: RecordChange[]): Promise<void> {
+    // This instance answers its next request with the change (docs/reference/admin-interface.md).
+    this.changeFeed.committedHere();
     try {
       await this.withdrawals.afterChange(changes);
     } catch (error) {

@@ -105,6 +105,14 @@ export class ChangeFeed implements OnModuleInit, OnApplicationShutdown {
     this.reconnectTimer.unref();
   }
 
+  /**
+   * A change this process has just committed: its own caches drop everything now, so its next
+   * request reads the change, ahead of the notification that reaches every instance.
+   */
+  committedHere(): void {
+    this.emit(undefined);
+  }
+
   private emit(table: string | undefined): void {
     for (const listener of this.listeners) listener(table);
   }
