@@ -242,7 +242,20 @@ describe('data sources through plain JSON:API', () => {
       JSON.stringify({ data: { type: 'data-source', attributes: { name: 'x', kind: 'nope', resourceUri: 'https://x.example' } } }),
     );
     expect(response.status).toBe(422);
-    expect(bodyOf<JsonApiErrors>(response).errors[0].source?.pointer).toBe('/value/attributes/kind');
+    expect(bodyOf<JsonApiErrors>(response).errors[0].source?.pointer).toBe('/data/attributes/kind');
+  });
+
+  it('points a refused plain PATCH at the attribute in the request document, changing nothing', async () => {
+    const uri = `urn:example:idp:${freshIds(1)[0]}`;
+    const created = await send('post', '/admin/data-source').send(
+      JSON.stringify({ data: { type: 'data-source', attributes: { name: 'IdP', kind: 'identity-provider', resourceUri: uri } } }),
+    );
+    const id = bodyOf<JsonApiDocument<JsonApiResource>>(created).data.id;
+    const response = await send('patch', `/admin/data-source/${id}`).send(JSON.stringify({ data: { type: 'data-source', id, attributes: { kind: 'nope' } } }));
+    expect(response.status).toBe(422);
+    expect(bodyOf<JsonApiErrors>(response).errors[0].source?.pointer).toBe('/data/attributes/kind');
+    const read = await getAdmin(server, `/admin/data-source/${id}`);
+    expect(bodyOf<JsonApiDocument<JsonApiResource>>(read).data.attributes.kind).toBe('identity-provider');
   });
 
   it('answers 400 for an unknown include', async () => {

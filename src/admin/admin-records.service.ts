@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { ChangeFeed } from '../database/change-feed.js';
 import { SigningKeysService } from '../tokens/signing-keys.service.js';
-import { AdminError, conflict, malformed, notFound, type ErrorObject } from './json-api/admin-error.js';
+import { AdminError, conflict, inDocument, malformed, notFound, type ErrorObject } from './json-api/admin-error.js';
 import type { CollectionParameters } from './json-api/collection-parameters.js';
 import { LocalIds } from './json-api/local-ids.js';
 import { parsePatchOperation, type Operation } from './json-api/patch-operation.js';
@@ -99,7 +99,11 @@ export class AdminRecordsService {
   /** POST /admin/<type>: one add, in its own transaction. */
   async create(type: string, document: unknown, actor: string): Promise<OperationResult> {
     this.handlerForUrl(type);
-    const result = await this.dataSource.transaction((manager) => this.apply(manager, { op: 'add', type, value: dataOf(document) }, actor));
+    const result = await this.dataSource
+      .transaction((manager) => this.apply(manager, { op: 'add', type, value: dataOf(document) }, actor))
+      .catch((error: unknown) => {
+        throw inDocument(error);
+      });
     this.changeFeed.committedHere();
     return result;
   }
@@ -108,7 +112,11 @@ export class AdminRecordsService {
   async update(type: string, id: number, document: unknown, actor: string): Promise<OperationResult> {
     this.handlerForUrl(type);
     const changes: RecordChange[] = [];
-    const result = await this.dataSource.transaction((manager) => this.apply(manager, { op: 'replace', type, id, value: dataOf(document) }, actor, changes));
+    const result = await this.dataSource
+      .transaction((manager) => this.apply(manager, { op: 'replace', type, id, value: dataOf(document) }, actor, changes))
+      .catch((error: unknown) => {
+        throw inDocument(error);
+      });
     await this.withdrawAfter(changes);
     return result;
   }

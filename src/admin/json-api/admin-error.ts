@@ -51,3 +51,14 @@ export const malformed = (detail: string, pointer?: string, parameter?: string) 
 export const notFound = (detail: string, pointer?: string) => new AdminError(404, 'not_found', detail, pointer);
 export const conflict = (detail: string, pointer?: string) => new AdminError(409, 'conflict', detail, pointer);
 export const ruleBroken = (detail: string, pointer?: string) => new AdminError(422, 'rule_broken', detail, pointer);
+
+/**
+ * A plain JSON:API request (`POST`/`PATCH /admin/<type>`) is checked as a patch operation's
+ * `value`; its errors point into the request's own document, whose resource is `data`.
+ */
+export function inDocument(error: unknown): unknown {
+  if (!(error instanceof AdminError) || !error.pointer?.startsWith('/value')) return error;
+  const moved = new AdminError(error.status, error.code, error.detail, `/data${error.pointer.slice('/value'.length)}`, error.parameter);
+  moved.headers = error.headers;
+  return moved;
+}
