@@ -82,7 +82,7 @@ export class AdminRecordsService {
         }
         return done;
       });
-      await this.withdrawAfter(changes);
+      await this.afterCommit(changes);
       return { ok: true, results };
     } catch (error) {
       if (!(error instanceof AdminError)) throw error;
@@ -104,7 +104,7 @@ export class AdminRecordsService {
       .catch((error: unknown) => {
         throw inDocument(error);
       });
-    this.changeFeed.committedHere();
+    await this.afterCommit();
     return result;
   }
 
@@ -117,7 +117,7 @@ export class AdminRecordsService {
       .catch((error: unknown) => {
         throw inDocument(error);
       });
-    await this.withdrawAfter(changes);
+    await this.afterCommit(changes);
     return result;
   }
 
@@ -134,16 +134,16 @@ export class AdminRecordsService {
     this.handlerForUrl(type);
     const changes: RecordChange[] = [];
     await this.dataSource.transaction((manager) => this.apply(manager, { op: 'remove', type, id }, actor, changes));
-    await this.withdrawAfter(changes);
+    await this.afterCommit(changes);
   }
 
   /**
-   * Once a change has committed, the disclosures it ended are withdrawn before it is answered
-   * (docs/guides/consent-withdrawal.md). The change stands even if this fails: it is logged, and
-   * the later sweeps try again.
+   * Once a change has committed: this instance drops its caches, so its next request reads the
+   * change (docs/reference/admin-interface.md), and the disclosures the change ended are
+   * withdrawn before it is answered (docs/guides/consent-withdrawal.md). The change stands even if
+   * withdrawing fails: it is logged, and its pending note makes an instance sweep again.
    */
-  private async withdrawAfter(changes: RecordChange[]): Promise<void> {
-    // This instance answers its next request with the change (docs/reference/admin-interface.md).
+  private async afterCommit(changes: RecordChange[] = []): Promise<void> {
     this.changeFeed.committedHere();
     try {
       await this.withdrawals.afterChange(changes);

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { connectionBudget } from '../database/connection-budget.js';
 import { durablePool, GroupCommit } from '../database/group-commit.js';
+import { runEvery } from '../common/run-every.js';
 
 const PURGE_INTERVAL_MS = 60_000;
 // Batches committing at once: a commit waits for its disk flush, and PostgreSQL flushes concurrent commits together.
@@ -26,7 +27,7 @@ type Row = { key: string; expiresAt: number };
  */
 @Injectable()
 export class ReplayStore implements OnModuleInit, OnApplicationShutdown {
-  private purgeTimer?: NodeJS.Timeout;
+  private stopPurging?: () => void;
   private readonly pool: pg.Pool;
   private readonly batches: GroupCommit<Row, boolean>;
 
@@ -37,12 +38,11 @@ export class ReplayStore implements OnModuleInit, OnApplicationShutdown {
   }
 
   onModuleInit(): void {
-    this.purgeTimer = setInterval(() => void this.purge().catch(() => undefined), PURGE_INTERVAL_MS);
-    this.purgeTimer.unref();
+    this.stopPurging = runEvery(PURGE_INTERVAL_MS, () => this.purge());
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.purgeTimer);
+    this.stopPurging?.();
     await this.pool.end().catch(() => undefined);
   }
 

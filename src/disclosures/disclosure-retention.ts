@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type QueryRunner } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { runEvery } from '../common/run-every.js';
 
 const RUN_EVERY_MS = 60 * 60 * 1000;
 // Rows per DELETE: short statements, so the job never holds many locks for long.
@@ -15,7 +16,7 @@ const RETENTION_LOCK = 0x72657465;
 @Injectable()
 export class DisclosureRetention implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(DisclosureRetention.name);
-  private timer?: NodeJS.Timeout;
+  private stopPruning?: () => void;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -23,14 +24,14 @@ export class DisclosureRetention implements OnApplicationBootstrap, OnModuleDest
   ) {}
 
   onApplicationBootstrap(): void {
-    const run = () => void this.prune().catch((error: Error) => this.logger.warn(`disclosure retention did not run: ${error.message}`));
-    run();
-    this.timer = setInterval(run, RUN_EVERY_MS);
-    this.timer.unref();
+    this.stopPruning = runEvery(RUN_EVERY_MS, () => this.prune(), {
+      now: true,
+      onError: (error) => this.logger.warn(`disclosure retention did not run: ${error.message}`),
+    });
   }
 
   onModuleDestroy(): void {
-    clearInterval(this.timer);
+    this.stopPruning?.();
   }
 
   /** Answers how many disclosures were deleted; 0 when another instance holds the job. */

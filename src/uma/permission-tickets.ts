@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import type { TicketPermission } from './permission-ticket.entity.js';
+import { runEvery } from '../common/run-every.js';
 
 // Expired tickets can never be redeemed: keep the table small.
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
@@ -20,7 +21,7 @@ export type CurrentResource = { clientId: number; type: string; scopes: string[]
  */
 @Injectable()
 export class PermissionTickets implements OnModuleInit, OnModuleDestroy {
-  private purgeTimer?: NodeJS.Timeout;
+  private stopPurging?: () => void;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -28,12 +29,11 @@ export class PermissionTickets implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    this.purgeTimer = setInterval(() => void this.purge().catch(() => undefined), PURGE_INTERVAL_MS);
-    this.purgeTimer.unref();
+    this.stopPurging = runEvery(PURGE_INTERVAL_MS, () => this.purge());
   }
 
   onModuleDestroy(): void {
-    clearInterval(this.purgeTimer);
+    this.stopPurging?.();
   }
 
   async issue(clientKey: number, permissions: TicketPermission[]): Promise<string> {
