@@ -140,6 +140,22 @@ describe('the disclosure of a resource-scope token', () => {
     expect(row.attributes.chains.map((chain) => chain.capabilityTicket.ticketId)).toEqual([grant.ticketId, other.ticketId]);
   });
 
+  it('stores the chains once for the tokens that share them, and again when a purpose is renamed', async () => {
+    const grant = await consentWorld(server);
+    await issued(grant);
+    await issued(grant);
+    const basesOf = async () =>
+      (
+        await server.dataSource.query<{ bases: number }[]>('SELECT count(DISTINCT basis)::int AS bases FROM disclosure WHERE client_id = $1', [grant.clientId])
+      )[0].bases;
+    expect(await basesOf()).toBe(1);
+    expect((await patchAdmin(server, [replace('purpose', grant.ids.purpose, { attributes: { name: 'Renamed purpose' } })])).status).toBe(200);
+    await issued(grant);
+    expect(await basesOf()).toBe(2);
+    const names = (await disclosurePage(grant.clientId)).data.map((row) => row.attributes.chains[0].purpose.name);
+    expect(names).toEqual(['Renamed purpose', 'Your doctor follows your glucose', 'Your doctor follows your glucose']);
+  });
+
   it('records nothing for a plain-scope token or a refused request', async () => {
     const grant = await consentWorld(server);
     expect((await ask(grant, 'uma_protection')).status).toBe(200);
@@ -426,7 +442,7 @@ describe('a token issued by an instance that had not yet heard of the change', (
 });
 
 describe('retention', () => {
-  it('deletes disclosures whose token expired more than DISCLOSURE_RETENTION_DAYS ago, and keeps the rest', async () => {
+  it('deletes disclosures whose token expired more than DISCLOSURE_RETENTION_DAYS ago and the bases they alone named, and keeps the rest', async () => {
     const grant = await consentWorld(server);
     await issued(grant);
     const service = server.app.get(DisclosuresService);
@@ -438,7 +454,8 @@ describe('retention', () => {
       clientKey: grant.client,
       clientId: grant.clientId,
       scope: `${grant.definitionName}:read`,
-      aud: server.config.audience,
+      // Another audience: a basis of its own, which goes with its last disclosure.
+      aud: 'https://retired-source.example',
       resources: [],
       issuedAt: now - 2191 * 86_400 - 60,
       expiresAt: now - 2191 * 86_400,
@@ -451,7 +468,10 @@ describe('retention', () => {
     const left = (await disclosurePage(grant.clientId)).data.map((entry) => entry.attributes.jti);
     expect(left).toHaveLength(1);
     expect(left).not.toContain(old);
-    const basis: unknown[] = await server.dataSource.query(`SELECT 1 FROM disclosure_basis WHERE expires_at < now() - interval '2190 days'`);
+    const basis: unknown[] = await server.dataSource.query(
+      'SELECT 1 FROM disclosure_basis b WHERE NOT EXISTS (SELECT 1 FROM disclosure d WHERE d.basis = b.key)',
+    );
     expect(basis).toEqual([]);
+    expect((await disclosurePage(grant.clientId)).data[0].attributes.chains).toEqual(chains);
   });
 });

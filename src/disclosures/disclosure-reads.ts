@@ -48,7 +48,9 @@ type Row = {
 };
 
 const COLUMNS =
-  'd.id::text AS id, d.jti, d.client_id, d.scope, d.aud, d.issued_at, d.expires_at, d.token_type, d.jkt, d.request_id, d.chains, d.withdrawn_at, d.withdrawn_by';
+  'd.id::text AS id, d.jti, d.client_id, d.scope, d.aud, d.issued_at, d.expires_at, d.token_type, d.jkt, d.request_id, b.chains, d.withdrawn_at, d.withdrawn_by';
+// Every read names the chains through the row's basis.
+const FROM = 'disclosure d JOIN disclosure_basis b ON b.key = d.basis';
 const CSV_CHUNK = 1_000;
 
 /** Reads of the disclosure table: newest first (issuedAt, then id, descending), every filter served by an index. */
@@ -57,14 +59,14 @@ export class DisclosureReads {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async find(id: string): Promise<DisclosureView | undefined> {
-    const [row]: Row[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM disclosure d WHERE d.id = $1`, [id]);
+    const [row]: Row[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM ${FROM} WHERE d.id = $1`, [id]);
     return row ? viewOf(row) : undefined;
   }
 
   async list(filter: DisclosureFilter, offset: number, limit: number): Promise<{ records: DisclosureView[]; total: number }> {
     const { where, values } = conditionsOf(filter);
     const rows: Row[] = await this.dataSource.query(
-      `SELECT ${COLUMNS} FROM disclosure d ${where} ORDER BY d.issued_at DESC, d.id DESC LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
+      `SELECT ${COLUMNS} FROM ${FROM} ${where} ORDER BY d.issued_at DESC, d.id DESC LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
       [...values, limit, offset],
     );
     const [{ total }]: { total: number }[] = await this.dataSource.query(`SELECT count(*)::int AS total FROM disclosure d ${where}`, values);
@@ -78,7 +80,7 @@ export class DisclosureReads {
     for (;;) {
       const keyset = after ? `${where ? `${where} AND` : 'WHERE'} (d.issued_at, d.id) < ($${values.length + 1}, $${values.length + 2}::bigint)` : where;
       const rows: Row[] = await this.dataSource.query(
-        `SELECT ${COLUMNS} FROM disclosure d ${keyset} ORDER BY d.issued_at DESC, d.id DESC LIMIT ${CSV_CHUNK}`,
+        `SELECT ${COLUMNS} FROM ${FROM} ${keyset} ORDER BY d.issued_at DESC, d.id DESC LIMIT ${CSV_CHUNK}`,
         after ? [...values, after.issuedAt, after.id] : values,
       );
       if (rows.length === 0) return;
@@ -97,10 +99,10 @@ function conditionsOf(filter: DisclosureFilter): { where: string; values: unknow
     values.push(value);
     conditions.push(condition(`$${values.length}`));
   };
-  // Client, ticket and requested resource: through the basis tags' GIN index (the disclosure
-  // table has no index of its own for them); the client's tag is a hash, so its id is checked too.
+  // Client, ticket and requested resource: the bases through their tags' GIN index, then their
+  // disclosures through `disclosure (basis, …)`; the client's tag is a hash, so its id is checked too.
   const resting = (kind: BasisKind, ref: string | number) =>
-    add((p) => `d.id IN (SELECT disclosure_id FROM disclosure_basis WHERE tags @> ARRAY[${p}::bigint])`, basisTag(kind, ref));
+    add((p) => `d.basis IN (SELECT key FROM disclosure_basis WHERE tags @> ARRAY[${p}::bigint])`, basisTag(kind, ref));
   if (filter.client !== undefined) {
     resting('client-id', filter.client);
     add((p) => `d.client_id = ${p}`, filter.client);

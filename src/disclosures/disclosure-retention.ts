@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type QueryRunner } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { runEvery } from '../common/run-every.js';
+import { COMMIT_ORDER_LOCK } from './disclosures.service.js';
 
 const RUN_EVERY_MS = 60 * 60 * 1000;
 // Rows per DELETE: short statements, so the job never holds many locks for long.
@@ -10,8 +11,8 @@ const BATCH = 10_000;
 const RETENTION_LOCK = 0x72657465;
 
 /**
- * Deletes disclosures whose token expired more than DISCLOSURE_RETENTION_DAYS ago, with their
- * basis rows: at start, then hourly; one instance at a time (an advisory lock), in short batches.
+ * Deletes disclosures whose token expired more than DISCLOSURE_RETENTION_DAYS ago, and the bases
+ * no disclosure names any more: at start, then hourly; one instance at a time (an advisory lock), in short batches.
  */
 @Injectable()
 export class DisclosureRetention implements OnApplicationBootstrap, OnModuleDestroy {
@@ -44,16 +45,21 @@ export class DisclosureRetention implements OnApplicationBootstrap, OnModuleDest
       try {
         const cutoff = `now() - make_interval(days => ${this.config.disclosureRetentionDays})`;
         // A token is issued before it expires, so the rows to delete lie in the `issued_at` index's
-        // range below the cutoff (the disclosure table has no `expires_at` index: each index costs
-        // every token's write); the basis rows go in the same statement.
-        const deleted = await this.inBatches(
-          runner,
-          `WITH gone AS (
-             DELETE FROM disclosure WHERE id IN (SELECT id FROM disclosure WHERE issued_at < ${cutoff} AND expires_at < ${cutoff} LIMIT ${BATCH}) RETURNING id
-           ), basis AS (DELETE FROM disclosure_basis WHERE disclosure_id IN (SELECT id FROM gone))
-           SELECT count(*)::int AS count FROM gone`,
-        );
-        return deleted;
+        // range below the cutoff (no index of the disclosure table leads with `expires_at`: each
+        // index costs every token's write).
+        let deleted = 0;
+        for (;;) {
+          const [{ count, bases }] = (await runner.query(
+            `WITH gone AS (
+               DELETE FROM disclosure WHERE id IN (SELECT id FROM disclosure WHERE issued_at < ${cutoff} AND expires_at < ${cutoff} LIMIT ${BATCH})
+               RETURNING basis
+             )
+             SELECT count(*)::int AS count, coalesce(array_agg(DISTINCT basis::text), '{}') AS bases FROM gone`,
+          )) as { count: number; bases: string[] }[];
+          deleted += count;
+          await this.dropUnnamedBases(runner, bases);
+          if (count < BATCH) return deleted;
+        }
       } finally {
         await runner.query('SELECT pg_advisory_unlock($1)', [RETENTION_LOCK]);
       }
@@ -62,12 +68,23 @@ export class DisclosureRetention implements OnApplicationBootstrap, OnModuleDest
     }
   }
 
-  private async inBatches(runner: QueryRunner, sql: string): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const [{ count }] = (await runner.query(sql)) as { count: number }[];
-      total += count;
-      if (count < BATCH) return total;
+  /**
+   * Removes those of `keys` that no disclosure names any more. The commit-order lock is taken first,
+   * in a statement of its own, so the DELETE's snapshot sees every batch committed before it and no
+   * batch commits a row naming one of them meanwhile.
+   */
+  private async dropUnnamedBases(runner: QueryRunner, keys: string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await runner.startTransaction();
+    try {
+      await runner.query('SELECT pg_advisory_xact_lock($1)', [COMMIT_ORDER_LOCK]);
+      await runner.query('DELETE FROM disclosure_basis b WHERE b.key = ANY($1::uuid[]) AND NOT EXISTS (SELECT 1 FROM disclosure d WHERE d.basis = b.key)', [
+        keys,
+      ]);
+      await runner.commitTransaction();
+    } catch (error) {
+      await runner.rollbackTransaction();
+      throw error;
     }
   }
 }

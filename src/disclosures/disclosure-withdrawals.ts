@@ -198,9 +198,11 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
 
   private async resting(kind: BasisKind, refs: string[]): Promise<string[]> {
     if (refs.length === 0) return [];
-    // The GIN index finds every basis row with one of the tags; expired ones are dropped on the heap.
+    // The GIN index finds every basis with one of the tags, `disclosure (basis, expires_at)` their
+    // disclosures not yet expired.
     const rows: { id: string }[] = await this.dataSource.query(
-      'SELECT disclosure_id::text AS id FROM disclosure_basis WHERE tags && $1::bigint[] AND expires_at > now()',
+      `SELECT d.id::text AS id FROM disclosure d
+        WHERE d.basis IN (SELECT key FROM disclosure_basis WHERE tags && $1::bigint[]) AND d.expires_at > now() AND d.withdrawn_at IS NULL`,
       [refs.map((ref) => basisTag(kind, ref))],
     );
     return rows.map((row) => row.id);

@@ -1,5 +1,4 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import type { CoveringChain } from '../tickets/access-decision.js';
 
 /**
  * An access token with a resource scope, as it left the server (docs/guides/consent-withdrawal.md).
@@ -7,9 +6,11 @@ import type { CoveringChain } from '../tickets/access-decision.js';
  * Never a token, a secret, a proof or an assertion.
  */
 @Entity({ name: 'disclosure' })
-// The only index besides the primary key: every index costs each token's write. Filters by client,
-// ticket or requested resource go through the basis tags; retention through `issued_at`.
+// Two indexes besides the primary key, each paid by every token's write: `issued_at` for the
+// newest-first reads and retention; `basis` for withdrawal and the filters by client, ticket or
+// requested resource (found through the basis tags).
 @Index('IDX_disclosure_issued', ['issuedAt', 'id'])
+@Index('IDX_disclosure_basis', ['basis', 'expiresAt'])
 export class Disclosure {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: string;
@@ -50,8 +51,9 @@ export class Disclosure {
   @Column({ name: 'request_id', type: 'varchar', length: 128, nullable: true })
   requestId!: string | null;
 
-  @Column({ type: 'json' })
-  chains!: CoveringChain[];
+  /** The key of its `disclosure_basis` row: the chains that covered it, and what they rest on. */
+  @Column({ type: 'uuid' })
+  basis!: string;
 
   @Column({ name: 'withdrawn_at', type: 'timestamptz', nullable: true })
   withdrawnAt!: Date | null;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
@@ -30,8 +31,9 @@ export type DisclosureInput = {
 };
 
 // Batches are serialised across instances by this lock, taken before any id is drawn and released
-// by the commit, so ids grow in commit order (docs/guides/consent-withdrawal.md).
-const COMMIT_ORDER_LOCK = 0x64697363;
+// by the commit, so ids grow in commit order (docs/guides/consent-withdrawal.md). Retention takes
+// it too while it removes bases no disclosure names, so none goes while a batch names it.
+export const COMMIT_ORDER_LOCK = 0x64697363;
 
 /**
  * Records disclosures (docs/guides/consent-withdrawal.md): every access token with a resource
@@ -42,7 +44,7 @@ const COMMIT_ORDER_LOCK = 0x64697363;
 export class DisclosuresService implements OnApplicationShutdown {
   private readonly logger = new Logger(DisclosuresService.name);
   private readonly pool: pg.Pool;
-  private readonly batches: GroupCommit<string, void>;
+  private readonly batches: GroupCommit<Row, void>;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -95,37 +97,68 @@ export function audienceUris(aud: string | string[], defaultAudience: string): s
   return Array.isArray(aud) ? aud : [aud];
 }
 
-// A batch is one JSON parameter, its rows unpacked by PostgreSQL in order: one string to build and
-// send, where a column per array made the driver escape every element (16 µs of garbage collection per token).
-const INSERT_DISCLOSURES = `WITH commit_order AS (SELECT pg_advisory_xact_lock(${COMMIT_ORDER_LOCK})), fresh AS (
-    SELECT r.* FROM commit_order, ROWS FROM (json_to_recordset($1::json) AS (jti text, client_key int, client_id text, scope text, aud json,
-        resources json, issued_at float8, expires_at float8, token_type text, jkt text, request_id text, chains json, tags bigint[])) WITH ORDINALITY
-      AS r(jti, client_key, client_id, scope, aud, resources, issued_at, expires_at, token_type, jkt, request_id, chains, tags, ordinal)
-  ), inserted AS (
-    INSERT INTO disclosure (jti, client_key, client_id, scope, aud, resources, issued_at, expires_at, token_type, jkt, request_id, chains)
-    SELECT jti, client_key, client_id, scope, aud, resources, to_timestamp(issued_at), to_timestamp(expires_at), token_type, jkt, request_id, chains
-      FROM fresh ORDER BY ordinal
-    RETURNING id, jti, expires_at
+// A batch is two JSON parameters, unpacked by PostgreSQL: its rows, in order, and the distinct bases
+// they name. One string each to build and send, where a column per array made the driver escape
+// every element (16 µs of garbage collection per token). A basis already stored is left as it is
+// (its key is the digest of its content).
+const INSERT_DISCLOSURES = `WITH commit_order AS (SELECT pg_advisory_xact_lock(${COMMIT_ORDER_LOCK})), bases AS (
+    INSERT INTO disclosure_basis (key, chains, tags)
+    SELECT b.key, b.chains, b.tags FROM commit_order, json_to_recordset($2::json) AS b(key uuid, chains json, tags bigint[])
+    ON CONFLICT (key) DO NOTHING
   )
-  INSERT INTO disclosure_basis (disclosure_id, expires_at, tags)
-  SELECT i.id, i.expires_at, f.tags FROM inserted i JOIN fresh f ON f.jti = i.jti`;
+  INSERT INTO disclosure (jti, client_key, client_id, scope, aud, resources, issued_at, expires_at, token_type, jkt, request_id, basis)
+  SELECT jti, client_key, client_id, scope, aud, resources, to_timestamp(issued_at), to_timestamp(expires_at), token_type, jkt, request_id, basis
+    FROM commit_order, ROWS FROM (json_to_recordset($1::json) AS (jti text, client_key int, client_id text, scope text, aud json,
+        resources json, issued_at float8, expires_at float8, token_type text, jkt text, request_id text, basis uuid)) WITH ORDINALITY
+      AS r(jti, client_key, client_id, scope, aud, resources, issued_at, expires_at, token_type, jkt, request_id, basis, ordinal)
+    ORDER BY ordinal`;
 
-// The same client, audience and covering chains give the same tags: kept for the next token, so
-// its two SHA-256 hashes are not computed again.
-const tagsByBasis = new Map<string, string>();
+/** A basis as the batch sends it: its key, and its JSON object (key, chains, tags). */
+type Basis = { key: string; json: string };
+
+/** One row of a batch: the disclosure as a JSON object, and its basis. */
+type Row = { json: string; basis: Basis };
+
+// The same client, audience and covering chains give the same basis: kept for the next token, so
+// its JSON, tags and digest are not computed again.
+const basisByIdentity = new Map<string, Basis>();
 const MOST_KEPT = 10_000;
 
-/** The row as a JSON object, its chains and tags as PostgreSQL unpacks them. */
-function rowOf(item: DisclosureInput): string {
-  const chains = JSON.stringify(item.chains);
-  const key = `${item.clientKey} ${item.clientId} ${JSON.stringify(item.aud)} ${chains}`;
-  let tags = tagsByBasis.get(key);
-  if (tags === undefined) {
-    if (tagsByBasis.size >= MOST_KEPT) tagsByBasis.clear();
-    tags = `[${basisOf(item).join(',')}]`;
-    tagsByBasis.set(key, tags);
+/** A basis is named by what it is made of: the client, the audience and every field of every chain. */
+function identityOf(item: DisclosureInput): string {
+  let identity = `${item.clientKey} ${sized(item.clientId)}${sized(JSON.stringify(item.aud))}`;
+  for (const chain of item.chains) {
+    identity += `${sized(chain.scope)}${chain.capabilityTicket.id} ${sized(chain.capabilityTicket.ticketId)}${chain.requestedResource.id} ${sized(
+      chain.requestedResource.requestedResourceId,
+    )}${chain.requestedResourceScopes.id} ${chain.requestedResourcesCapabilityTickets.id} ${chain.purpose.id} ${sized(chain.purpose.name)}`;
   }
-  const row = JSON.stringify({
+  return identity;
+}
+
+/** A string with its length in front, so that no two lists of strings run together the same way. */
+function sized(value: string): string {
+  return `${value.length}:${value}`;
+}
+
+function basisFor(item: DisclosureInput): Basis {
+  const identity = identityOf(item);
+  let basis = basisByIdentity.get(identity);
+  if (basis === undefined) {
+    if (basisByIdentity.size >= MOST_KEPT) basisByIdentity.clear();
+    const content = `"chains":${JSON.stringify(item.chains)},"tags":[${basisOf(item).join(',')}]`;
+    // The first 128 bits of the content's SHA-256, as a uuid: equal content, equal key.
+    const hex = createHash('sha256').update(content).digest('hex');
+    const key = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+    basis = { key, json: `{"key":"${key}",${content}}` };
+    basisByIdentity.set(identity, basis);
+  }
+  return basis;
+}
+
+/** The row as a JSON object, as PostgreSQL unpacks it, with its basis. */
+function rowOf(item: DisclosureInput): Row {
+  const basis = basisFor(item);
+  const json = JSON.stringify({
     jti: item.jti,
     client_key: item.clientKey,
     client_id: item.clientId,
@@ -137,15 +170,22 @@ function rowOf(item: DisclosureInput): string {
     token_type: item.tokenType,
     jkt: item.jkt ?? null,
     request_id: item.requestId ?? null,
+    basis: basis.key,
   });
-  return `${row.slice(0, -1)},"chains":${chains},"tags":${tags}}`;
+  return { json, basis };
 }
 
 /**
- * One batch: the rows and their basis in one statement, so in one commit (all or none). The
+ * One batch: the rows and their bases in one statement, so in one commit (all or none). The
  * commit-order lock is taken before any id is drawn and released by the commit.
  */
-async function insertDisclosures(client: pg.PoolClient, rows: readonly string[]): Promise<void[]> {
-  await client.query({ name: 'insert-disclosures', text: INSERT_DISCLOSURES, values: [`[${rows.join(',')}]`] });
+async function insertDisclosures(client: pg.PoolClient, rows: readonly Row[]): Promise<void[]> {
+  const bases = new Map<string, Basis>();
+  for (const row of rows) bases.set(row.basis.key, row.basis);
+  await client.query({
+    name: 'insert-disclosures',
+    text: INSERT_DISCLOSURES,
+    values: [`[${rows.map((row) => row.json).join(',')}]`, `[${[...bases.values()].map((basis) => basis.json).join(',')}]`],
+  });
   return rows.map(() => undefined);
 }

@@ -10,6 +10,7 @@ import { SmartFilterIndexes1764650000000 } from './1764650000000-SmartFilterInde
 import { Disclosures1764700000000 } from './1764700000000-Disclosures.js';
 import { Uma1764800000000 } from './1764800000000-Uma.js';
 import { PendingWithdrawals1764900000000 } from './1764900000000-PendingWithdrawals.js';
+import { SharedDisclosureBasis1765000000000 } from './1765000000000-SharedDisclosureBasis.js';
 
 /** Listed as classes, not globs, so the same list works in Jest, in dist/ and from the CLI. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   Disclosures1764700000000,
   Uma1764800000000,
   PendingWithdrawals1764900000000,
+  SharedDisclosureBasis1765000000000,
 ];
