@@ -32,6 +32,37 @@ describe('signAccessToken', () => {
   });
 });
 
+describe('signAccessToken inline', () => {
+  /** Whether the promise settles within a few microtasks, without a turn of the event loop (the pool needs one). */
+  const settlesAtOnce = async (promise: Promise<string>) => {
+    let settled = false;
+    void promise.then(() => (settled = true));
+    for (let tick = 0; tick < 10; tick += 1) await Promise.resolve();
+    return settled;
+  };
+
+  it.each([['ES256' as const], ['EdDSA' as const]])('signs %s on the calling thread, verifiably', async (alg) => {
+    const { privateKey, publicKey } = alg === 'ES256' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('ed25519');
+    const signing = signAccessToken(claims, { kid: 'k5', alg, privateKey }, { inline: true });
+    expect(await settlesAtOnce(signing)).toBe(true);
+    const { payload, protectedHeader } = await jwtVerify(await signing, publicKey, { algorithms: [alg], currentDate: new Date(1_999_999_000_000) });
+    expect(protectedHeader).toEqual({ alg, typ: 'at+jwt', kid: 'k5' });
+    expect(payload).toEqual(claims);
+  });
+
+  it('keeps RS256 on the thread pool, byte-identical to jsonwebtoken', async () => {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const signing = signAccessToken(claims, { kid: 'k6', alg: 'RS256', privateKey }, { inline: true });
+    expect(await settlesAtOnce(signing)).toBe(false);
+    expect(await signing).toBe(jwt.sign(claims, privateKey, { algorithm: 'RS256', header: { alg: 'RS256', typ: 'at+jwt', kid: 'k6' } }));
+  });
+
+  it('signs ES256 on the thread pool unless asked', async () => {
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    expect(await settlesAtOnce(signAccessToken(claims, { kid: 'k7', alg: 'ES256', privateKey }))).toBe(false);
+  });
+});
+
 describe('signAccessToken with the FAPI 2.0 algorithms', () => {
   it('signs PS256 that jsonwebtoken verifies as RSASSA-PSS', async () => {
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
