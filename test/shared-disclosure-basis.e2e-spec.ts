@@ -40,7 +40,7 @@ async function insertPerRow(dataSource: DataSource, jti: string, chains: object[
 }
 
 describe('the shared-basis migration (1765000000000)', () => {
-  it('moves each disclosure's chains and tags to one basis row per distinct basis, and keeps every disclosure', async () => {
+  it('moves the chains and tags of each disclosure to one basis row per distinct basis, and keeps every disclosure', async () => {
     const dataSource = await databaseBeforeSharedBasis();
     try {
       await insertPerRow(dataSource, 'jti-a', [chain('2')], ['281474976710658']);
