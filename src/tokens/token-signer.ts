@@ -28,14 +28,15 @@ export type SignOptions = {
  */
 export async function signAccessToken(claims: object, key: SigningMaterial, { inline = false }: SignOptions = {}): Promise<string> {
   const { encodedHeader, options } = preparedOf(key);
-  const input = Buffer.from(`${encodedHeader}.${base64url(claims)}`);
+  const input = `${encodedHeader}.${base64url(claims)}`;
+  const data = Buffer.from(input);
   // Ed25519 hashes internally: no digest name (RFC 8037 §3.1).
   const digest = key.alg === 'EdDSA' ? null : 'sha256';
   const signature =
     inline && FAST.has(key.alg)
-      ? sign(digest, input, options)
-      : await new Promise<Buffer>((resolve, reject) => sign(digest, input, options, (error, result) => (error ? reject(error) : resolve(result))));
-  return `${input.toString()}.${signature.toString('base64url')}`;
+      ? sign(digest, data, options)
+      : await new Promise<Buffer>((resolve, reject) => sign(digest, data, options, (error, result) => (error ? reject(error) : resolve(result))));
+  return `${input}.${signature.toString('base64url')}`;
 }
 
 // About 20 µs each on this project's benchmark machine; an RSA-2048 signature takes about 1 ms.
