@@ -52,7 +52,8 @@ export class DisclosuresService implements OnApplicationShutdown {
   ) {
     const connections = connectionBudget(config).disclosures;
     this.pool = durablePool(config.databaseUrl, 'authorization-server-disclosures', connections);
-    // One batch per connection: with two, the second's round trip and parsing overlap the first's commit.
+    // One batch per connection; the budget gives one (more only made batches smaller: the
+    // commit-order lock serialises them, bench/README.md).
     this.batches = new GroupCommit(this.pool, insertDisclosures, { concurrency: connections });
   }
 
