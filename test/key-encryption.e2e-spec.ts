@@ -1,28 +1,17 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import request from 'supertest';
 import { basic, createClient, type TestClient } from './support/factories.js';
 import { clientKey, dpopProof, type ClientKey } from './support/keys.js';
 import { finished, startServerProcess } from './support/processes.js';
-import { freePorts, startTestApp, testDatabaseUrl, type TestApp } from './support/test-app.js';
+import { freePorts, freshDatabase, startTestApp, type TestApp } from './support/test-app.js';
 import { bodyOf, type OAuthErrorBody } from './support/bodies.js';
 import { NONCE_STEP_SECONDS } from '../src/auth/dpop-nonces.js';
 
-/** A database of its own: sealing keys must not touch the keys other tests share. */
-async function freshDatabase(): Promise<string> {
-  const name = `keys_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: testDatabaseUrl() });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(testDatabaseUrl());
-  url.pathname = `/${name}`;
-  return url.toString();
-}
+// A database of its own for each test: sealing keys must not touch the keys other tests share.
+const keysDatabase = () => freshDatabase('keys');
 
 describe('KEY_ENCRYPTION_SECRET', () => {
   it('stores the private signing keys encrypted, and the server still signs with them', async () => {
-    const databaseUrl = await freshDatabase();
+    const databaseUrl = await keysDatabase();
     const secret = 'encrypt-the-keys-please-0123456789';
     const server = await startTestApp({ DATABASE_URL: databaseUrl, KEY_ENCRYPTION_SECRET: secret });
     try {
@@ -45,7 +34,7 @@ describe('KEY_ENCRYPTION_SECRET', () => {
   });
 
   it('stops the start with one line when the secret does not decrypt the keys', async () => {
-    const databaseUrl = await freshDatabase();
+    const databaseUrl = await keysDatabase();
     const first = await startTestApp({ DATABASE_URL: databaseUrl, KEY_ENCRYPTION_SECRET: 'the-first-secret-0123456789' });
     await first.close();
     const [port, adminPort] = await freePorts(2);
@@ -85,7 +74,7 @@ describe('KEY_ENCRYPTION_SECRET and the DPoP nonce secret', () => {
       .send({ grant_type: 'client_credentials', scope: 'read' });
 
   it('stores a new nonce secret encrypted, and its nonces are accepted', async () => {
-    const server = await startTestApp({ DATABASE_URL: await freshDatabase(), KEY_ENCRYPTION_SECRET: secret, DPOP_NONCE: 'true' });
+    const server = await startTestApp({ DATABASE_URL: await keysDatabase(), KEY_ENCRYPTION_SECRET: secret, DPOP_NONCE: 'true' });
     try {
       const client = await createClient(server.app);
       const refused = await tokenRequest(server, client);
@@ -104,7 +93,7 @@ describe('KEY_ENCRYPTION_SECRET and the DPoP nonce secret', () => {
     // Nonces are made per 30 s step: start the comparison early in a step, so both nonces share it.
     const intoStep = (Date.now() / 1000) % NONCE_STEP_SECONDS;
     if (intoStep > NONCE_STEP_SECONDS - 15) await new Promise((resolve) => setTimeout(resolve, (NONCE_STEP_SECONDS - intoStep) * 1000 + 100));
-    const databaseUrl = await freshDatabase();
+    const databaseUrl = await keysDatabase();
     const before = await startTestApp({ DATABASE_URL: databaseUrl, DPOP_NONCE: 'true' });
     let nonce: string;
     let plain: string;

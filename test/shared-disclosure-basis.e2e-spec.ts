@@ -1,19 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from '../src/database/typeorm-options.js';
-import { testDatabaseUrl } from './support/test-app.js';
+import { freshDatabase } from './support/test-app.js';
 
 /** A database of its own, migrated up to (not including) the shared-basis migration. */
 async function databaseBeforeSharedBasis(): Promise<DataSource> {
-  const name = `basis_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: testDatabaseUrl() });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(testDatabaseUrl());
-  url.pathname = `/${name}`;
-  const dataSource = await new DataSource(buildDataSourceOptions(url.toString())).initialize();
+  const dataSource = await new DataSource(buildDataSourceOptions(await freshDatabase('basis'))).initialize();
   await dataSource.runMigrations({ transaction: 'each' });
   await dataSource.undoLastMigration({ transaction: 'each' });
   return dataSource;

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
+import pg from 'pg';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DestinationStream } from 'pino';
@@ -31,6 +33,21 @@ export function testDatabaseUrl(): string {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) throw new Error('TEST_DATABASE_URL is not set: the e2e global setup did not run');
   return url;
+}
+
+/** A new, empty database on the test server, named `<prefix>_<random>`; answers its URL. */
+export async function freshDatabase(prefix: string): Promise<string> {
+  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: testDatabaseUrl() });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(testDatabaseUrl());
+  url.pathname = `/${name}`;
+  return url.toString();
 }
 
 export type TestAppOptions = {
