@@ -201,7 +201,12 @@ describe('GET /admin/explain: nothing stored, nothing counted', () => {
     expect(bodyOf<ExplainVerdict>(await explain({ client: grant.clientId, scope: `${grant.definitionName}:read` })).granted).toBe(true);
     expect(bodyOf<ExplainVerdict>(await explain({ client: grant.clientId, scope: `${grant.definitionName}:write` })).granted).toBe(false);
     expect((await explain({ client: 'nobody-at-all', scope: 'read' })).status).toBe(404);
-    expect(await everyTableCount()).toEqual(before);
+    // Pending withdrawals are a work queue that every instance empties in the background (notes of
+    // earlier tests' changes may go meanwhile): explain may only leave it as short or shorter.
+    const { pending_withdrawal: pendingAfter, ...after } = await everyTableCount();
+    const { pending_withdrawal: pendingBefore, ...rest } = before;
+    expect(after).toEqual(rest);
+    expect(pendingAfter).toBeLessThanOrEqual(pendingBefore);
   });
 
   it('counts no token request and no cache lookup in the metrics', async () => {
