@@ -22,4 +22,8 @@ export default {
   ],
   // A global option (ignored inside a project): e2e tests start servers, processes and a CLI.
   testTimeout: 60000,
+  // A failed e2e test can leave a server, a pool or a child process behind; without this, Jest then
+  // waits for them forever once every suite has run (a CI run ended at its time limit that way).
+  // Each suite still closes what it opened: this only ends the run, it hides no failure.
+  forceExit: true,
 };
