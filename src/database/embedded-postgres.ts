@@ -229,11 +229,23 @@ function lastLines(output: string[]): string {
   return output.slice(-3).join(' | ') || 'no output';
 }
 
-/** Fast shutdown (SIGINT): open sessions are rolled back, the data stays consistent. */
-function stopPostmaster(child: ChildProcess): Promise<void> {
+/** How long a postmaster gets for each way of stopping before the next, harder one. */
+export const STOP_ESCALATION_MS = { quit: 10_000, kill: 15_000 };
+
+/**
+ * Fast shutdown (SIGINT): open sessions are rolled back, the data stays consistent. A postmaster
+ * still running `escalation.quit` ms later (one wedged in crash recovery, say) gets an immediate
+ * shutdown (SIGQUIT: no checkpoint, the next start replays the WAL), and at `escalation.kill` ms
+ * SIGKILL, so that a stop always ends. Committed data survives all three.
+ */
+export function stopPostmaster(child: ChildProcess, escalation = STOP_ESCALATION_MS): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
-    child.once('exit', () => resolve());
+    const timers = [setTimeout(() => child.kill('SIGQUIT'), escalation.quit), setTimeout(() => child.kill('SIGKILL'), escalation.kill)];
+    child.once('exit', () => {
+      for (const timer of timers) clearTimeout(timer);
+      resolve();
+    });
     child.kill('SIGINT');
   });
 }
