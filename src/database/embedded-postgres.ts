@@ -230,7 +230,7 @@ function lastLines(output: string[]): string {
 }
 
 /** How long a postmaster gets for each way of stopping before the next, harder one. */
-export const STOP_ESCALATION_MS = { quit: 10_000, kill: 15_000 };
+const STOP_ESCALATION_MS = { quit: 10_000, kill: 15_000 };
 
 /**
  * Fast shutdown (SIGINT): open sessions are rolled back, the data stays consistent. A postmaster
