@@ -1,39 +1,64 @@
 import 'reflect-metadata';
 import cluster from 'node:cluster';
-import type { Logger } from 'pino';
-import type { AppConfig } from './config/app-config.js';
 import { resolveAdminToken } from './config/admin-token.js';
 import { ConfigurationError, loadConfig } from './config/env.validation.js';
 import { openDatabase } from './database/database-runtime.js';
 import { createRootLogger } from './logging/logging.js';
-import { runPrimary, WORKER_SERVING, WORKER_SETTINGS, type WorkerSettings } from './server/primary.js';
-import { serve } from './server/serve.js';
+import { runPrimary, WORKER_SERVING } from './server/primary.js';
+import { serve, SHUTDOWN_SIGNALS } from './server/serve.js';
+import { receiveWorkerSettings, withdrawSecrets } from './server/worker-settings.js';
 
 async function bootstrap(): Promise<void> {
+  if (cluster.isWorker) return runWorker();
   const config = loadConfig(process.env);
+  // Out of the environment that children inherit (workers, the embedded PostgreSQL): the
+  // configuration holds them now, and workers get them over the IPC channel.
+  const secrets = withdrawSecrets(process.env);
   const rootLogger = createRootLogger(config);
-  if (cluster.isWorker) return runWorker(config, rootLogger);
   const logger = rootLogger.child({ context: 'Server' });
+  // A signal before the server serves: exit at once; the exit asks an embedded PostgreSQL
+  // started meanwhile to stop (it runs in its own process group, so the signal did not reach it).
+  const duringStart = (signal: NodeJS.Signals) => {
+    process.stderr.write(`${signal} during start-up: stopping\n`);
+    process.exit(1);
+  };
+  for (const signal of SHUTDOWN_SIGNALS) process.on(signal, duringStart);
   // Resolved before anything starts: a missing or unreadable token must not leave a database running.
   const adminToken = await resolveAdminToken(config);
-  const database = await openDatabase(config, (line) => logger.info(line));
+  const database = await openDatabase(config, (line) => logger.info(line), { takeOver: true });
+  const admin = `http://localhost:${config.adminPort}`;
+  // The last lines of the start log: the addresses a person needs, and where the admin token is.
   const startupLines = [
-    `listening on ${config.tls ? 'https' : 'http'}://localhost:${config.port} (token endpoint /oauth2/token); issuer ${config.issuer}`,
-    `admin interface on http://localhost:${config.adminPort}/admin; metrics at /metrics; API documentation at http://localhost:${config.adminPort}/docs`,
     `database: ${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL, data in ${database.location ?? config.dataDir}`}`,
+    `public URL: ${config.tls ? 'https' : 'http'}://localhost:${config.port} (token endpoint /oauth2/token; issuer ${config.issuer})`,
+    `admin URL: ${admin}/admin (metrics at ${admin}/metrics, API documentation at ${admin}/docs)`,
+    `console URL: ${admin}/console`,
     `admin token: ${adminToken.source === 'ADMIN_TOKEN' ? 'from ADMIN_TOKEN' : `kept in ${adminToken.source}`}`,
   ];
   const release = () => database.stop();
-  if (config.workers > 1) {
-    return runPrimary({ config, rootLogger, settings: { databaseUrl: database.url, adminToken: adminToken.token }, release, startupLines });
+  try {
+    if (config.workers > 1) {
+      await runPrimary({
+        config,
+        rootLogger,
+        settings: { environment: secrets, databaseUrl: database.url, adminToken: adminToken.token },
+        release,
+        startupLines,
+      });
+    } else {
+      await serve({ config: { ...config, databaseUrl: database.url, adminToken: adminToken.token }, rootLogger, release, startupLines });
+    }
+  } finally {
+    // From here the server's own handlers drain and stop.
+    for (const signal of SHUTDOWN_SIGNALS) process.off(signal, duringStart);
   }
-  await serve({ config: { ...config, databaseUrl: database.url, adminToken: adminToken.token }, rootLogger, release, startupLines });
 }
 
-/** A worker of WORKERS > 1: the primary owns the database and the admin token. */
-async function runWorker(config: AppConfig, rootLogger: Logger): Promise<void> {
-  const settings = JSON.parse(process.env[WORKER_SETTINGS] ?? '{}') as WorkerSettings;
-  delete process.env[WORKER_SETTINGS];
+/** A worker of WORKERS > 1: the primary owns the database and the admin token, and hands the secrets over IPC. */
+async function runWorker(): Promise<void> {
+  const settings = await receiveWorkerSettings();
+  const config = loadConfig({ ...process.env, ...settings.environment });
+  const rootLogger = createRootLogger(config);
   await serve({
     config: { ...config, databaseUrl: settings.databaseUrl, adminToken: settings.adminToken },
     rootLogger,

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { stopPostmaster } from './embedded-postgres.js';
+import { stopPostmaster, stopPostmasterProcess } from './embedded-postgres.js';
 
 /** A stand-in postmaster: a Node process that handles the given signals as told, and says when it is listening. */
 async function fakePostmaster(handlers: string): Promise<ChildProcess> {
@@ -35,5 +35,21 @@ describe('stopPostmaster', () => {
     child.kill('SIGKILL');
     await once(child, 'exit');
     await expect(stopPostmaster(child, quick)).resolves.toBeUndefined();
+  });
+});
+
+describe('stopPostmasterProcess (a postmaster taken over, known by its pid only)', () => {
+  it('stops it with a fast shutdown (SIGINT) when it obeys', async () => {
+    const child = await fakePostmaster(`process.on('SIGINT', () => process.exit(2))`);
+    const exited = once(child, 'exit');
+    await stopPostmasterProcess(child.pid!, quick);
+    expect((await exited)[0]).toBe(2);
+  });
+
+  it('escalates to SIGQUIT, then SIGKILL, for one that ignores the fast shutdown', async () => {
+    const child = await fakePostmaster(`process.on('SIGINT', () => {}); process.on('SIGQUIT', () => {})`);
+    const exited = once(child, 'exit');
+    await stopPostmasterProcess(child.pid!, quick);
+    expect((await exited)[1]).toBe('SIGKILL');
   });
 });

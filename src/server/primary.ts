@@ -3,18 +3,16 @@ import { createServer } from 'node:net';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/app-config.js';
 import { serveClusterMetrics } from '../metrics/cluster-metrics.js';
-import { SHUTDOWN_DEADLINE_MS } from './serve.js';
+import { SHUTDOWN_DEADLINE_MS, SHUTDOWN_SIGNALS } from './serve.js';
+import { WORKER_SETTINGS, WORKER_SETTINGS_REQUEST, type WorkerSettings } from './worker-settings.js';
 
-/** Environment variable carrying a worker's settings from the primary (never logged). */
-export const WORKER_SETTINGS = 'AUTHORIZATION_SERVER_WORKER_SETTINGS';
 /** A worker's message once both its listeners accept. */
 export const WORKER_SERVING = 'authorization-server:serving';
-
-export type WorkerSettings = { databaseUrl: string; adminToken: string };
 
 type PrimaryOptions = {
   config: AppConfig;
   rootLogger: Logger;
+  /** Handed to each worker over the IPC channel, never through its environment. */
   settings: WorkerSettings;
   /** Stops the embedded database, after every worker has exited. */
   release: () => Promise<void>;
@@ -29,8 +27,10 @@ const MAX_BACKOFF_MS = 30_000;
 /**
  * WORKERS > 1: this process owns the embedded database and the admin token, forks the workers
  * (each runs the whole application; node:cluster shares both ports), replaces a worker that
- * dies (backing off while they crash), answers /metrics aggregation requests, and on SIGTERM or
- * SIGINT lets every worker drain and exit before it stops the database and exits 0.
+ * dies (backing off while they crash), answers /metrics aggregation requests, and on SIGTERM,
+ * SIGINT or SIGHUP lets every worker drain and exit before it stops the database and exits 0.
+ * The workers' environment holds no secret (the caller has taken them out of process.env): each
+ * worker asks for its settings over the IPC channel.
  */
 export async function runPrimary(options: PrimaryOptions): Promise<void> {
   const { config } = options;
@@ -44,7 +44,6 @@ export async function runPrimary(options: PrimaryOptions): Promise<void> {
     throw error;
   }
   serveClusterMetrics();
-  const environment = { [WORKER_SETTINGS]: JSON.stringify(options.settings) };
   const started = new Map<Worker, number>();
   const serving = new Set<Worker>();
   let allServing = false;
@@ -52,15 +51,19 @@ export async function runPrimary(options: PrimaryOptions): Promise<void> {
   let backoff = 0;
 
   const fork = () => {
-    const worker = cluster.fork(environment);
+    const worker = cluster.fork();
     started.set(worker, Date.now());
     worker.on('message', (message: { type?: string }) => {
+      if (message?.type === WORKER_SETTINGS_REQUEST) {
+        worker.send({ type: WORKER_SETTINGS, settings: options.settings });
+        return;
+      }
       if (message?.type !== WORKER_SERVING) return;
       serving.add(worker);
       if (!allServing && serving.size === config.workers) {
         allServing = true;
-        for (const line of options.startupLines) logger.info(line);
         logger.info(`${config.workers} workers serving`);
+        for (const line of options.startupLines) logger.info(line);
       }
     });
   };
@@ -106,8 +109,8 @@ export async function runPrimary(options: PrimaryOptions): Promise<void> {
       if (!stopping) fork();
     }, backoff);
   });
-  process.on('SIGTERM', () => void stop('SIGTERM', 0));
-  process.on('SIGINT', () => void stop('SIGINT', 0));
+  // A terminal's Ctrl-C reaches the workers too (one process group): each drains on its own signal.
+  for (const signal of SHUTDOWN_SIGNALS) process.on(signal, () => void stop(signal, 0));
 
   logger.info(`starting ${config.workers} workers`);
   for (let index = 0; index < config.workers; index += 1) fork();

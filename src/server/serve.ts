@@ -15,6 +15,11 @@ export const READINESS_GRACE_MS = 2_000;
 // so that the application and the database still close cleanly within the deadline.
 export const DRAIN_LIMIT_MS = 15_000;
 export const SHUTDOWN_DEADLINE_MS = 20_000;
+/**
+ * Each of them drains and stops. SIGINT is a terminal's Ctrl-C; SIGHUP (the terminal closed) does
+ * not reload the configuration: a new configuration needs a restart (docs/operations/shutdown.md).
+ */
+export const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
 export type ServeOptions = {
   /** Complete: `databaseUrl` and `adminToken` are set. */
@@ -29,7 +34,7 @@ export type ServeOptions = {
 };
 
 /**
- * Runs the application on both listeners until SIGTERM or SIGINT, then shuts down in this order:
+ * Runs the application on both listeners until SIGTERM, SIGINT or SIGHUP, then shuts down in this order:
  * not ready (503), a grace period, stop accepting, drain (every request in flight answered, with
  * `Connection: close`), the application (strategies, caches, change feed, pool), `release`,
  * exit 0. A failed start closes whatever was opened and rethrows.
@@ -94,8 +99,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       logger.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
       process.exit(1);
     });
-  process.on('SIGTERM', () => void onSignal('SIGTERM'));
-  process.on('SIGINT', () => void onSignal('SIGINT'));
+  for (const signal of SHUTDOWN_SIGNALS) process.on(signal, () => void onSignal(signal));
   for (const line of options.startupLines ?? []) logger.info(line);
   options.onServing?.();
 }

@@ -15,8 +15,12 @@ export function runCli(args: string[], environment: Record<string, string>): Pro
   return finished(spawn(process.execPath, [resolve(ROOT, 'dist/src/cli.js'), ...args], { env: cleanEnvironment(environment), cwd: ROOT }));
 }
 
-export function startServerProcess(environment: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [resolve(ROOT, 'dist/src/main.js')], { env: cleanEnvironment(environment), cwd: ROOT });
+/**
+ * `detached`: the server leads a process group of its own, as in a terminal, so that a test can
+ * signal the whole group (`process.kill(-pid, 'SIGINT')`, a terminal's Ctrl-C).
+ */
+export function startServerProcess(environment: Record<string, string>, options: { detached?: boolean } = {}): ChildProcess {
+  return spawn(process.execPath, [resolve(ROOT, 'dist/src/main.js')], { env: cleanEnvironment(environment), cwd: ROOT, detached: options.detached });
 }
 
 export function finished(child: ChildProcess): Promise<Finished> {
