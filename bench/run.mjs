@@ -552,21 +552,24 @@ async function measureKeyFlood(name, alg, baseUrl, auth, server) {
   const url = baseUrl + TOKEN_PATH;
   console.log(`${alg}  measuring ${name}: calm, then beside ${KEY_FLOOD_CONNECTIONS} flooding connection(s) ...`);
   if (config.warmup > 0) await sequentialLatencies(url, auth, config.warmup);
+  const calmCpu = startCpuMeasurement(server.child.pid);
   const calm = await sequentialLatencies(url, auth, config.duration);
+  const calmUsed = calmCpu.stop();
   const env = { FLOOD_URL: url, FLOOD_CONNECTIONS: String(KEY_FLOOD_CONNECTIONS), FLOOD_CLIENT_ID: CLIENT_ID };
   const flood = startChild('oversized-key flood', ['bench/oversized-key-flood.mjs'], env, logPath('oversized-key-flood', alg));
   let duringFlood;
-  const cpu = startCpuMeasurement(server.child.pid);
+  let used;
   try {
     // The flood's first second (its start-up) is not measured.
     await sleep(1_000);
+    const cpu = startCpuMeasurement(server.child.pid);
     duringFlood = await sequentialLatencies(url, auth, config.duration);
+    used = cpu.stop();
   } finally {
     flood.child.kill('SIGTERM');
     await Promise.race([flood.exited, sleep(10_000)]);
     await reapGroup(flood.name, flood.child.pid);
   }
-  const used = cpu.stop();
   const line = flood.stdout.trim().split('\n').pop();
   notes.push(`oversized-key DPoP flood (${alg}, ${KEY_FLOOD_CONNECTIONS} connection(s)): ${line || 'no summary'}`);
   for (const [phase, r] of [
@@ -581,7 +584,18 @@ async function measureKeyFlood(name, alg, baseUrl, auth, server) {
   } catch {
     // No summary: noted above.
   }
-  return { bodyBytes, ...duringFlood, calm, flood: floodSummary, cpu: { ...used, microsPerResponse: null } };
+  // The server's CPU for one flooding request, roughly: its CPU during the flood, less what the
+  // known client's requests of that window cost at the calm rate, over the flood's requests.
+  const perKnownRequest = calmUsed.serverCpuSeconds / Math.max(1, calm.requests);
+  const floodRequests = (floodSummary?.perSecond ?? 0) * config.duration;
+  const microsPerFloodRequest = floodRequests > 0 ? ((used.serverCpuSeconds - duringFlood.requests * perKnownRequest) * 1e6) / floodRequests : null;
+  return {
+    bodyBytes,
+    ...duringFlood,
+    calm: { ...calm, cpu: calmUsed },
+    flood: floodSummary ? { ...floodSummary, microsPerFloodRequest } : null,
+    cpu: { ...used, microsPerResponse: null },
+  };
 }
 
 // Fills our embedded database through plain SQL (bench/fill-database.mjs, shared with the console
@@ -740,7 +754,7 @@ function printReport(results) {
     if (r.oursFlood) console.log(`${alg}  known client during a wrong-secret flood / plain ${fmtRatio(r.oursFlood, r.ours)}`);
     if (r.oursKeyFlood)
       console.log(
-        `${alg}  known client's median latency during an oversized-key DPoP flood ${fmtMs(r.oursKeyFlood.latencyMs.p50)} ms / calm ${fmtMs(r.oursKeyFlood.calm.latencyMs.p50)} ms = ${(r.oursKeyFlood.latencyMs.p50 / r.oursKeyFlood.calm.latencyMs.p50).toFixed(2)}x (wanted: at most 10x; flood ${r.oursKeyFlood.flood?.perSecond ?? 'n/a'} requests/s)`,
+        `${alg}  known client's median latency during an oversized-key DPoP flood ${fmtMs(r.oursKeyFlood.latencyMs.p50)} ms / calm ${fmtMs(r.oursKeyFlood.calm.latencyMs.p50)} ms = ${(r.oursKeyFlood.latencyMs.p50 / r.oursKeyFlood.calm.latencyMs.p50).toFixed(2)}x (wanted: at most 10x; flood ${r.oursKeyFlood.flood?.perSecond ?? 'n/a'} requests/s, about ${r.oursKeyFlood.flood?.microsPerFloodRequest ? fmtInt(r.oursKeyFlood.flood.microsPerFloodRequest) : 'n/a'} µs of server CPU each)`,
       );
     if (r.oursTickets)
       console.log(
