@@ -23,7 +23,7 @@ function clientWith(jwks: unknown): ClientRecord {
 async function candidates(jwks: unknown, alg: string): Promise<webcrypto.CryptoKey[]> {
   const set = await keys.keysOf(clientWith(jwks));
   try {
-    return [(await set({ alg }, undefined))];
+    return [await set({ alg }, undefined)];
   } catch (error) {
     if ((error as { code?: string }).code !== 'ERR_JWKS_MULTIPLE_MATCHING_KEYS') throw error;
     const found: webcrypto.CryptoKey[] = [];
