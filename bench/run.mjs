@@ -2,6 +2,7 @@
 // node:http server, one at a time, client credentials grant, JWT access tokens.
 // Usage: npm run bench   (see bench/README.md for the knobs)
 import { spawn } from 'node:child_process';
+import { Agent, request as httpRequest } from 'node:http';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
@@ -26,7 +27,7 @@ const config = {
     .map((s) => s.trim())
     .filter(Boolean),
   // Which cases run (names from CASES below, and `pop`: private_key_jwt + DPoP, ours and oidc-provider).
-  servers: (process.env.BENCH_SERVERS ?? 'ours,flood,tickets,disclosures,workers2,oidc-provider,bare,pop').split(',').map((s) => s.trim()),
+  servers: (process.env.BENCH_SERVERS ?? 'ours,flood,key-flood,tickets,disclosures,workers2,oidc-provider,bare,pop').split(',').map((s) => s.trim()),
 };
 
 const CLIENT_ID = 'bench-client';
@@ -314,7 +315,7 @@ function summarize(r) {
  * Our server on a fresh embedded database: `env` is added to its environment, `prepare(dataDir)`
  * runs once it is up (to seed data), then `body` is measured.
  */
-async function runOurs(alg, { name = 'ours', logName = 'ours', env: extraEnv = {}, prepare, body = REQUEST_BODY, alongside } = {}) {
+async function runOurs(alg, { name = 'ours', logName = 'ours', env: extraEnv = {}, prepare, body = REQUEST_BODY, alongside, measureWith } = {}) {
   let [port, adminPort] = [await freePort(), await freePort()];
   // Two probes in a row may get the same port back; the server refuses PORT = ADMIN_PORT.
   while (adminPort === port) adminPort = await freePort();
@@ -336,6 +337,8 @@ async function runOurs(alg, { name = 'ours', logName = 'ours', env: extraEnv = {
       if (alongside) await verifyToken(name, baseUrl, basicAuth(CLIENT_ID, secret), alg, body);
       const stopAlongside = alongside?.(baseUrl);
       try {
+        // `measureWith`: a case that measures in its own way instead of the usual load.
+        if (measureWith) return await measureWith(name, alg, baseUrl, basicAuth(CLIENT_ID, secret), server);
         return await benchServer(name, alg, baseUrl, basicAuth(CLIENT_ID, secret), server, body);
       } finally {
         await stopAlongside?.();
@@ -471,6 +474,16 @@ const CASES = [
         alongside: floodWrongSecrets,
       }),
   },
+  // A known client's median latency (one request at a time) while another connection floods DPoP
+  // proofs whose keys would be costly to verify with (docs/operations/security.md#bounded-key-cost),
+  // against its calm median: the contract wants at most 10x.
+  {
+    name: 'key-flood',
+    key: 'oursKeyFlood',
+    label: 'ours, key flood',
+    unit: 'tok/s',
+    run: (alg) => runOurs(alg, { name: 'ours, known client during an oversized-key DPoP flood', logName: 'ours-key-flood', measureWith: measureKeyFlood }),
+  },
   { name: 'oidc-provider', key: 'oidcProvider', label: 'oidc-provider', unit: 'tok/s', run: (alg) => runOidcProvider(alg) },
   // Same body size as our real token response for this alg, so bytes on the wire match.
   { name: 'bare', key: 'bare', label: 'bare node:http', unit: 'req/s', run: (alg, results) => runBare(alg, results.ours?.bodyBytes ?? DEFAULT_BODY_BYTES) },
@@ -489,6 +502,99 @@ function floodWrongSecrets(baseUrl) {
     await reapGroup(flood.name, flood.child.pid);
     const line = flood.stdout.trim().split('\n').pop();
     notes.push(`wrong-secret flood (${FLOOD_CONNECTIONS} connections, ${FLOOD_ADDRESSES} addresses): ${line || 'no summary'}`);
+  };
+}
+
+const KEY_FLOOD_CONNECTIONS = Number(process.env.BENCH_KEY_FLOOD_CONNECTIONS ?? 1);
+
+/**
+ * The known client's token requests one at a time for `seconds`, over one kept-alive connection,
+ * each timed from sending to the last byte of the answer: the median of single requests is what
+ * a flood must not multiply (autocannon's whole-millisecond latencies are too coarse for it).
+ */
+async function sequentialLatencies(url, auth, seconds) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const headers = { ...tokenRequestHeaders(auth), 'content-length': Buffer.byteLength(REQUEST_BODY) };
+  const latencies = [];
+  let non2xx = 0;
+  const deadline = Date.now() + seconds * 1000;
+  try {
+    while (Date.now() < deadline) {
+      const started = process.hrtime.bigint();
+      const status = await new Promise((resolve, reject) => {
+        const outgoing = httpRequest(url, { method: 'POST', agent, headers }, (incoming) => {
+          incoming.resume();
+          incoming.on('end', () => resolve(incoming.statusCode));
+          incoming.on('error', reject);
+        });
+        outgoing.on('error', reject);
+        outgoing.end(REQUEST_BODY);
+      });
+      latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
+      if (status < 200 || status > 299) non2xx += 1;
+    }
+  } finally {
+    agent.destroy();
+  }
+  latencies.sort((a, b) => a - b);
+  const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+  return {
+    requests: latencies.length,
+    non2xx,
+    perSecond: (latencies.length - non2xx) / seconds,
+    latencyMs: { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: latencies.at(-1), mean: latencies.reduce((a, b) => a + b, 0) / latencies.length },
+  };
+}
+
+/** The `key-flood` case: calm median, then the median while bench/oversized-key-flood.mjs runs. */
+async function measureKeyFlood(name, alg, baseUrl, auth, server) {
+  const { bodyBytes } = await verifyToken(name, baseUrl, auth, alg);
+  const url = baseUrl + TOKEN_PATH;
+  console.log(`${alg}  measuring ${name}: calm, then beside ${KEY_FLOOD_CONNECTIONS} flooding connection(s) ...`);
+  if (config.warmup > 0) await sequentialLatencies(url, auth, config.warmup);
+  const calmCpu = startCpuMeasurement(server.child.pid);
+  const calm = await sequentialLatencies(url, auth, config.duration);
+  const calmUsed = calmCpu.stop();
+  const env = { FLOOD_URL: url, FLOOD_CONNECTIONS: String(KEY_FLOOD_CONNECTIONS), FLOOD_CLIENT_ID: CLIENT_ID };
+  const flood = startChild('oversized-key flood', ['bench/oversized-key-flood.mjs'], env, logPath('oversized-key-flood', alg));
+  let duringFlood;
+  let used;
+  try {
+    // The flood's first second (its start-up) is not measured.
+    await sleep(1_000);
+    const cpu = startCpuMeasurement(server.child.pid);
+    duringFlood = await sequentialLatencies(url, auth, config.duration);
+    used = cpu.stop();
+  } finally {
+    flood.child.kill('SIGTERM');
+    await Promise.race([flood.exited, sleep(10_000)]);
+    await reapGroup(flood.name, flood.child.pid);
+  }
+  const line = flood.stdout.trim().split('\n').pop();
+  notes.push(`oversized-key DPoP flood (${alg}, ${KEY_FLOOD_CONNECTIONS} connection(s)): ${line || 'no summary'}`);
+  for (const [phase, r] of [
+    ['calm', calm],
+    ['during the flood', duringFlood],
+  ]) {
+    if (r.non2xx > 0) console.warn(`WARNING ${alg} ${name}: ${r.non2xx} non-2xx answers to the known client ${phase}`);
+  }
+  let floodSummary = null;
+  try {
+    floodSummary = JSON.parse(line);
+  } catch {
+    // No summary: noted above.
+  }
+  // The server's CPU for one flooding request, roughly: its CPU during the flood, less what the
+  // known client's requests of that window cost at the calm rate, over the flood's requests.
+  const perKnownRequest = calmUsed.serverCpuSeconds / Math.max(1, calm.requests);
+  const floodRequests = (floodSummary?.perSecond ?? 0) * config.duration;
+  const microsPerFloodRequest = floodRequests > 0 ? ((used.serverCpuSeconds - duringFlood.requests * perKnownRequest) * 1e6) / floodRequests : null;
+  return {
+    bodyBytes,
+    ...duringFlood,
+    calm: { ...calm, cpu: calmUsed },
+    flood: floodSummary ? { ...floodSummary, microsPerFloodRequest } : null,
+    cpu: { ...used, microsPerResponse: null },
   };
 }
 
@@ -646,6 +752,10 @@ function printReport(results) {
     );
     if (r.oursWorkers2) console.log(`${alg}  WORKERS=2 / WORKERS=1 ${fmtRatio(r.oursWorkers2, r.ours)} (the load generator takes much of the second core)`);
     if (r.oursFlood) console.log(`${alg}  known client during a wrong-secret flood / plain ${fmtRatio(r.oursFlood, r.ours)}`);
+    if (r.oursKeyFlood)
+      console.log(
+        `${alg}  known client's median latency during an oversized-key DPoP flood ${fmtMs(r.oursKeyFlood.latencyMs.p50)} ms / calm ${fmtMs(r.oursKeyFlood.calm.latencyMs.p50)} ms = ${(r.oursKeyFlood.latencyMs.p50 / r.oursKeyFlood.calm.latencyMs.p50).toFixed(2)}x (wanted: at most 10x; flood ${r.oursKeyFlood.flood?.perSecond ?? 'n/a'} requests/s, about ${r.oursKeyFlood.flood?.microsPerFloodRequest ? fmtInt(r.oursKeyFlood.flood.microsPerFloodRequest) : 'n/a'} µs of server CPU each)`,
+      );
     if (r.oursTickets)
       console.log(
         `${alg}  resource scope with 10k clients, 100k ticket records and 1k data sources / plain scope ${fmtRatio(r.oursTickets, r.ours)} (issue 13 wants at least 0.95x: a cost at most 1.05x)`,
@@ -680,6 +790,7 @@ function writeJson(results) {
               : null,
           workers2OverWorkers1: r.oursWorkers2 && r.ours ? r.oursWorkers2.perSecond / r.ours.perSecond : null,
           floodOverPlain: r.oursFlood && r.ours ? r.oursFlood.perSecond / r.ours.perSecond : null,
+          keyFloodMedianOverCalm: r.oursKeyFlood ? r.oursKeyFlood.latencyMs.p50 / r.oursKeyFlood.calm.latencyMs.p50 : null,
           ticketsOverPlain: r.oursTickets && r.ours ? r.oursTickets.perSecond / r.ours.perSecond : null,
           disclosuresOverPlain: r.oursDisclosures && r.ours ? r.oursDisclosures.perSecond / r.ours.perSecond : null,
           proofOfPossessionOursOverOidcProvider: r.oursPop && r.oidcProviderPop ? r.oursPop.perSecond / r.oidcProviderPop.perSecond : null,

@@ -138,6 +138,13 @@ describe('jwks_uri targets on loopback, private, link-local or unspecified addre
     ['an IPv6 loopback', () => 'https://[::1]/jwks'],
     ['the unspecified address', () => 'https://0.0.0.0/jwks'],
     ['userinfo', () => 'https://user:password@keys.example/jwks'],
+    ['shared address space (cloud metadata)', () => 'https://100.100.100.200/latest/meta-data/'],
+    ['the benchmarking range', () => 'https://198.18.0.1/jwks'],
+    ['NAT64 of the metadata address', () => 'https://[64:ff9b::a9fe:a9fe]/latest/meta-data/'],
+    ['an IPv4-compatible loopback', () => 'https://[::7f00:1]/jwks'],
+    ['an IPv4-mapped loopback', () => 'https://[::ffff:127.0.0.1]/jwks'],
+    ['an IPv4-translated loopback', () => 'https://[::ffff:0:7f00:1]/jwks'],
+    ['an IPv4-translated metadata address', () => 'https://[::ffff:0:169.254.169.254]/jwks'],
   ])('refuses %s at registration with 422 naming jwksUri', async (_name, uri) => {
     const response = await register(strict, uri());
     expect(response.status).toBe(422);
@@ -164,6 +171,20 @@ describe('jwks_uri targets on loopback, private, link-local or unspecified addre
     expect(response.text).not.toContain(DISTINCTIVE);
     expect(keys.fetches(path)).toBe(0);
   });
+
+  it.each(['[::7f00:1]', '[::ffff:0:7f00:1]', '[64:ff9b::7f00:1]'])(
+    'never fetches an IPv6 form %s of the loopback key server registered before the rule',
+    async (host) => {
+      const key = await clientKey('ES256');
+      const path = keys.nextPath();
+      keys.serve(path, { keys: [key.jwk] });
+      const id = await clientAt(key, keys.url(path, host).replace('http:', 'https:'));
+      const response = await askWithKey(strict, key, id);
+      expect(response.status).toBe(401);
+      expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/could not be used$/);
+      expect(keys.fetches(path)).toBe(0);
+    },
+  );
 
   it('refuses, after resolving it, a name that resolves to a loopback or private address, and logs why', async () => {
     const name = hostname();

@@ -1,5 +1,6 @@
 import { calculateJwkThumbprint, importJWK, type CryptoKey, type JWK } from 'jose';
 import { invalidProof } from '../oauth/dpop-proof-claims.js';
+import { keyOutOfBounds } from '../oauth/key-bounds.js';
 
 /** A proof's public key, imported, and its RFC 7638 thumbprint (the token's `cnf.jkt`). */
 export type ProofKey = { key: CryptoKey; jkt: string };
@@ -12,12 +13,17 @@ const MAX_ENTRY_LENGTH = 2_048;
  * (what jose's EmbeddedJWK does): a client signs its proofs with one key for a long while, and
  * the import and the thumbprint were a tenth of a proof-of-possession request's CPU. The rules
  * are EmbeddedJWK's: `use` (if any) `sig`, `alg` (if any) the header's, a public key. Bounded,
- * and only small JWKs are kept, so made-up keys cannot grow it.
+ * and only small JWKs are kept, so made-up keys cannot grow it. A key out of bounds (an RSA
+ * modulus over 4096 or under 2048 bits, an exponent other than 65537, a type or curve `alg` does
+ * not name: docs/operations/security.md#bounded-key-cost) is refused before it is imported or
+ * looked up, so no signature work is ever done with it.
  */
 export class DpopKeys {
   private readonly keys = new Map<string, Promise<ProofKey>>();
 
   resolve(jwk: Record<string, unknown>, alg: string): Promise<ProofKey> {
+    const outOfBounds = keyOutOfBounds(jwk, alg);
+    if (outOfBounds !== undefined) return Promise.reject(invalidProof(`the proof's "jwk" is refused: ${outOfBounds}`));
     const id = `${alg}\u0000${JSON.stringify(jwk)}`;
     const cached = this.keys.get(id);
     if (cached) return cached;

@@ -1,4 +1,5 @@
 import { createPublicKey } from 'node:crypto';
+import { rsaOutOfBounds } from '../oauth/key-bounds.js';
 
 /** A client's public keys (RFC 7517 JWK Set), checked by validateJwks. */
 export type ClientJwks = { keys: Record<string, unknown>[] };
@@ -28,9 +29,16 @@ export function keyFitsAlgorithm(jwk: Record<string, unknown>, alg: string): boo
 export class JwksError extends Error {}
 
 /**
- * docs/guides/clients-with-keys.md#registering-the-client: public keys only, RSA of at least 2048
- * bits, EC P-256 or P-384, OKP Ed25519, at most 10 keys, unique `kid`s. The key material itself is
- * parsed by node:crypto (createPublicKey), which refuses a malformed key.
+ * docs/guides/clients-with-keys.md#registering-the-client: public keys only, RSA with a modulus of
+ * 2048 to 4096 bits and the exponent 65537, EC P-256 or P-384, OKP Ed25519, at most 10 keys,
+ * unique `kid`s. The bounds (docs/operations/security.md#bounded-key-cost) are judged from the JWK
+ * members before anything is parsed; the key material itself is then parsed by node:crypto
+ * (createPublicKey), which refuses a malformed key.
+ *
+ * The one check of a client's key set wherever it comes from: the admin interface and the CLI
+ * at registration (a refusal is a 422 naming the member), dynamic registration, a registered
+ * `jwksRaw` before its keys are used, and every document fetched from a `jwks_uri` (a refused
+ * document is a key set that cannot be used: no key of it is tried).
  */
 export function validateJwks(value: unknown): ClientJwks {
   let document = value;
@@ -75,11 +83,12 @@ function checkKey(key: unknown, index: number): void {
     throw new JwksError(`key ${index}: "alg" does not fit a ${kty}${jwk.kty === 'EC' ? ` ${jwk.crv as string}` : ''} key (use ${fitting.join(' or ')})`);
   }
   if (jwk.use !== undefined && jwk.use !== 'sig') throw new JwksError(`key ${index}: "use" must be "sig"`);
-  let modulusLength: number | undefined;
+  // Judged before the key is parsed: a 16384-bit modulus is never handed to node:crypto.
+  const outOfBounds = jwk.kty === 'RSA' ? rsaOutOfBounds(jwk) : undefined;
+  if (outOfBounds !== undefined) throw new JwksError(`key ${index}: ${outOfBounds}`);
   try {
-    modulusLength = createPublicKey({ key: jwk as never, format: 'jwk' }).asymmetricKeyDetails?.modulusLength;
+    createPublicKey({ key: jwk as never, format: 'jwk' });
   } catch {
     throw new JwksError(`key ${index} is not a valid ${kty} public key`);
   }
-  if (jwk.kty === 'RSA' && (modulusLength ?? 0) < 2048) throw new JwksError(`key ${index}: RSA keys must have at least 2048 bits`);
 }

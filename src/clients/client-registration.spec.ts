@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { ClientTakenError, RegistrationError, validateRegistration, type ClientRegistration } from './client-registration.js';
+import { ClientTakenError, RegistrationError, validateKeyMaterial, validateRegistration, type ClientRegistration } from './client-registration.js';
 
 const base: ClientRegistration = { clientId: 'glucose-app', clientName: 'Glucose app', allowedScopes: 'read' };
 const publicJwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
@@ -82,5 +82,29 @@ describe('ClientTakenError', () => {
     expect(byClientId).toBeInstanceOf(RegistrationError);
     expect([byClientId.field, byClientId.message]).toEqual(['clientId', 'a client with id "glucose-app" already exists']);
     expect(new ClientTakenError('id', 7).field).toBe('id');
+  });
+});
+
+describe('validateKeyMaterial (shared by every way of registering a client)', () => {
+  const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
+  const hugeRsa = { kty: 'RSA', n: Buffer.concat([Buffer.from([0x80]), Buffer.alloc(2047, 7)]).toString('base64url'), e: 'AQAB' };
+
+  it('accepts a key set within bounds, or a public https URL', () => {
+    expect(validateKeyMaterial({ jwksRaw: JSON.stringify({ keys: [ec] }) })).toEqual({ jwksRaw: JSON.stringify({ keys: [ec] }), jwksUri: null });
+    expect(validateKeyMaterial({ jwksUri: 'https://keys.example/jwks' })).toEqual({ jwksRaw: null, jwksUri: 'https://keys.example/jwks' });
+  });
+
+  it.each([
+    ['a 16384-bit RSA key', { jwksRaw: JSON.stringify({ keys: [hugeRsa] }) }, 'jwksRaw', /at most 4096 bits/],
+    ['eleven keys', { jwksRaw: JSON.stringify({ keys: Array.from({ length: 11 }, () => ec) }) }, 'jwksRaw', /1 to 10 keys/],
+    ['a jwks_uri in shared address space', { jwksUri: 'https://100.100.100.200/jwks' }, 'jwksUri', /loopback, private/],
+    ['a jwks_uri at an IPv4-translated loopback', { jwksUri: 'https://[::ffff:0:7f00:1]/jwks' }, 'jwksUri', /loopback, private/],
+  ])('refuses %s naming the member', (_name, keys, field, message) => {
+    expect(() => validateKeyMaterial(keys)).toThrow(message);
+    expect(() => validateKeyMaterial(keys)).toThrow(expect.objectContaining({ field }) as Error);
+  });
+
+  it('lets the policy allow internal targets', () => {
+    expect(validateKeyMaterial({ jwksUri: 'http://127.0.0.1:9/jwks' }, { allowPrivateJwksUri: true }).jwksUri).toBe('http://127.0.0.1:9/jwks');
   });
 });

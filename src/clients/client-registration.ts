@@ -96,10 +96,21 @@ export function validateRegistration(input: ClientRegistration, policy: Registra
   };
 }
 
-/** docs/guides/clients-with-keys.md#registering-the-client: a private_key_jwt client has keys (a JWKS or its URL, never both) and no secret. */
-function checkKeys(authenticationType: string, input: ClientRegistration, policy: RegistrationPolicy): { jwksRaw: string | null; jwksUri: string | null } {
-  const jwksRaw = input.jwksRaw ?? null;
-  const jwksUri = input.jwksUri ?? null;
+/**
+ * The checks of a client's key material, for every way of registering a client (the admin
+ * interface, the CLI, dynamic registration): a JWKS (JSON text) or a URL serving one, never
+ * both. The JWKS holds 1 to 10 public keys within the bounds of
+ * docs/operations/security.md#bounded-key-cost; the URL is an https URL whose literal host is no
+ * internal address (docs/operations/security.md#jwks_uri-targets) unless the policy allows it.
+ * A refusal is a RegistrationError whose `field` is `jwksRaw` or `jwksUri` and whose message says
+ * why; map the field onto the caller's own member name (e.g. `jwks`, `jwks_uri`).
+ */
+export function validateKeyMaterial(
+  keys: { jwksRaw?: string | null; jwksUri?: string | null },
+  policy: RegistrationPolicy = { allowPrivateJwksUri: false },
+): { jwksRaw: string | null; jwksUri: string | null } {
+  const jwksRaw = keys.jwksRaw ?? null;
+  const jwksUri = keys.jwksUri ?? null;
   if (jwksRaw !== null && jwksUri !== null) throw new RegistrationError('jwksUri', 'give jwksRaw or jwksUri, not both');
   if (jwksRaw !== null) {
     try {
@@ -110,6 +121,12 @@ function checkKeys(authenticationType: string, input: ClientRegistration, policy
     }
   }
   if (jwksUri !== null) checkJwksUri(jwksUri, policy);
+  return { jwksRaw, jwksUri };
+}
+
+/** docs/guides/clients-with-keys.md#registering-the-client: a private_key_jwt client has keys (a JWKS or its URL, never both) and no secret. */
+function checkKeys(authenticationType: string, input: ClientRegistration, policy: RegistrationPolicy): { jwksRaw: string | null; jwksUri: string | null } {
+  const { jwksRaw, jwksUri } = validateKeyMaterial(input, policy);
   if (authenticationType === 'private_key_jwt') {
     if (jwksRaw === null && jwksUri === null) {
       throw new RegistrationError('jwksRaw', 'a private_key_jwt client needs its public keys: give jwksRaw or jwksUri');

@@ -1,26 +1,83 @@
 import { BlockList, isIP } from 'node:net';
 
-// Addresses a client's jwks_uri must never reach (docs/guides/smart-backend-services.md): the
-// server's own loopback, private networks, link-local (cloud metadata services) and unspecified.
-const FORBIDDEN = new BlockList();
-FORBIDDEN.addSubnet('0.0.0.0', 8, 'ipv4');
-FORBIDDEN.addSubnet('127.0.0.0', 8, 'ipv4');
-FORBIDDEN.addSubnet('10.0.0.0', 8, 'ipv4');
-FORBIDDEN.addSubnet('172.16.0.0', 12, 'ipv4');
-FORBIDDEN.addSubnet('192.168.0.0', 16, 'ipv4');
-FORBIDDEN.addSubnet('169.254.0.0', 16, 'ipv4');
-FORBIDDEN.addAddress('::', 'ipv6');
-FORBIDDEN.addAddress('::1', 'ipv6');
-FORBIDDEN.addSubnet('fc00::', 7, 'ipv6');
-FORBIDDEN.addSubnet('fe80::', 10, 'ipv6');
+// Addresses a client's jwks_uri must never reach (docs/guides/smart-backend-services.md,
+// docs/operations/security.md#jwks_uri-targets): the server's own loopback, private networks,
+// shared address space (100.64/10, where cloud providers put metadata services), link-local
+// (cloud metadata services), benchmarking (198.18/15), multicast, reserved and unspecified.
+const FORBIDDEN_IPV4 = new BlockList();
+FORBIDDEN_IPV4.addSubnet('0.0.0.0', 8, 'ipv4');
+FORBIDDEN_IPV4.addSubnet('127.0.0.0', 8, 'ipv4');
+FORBIDDEN_IPV4.addSubnet('10.0.0.0', 8, 'ipv4');
+FORBIDDEN_IPV4.addSubnet('100.64.0.0', 10, 'ipv4');
+FORBIDDEN_IPV4.addSubnet('172.16.0.0', 12, 'ipv4');
+FORBIDDEN_IPV4.addSubnet('192.168.0.0', 16, 'ipv4');
+FORBIDDEN_IPV4.addSubnet('169.254.0.0', 16, 'ipv4');
+FORBIDDEN_IPV4.addSubnet('198.18.0.0', 15, 'ipv4');
+FORBIDDEN_IPV4.addSubnet('224.0.0.0', 4, 'ipv4');
+FORBIDDEN_IPV4.addSubnet('240.0.0.0', 4, 'ipv4');
 
-/** Whether an IP address is loopback, private, link-local or unspecified (IPv4-mapped IPv6 judged as IPv4). */
+// IPv6 ranges refused whatever they hold. The NAT64 prefixes (RFC 6052's well-known 64:ff9b::/96
+// and RFC 8215's local-use 64:ff9b:1::/48) reach IPv4 hosts through a translator the operator
+// runs, so none of their addresses is a client's public key server.
+const FORBIDDEN_IPV6 = new BlockList();
+FORBIDDEN_IPV6.addAddress('::', 'ipv6');
+FORBIDDEN_IPV6.addAddress('::1', 'ipv6');
+FORBIDDEN_IPV6.addSubnet('fc00::', 7, 'ipv6');
+FORBIDDEN_IPV6.addSubnet('fe80::', 10, 'ipv6');
+FORBIDDEN_IPV6.addSubnet('ff00::', 8, 'ipv6');
+FORBIDDEN_IPV6.addSubnet('64:ff9b::', 96, 'ipv6');
+FORBIDDEN_IPV6.addSubnet('64:ff9b:1::', 48, 'ipv6');
+
+/**
+ * Whether an IP address is one a jwks_uri may not reach. An IPv6 address that carries an IPv4
+ * address is judged by that IPv4 address too: IPv4-mapped (`::ffff:a.b.c.d`), IPv4-compatible
+ * (`::a.b.c.d`, deprecated but still routed by some stacks), IPv4-translated (`::ffff:0:a.b.c.d`,
+ * SIIT), NAT64 (`64:ff9b::a.b.c.d`) and 6to4 (`2002:AABB:CCDD::`). A zone (`%eth0`) is ignored.
+ */
 export function isForbiddenAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped !== undefined) return FORBIDDEN.check(mapped, 'ipv4');
-  const family = isIP(address);
-  if (family === 0) return false;
-  return FORBIDDEN.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  const bare = address.replace(/%.*$/, '');
+  const family = isIP(bare);
+  if (family === 4) return FORBIDDEN_IPV4.check(bare, 'ipv4');
+  if (family !== 6) return false;
+  if (FORBIDDEN_IPV6.check(bare, 'ipv6')) return true;
+  const embedded = embeddedIpv4(bare);
+  return embedded !== undefined && FORBIDDEN_IPV4.check(embedded, 'ipv4');
+}
+
+/** The IPv4 address an IPv6 address carries in one of the forms above, as a dotted quad, or undefined. */
+export function embeddedIpv4(address: string): string | undefined {
+  const groups = ipv6Groups(address);
+  if (groups === undefined) return undefined;
+  const zeros = (from: number, to: number) => groups.slice(from, to).every((group) => group === 0);
+  const last32 = () => quad(groups[6], groups[7]);
+  if (zeros(0, 5) && (groups[5] === 0 || groups[5] === 0xffff)) return last32(); // ::a.b.c.d and ::ffff:a.b.c.d
+  if (zeros(0, 4) && groups[4] === 0xffff && groups[5] === 0) return last32(); // ::ffff:0:a.b.c.d
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && zeros(2, 6)) return last32(); // 64:ff9b::a.b.c.d
+  if (groups[0] === 0x2002) return quad(groups[1], groups[2]); // 2002:AABB:CCDD::/48
+  return undefined;
+}
+
+function quad(high: number, low: number): string {
+  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
+}
+
+/** The eight 16-bit groups of an IPv6 address that isIP accepted (a trailing dotted quad allowed). */
+function ipv6Groups(address: string): number[] | undefined {
+  let text = address;
+  const dotted = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(2).map(Number);
+    text = `${dotted[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((group) => parseInt(group, 16)));
+  const head = parse(halves[0]);
+  const tail = halves.length === 2 ? parse(halves[1]) : [];
+  const missing = 8 - head.length - tail.length;
+  if (missing < 0 || (halves.length === 1 && missing !== 0)) return undefined;
+  const groups = [...head, ...new Array<number>(missing).fill(0), ...tail];
+  return groups.some((group) => !Number.isInteger(group) || group < 0 || group > 0xffff) ? undefined : groups;
 }
 
 /** A URL's host without the brackets of an IPv6 literal. */
@@ -37,7 +94,7 @@ export function forbiddenTarget(url: URL): string | undefined {
   if (url.username !== '' || url.password !== '') return 'must not carry userinfo (user name or password)';
   const host = bareHost(url).toLowerCase().replace(/\.$/, '');
   if (host === 'localhost' || host.endsWith('.localhost') || isForbiddenAddress(host)) {
-    return 'must not point at a loopback, private, link-local or unspecified address';
+    return 'must not point at a loopback, private, link-local or unspecified address (nor shared, benchmarking, multicast, reserved or NAT64 ranges)';
   }
   return undefined;
 }
