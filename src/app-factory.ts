@@ -8,7 +8,7 @@ import { createRootLogger } from './logging/logging.js';
 import { PinoNestLogger } from './logging/nest-logger.js';
 import { requestLog } from './logging/request-log.js';
 import { requestMetrics } from './metrics/http-metrics.js';
-import { secureHeaders } from './common/http-hardening.js';
+import { secureHeaders } from './http/http-hardening.js';
 import { ExpressServerAdapter } from './http/express-server.js';
 import { useRequestHooks } from './http/request-hooks.js';
 import { MetricsService } from './metrics/metrics.service.js';

@@ -10,12 +10,13 @@ import { ClientsModule } from './clients/clients.module.js';
 import { ClientsService, type IssuedCredentials } from './clients/clients.service.js';
 import { RegistrationError } from './clients/client-registration.js';
 import { DatabaseModule } from './database/database.module.js';
+import { ENTITIES } from './entities.js';
 import { openDatabase } from './database/database-runtime.js';
-import { SigningKeysService } from './tokens/signing-keys.service.js';
+import { SigningKeysService } from './keys/signing-keys.service.js';
 import { TicketsModule } from './tickets/tickets.module.js';
 import { AccessDecisions } from './tickets/access-decisions.js';
 import { verdictText } from './tickets/verdict-text.js';
-import { cliActor } from './tickets/audit-trail.js';
+import { cliActor } from './audit/audit-trail.js';
 import { parseScope } from './oauth/scope.js';
 import { OAuthError } from './oauth/oauth-error.js';
 
@@ -40,7 +41,7 @@ class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [DatabaseModule.forRoot(config), ClientsModule, TicketsModule],
+      imports: [DatabaseModule.forRoot(config, ENTITIES), ClientsModule, TicketsModule],
       providers: [SigningKeysService],
     };
   }

@@ -3,7 +3,7 @@ import { ClientsService } from '../clients/clients.service.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { ChangeFeed } from '../database/change-feed.js';
-import { SigningKeysService } from '../tokens/signing-keys.service.js';
+import { SigningKeysService } from '../keys/signing-keys.service.js';
 import { AdminError, conflict, inDocument, malformed, notFound, type ErrorObject } from './json-api/admin-error.js';
 import type { CollectionParameters } from './json-api/collection-parameters.js';
 import { LocalIds } from './json-api/local-ids.js';
@@ -16,7 +16,7 @@ import { TICKET_RECORD_HANDLERS } from './records/ticket-records.js';
 import { DATA_SOURCE_RECORD_HANDLERS } from './records/data-source-records.js';
 import { DisclosureRecordHandler, refuseDisclosureWrite } from './records/disclosure-record-handler.js';
 import { DisclosureWithdrawals, type RecordChange } from '../disclosures/disclosure-withdrawals.js';
-import { recordAuditEvent } from '../tickets/audit-trail.js';
+import { recordAuditEvent } from '../audit/audit-trail.js';
 
 export const MAX_OPERATIONS = 1000;
 

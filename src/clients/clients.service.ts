@@ -6,7 +6,7 @@ import { generateClientSecret, hashClientSecret } from './client-secrets.js';
 import { RegistrationError, validateRegistration, type ClientRegistration, type ValidRegistration } from './client-registration.js';
 import { insertClient } from './client-writes.js';
 import { newClientAttributes, newSecretOf, type NewClient } from './new-client.js';
-import { recordAuditEvent } from '../tickets/audit-trail.js';
+import { recordAuditEvent } from '../audit/audit-trail.js';
 
 /** What registration hands out once: the secret, absent for a private_key_jwt client (it has none). */
 export type IssuedCredentials = { clientId: string; clientSecret?: string };

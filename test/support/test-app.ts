@@ -6,7 +6,7 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DestinationStream } from 'pino';
 import type { DataSource } from 'typeorm';
 import { closeAdmin, listenAdmin } from '../../src/http/listeners.js';
-import { hardenServer } from '../../src/common/http-hardening.js';
+import { hardenServer } from '../../src/http/http-hardening.js';
 import { createApp } from '../../src/app-factory.js';
 import type { AppConfig } from '../../src/config/app-config.js';
 import { loadConfig } from '../../src/config/env.validation.js';
