@@ -8,9 +8,8 @@ import { Type } from 'class-transformer';
 import type { AppConfig, ClientAssertionAudience, LogFormat, LogLevel, SigningAlgorithm, TrustProxy } from './app-config.js';
 import { describedVariables, Describe, type DescribedVariable } from './variable-description.js';
 import { loadTlsFiles } from './tls-files.js';
+import { ConfigurationError } from './configuration-error.js';
 
-/** A configuration value that stops the process: the message is one line naming the variable. */
-export class ConfigurationError extends Error {}
 
 /**
  * Each process needs the change feed's connection, one for the replay store, one for the
