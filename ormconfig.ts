@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
-import { loadConfig } from './src/config/env.validation.js';
+import { loadConfig } from './src/config/load-config.js';
 import { openDatabase } from './src/database/database-runtime.js';
 import { buildDataSourceOptions } from './src/database/typeorm-options.js';
 import { ENTITIES } from './src/entities.js';

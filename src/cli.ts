@@ -6,7 +6,7 @@ import { NestFactory } from '@nestjs/core';
 import { Module, type DynamicModule, type INestApplicationContext } from '@nestjs/common';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigurationError } from './config/configuration-error.js';
-import { loadConfig } from './config/env.validation.js';
+import { loadConfig } from './config/load-config.js';
 import { ClientsModule } from './clients/clients.module.js';
 import { ClientsService, type IssuedCredentials } from './clients/clients.service.js';
 import { RegistrationError } from './clients/client-registration.js';

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { AppConfig } from './config/app-config.js';
 import { resolveAdminToken } from './config/admin-token.js';
 import { ConfigurationError } from './config/configuration-error.js';
-import { loadConfig } from './config/env.validation.js';
+import { loadConfig } from './config/load-config.js';
 import { openDatabase } from './database/database-runtime.js';
 import { createRootLogger } from './logging/logging.js';
 import { runPrimary, WORKER_SERVING, WORKER_SETTINGS, type WorkerSettings } from './server/primary.js';

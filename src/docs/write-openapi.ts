@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from '../app.module.js';
-import { loadConfig } from '../config/env.validation.js';
+import { loadConfig } from '../config/load-config.js';
 import { buildApiDocument } from './api-docs.js';
 
 /**

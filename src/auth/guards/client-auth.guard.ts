@@ -81,11 +81,11 @@ export class ClientAuthGuard implements CanActivate {
   protected basicClient(request: Request, response: Response): Promise<ClientRecord> {
     return new Promise((resolve, reject) => {
       const middleware = passport.authenticate(this.basic.instanceName, { session: false }, (error: unknown, client: ClientRecord | false) => {
-        if (error) reject(error instanceof Error ? error : new Error(String(error)));
+        if (error) reject(error instanceof Error ? error : new Error('the Basic strategy failed'));
         else if (client) resolve(client);
         else reject(OAuthError.invalidClient('client authentication failed', true));
       }) as (request: Request, response: Response, next: (error?: unknown) => void) => void;
-      middleware(request, response, (error?: unknown) => reject(error instanceof Error ? error : new Error(String(error))));
+      middleware(request, response, (error?: unknown) => reject(error instanceof Error ? error : new Error('the Basic strategy failed')));
     });
   }
 }
