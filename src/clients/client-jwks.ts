@@ -1,5 +1,4 @@
 import { createPublicKey } from 'node:crypto';
-import { ASSERTION_ALGORITHMS } from '../oauth/client-assertion-claims.js';
 
 /** A client's public keys (RFC 7517 JWK Set), checked by validateJwks. */
 export type ClientJwks = { keys: Record<string, unknown>[] };
