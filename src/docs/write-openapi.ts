@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from '../app.module.js';
 import { loadConfig } from '../config/load-config.js';
-import { buildApiDocument } from './api-docs.js';
+import { buildApiDocument } from '../http/api-docs.js';
 
 /**
  * Writes the OpenAPI document (`npm run openapi [-- <file>]`, default openapi.json). The
