@@ -4,6 +4,7 @@ import { AdminModule } from './admin/admin.module.js';
 import { ConsoleModule } from './console/console.module.js';
 import { ClientsModule } from './clients/clients.module.js';
 import { DatabaseModule } from './database/database.module.js';
+import { ENTITIES } from './entities.js';
 import { HealthModule } from './health/health.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { TokensModule } from './tokens/tokens.module.js';
@@ -18,7 +19,7 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [DatabaseModule.forRoot(config), MetricsModule, ClientsModule, TokensModule, UmaModule, AdminModule, ConsoleModule, HealthModule],
+      imports: [DatabaseModule.forRoot(config, ENTITIES), MetricsModule, ClientsModule, TokensModule, UmaModule, AdminModule, ConsoleModule, HealthModule],
     };
   }
 }

@@ -5,17 +5,19 @@ import { parseArgs } from 'node:util';
 import { NestFactory } from '@nestjs/core';
 import { Module, type DynamicModule, type INestApplicationContext } from '@nestjs/common';
 import type { AppConfig } from './config/app-config.js';
-import { ConfigurationError, loadConfig } from './config/env.validation.js';
+import { ConfigurationError } from './config/configuration-error.js';
+import { loadConfig } from './config/load-config.js';
 import { ClientsModule } from './clients/clients.module.js';
 import { ClientsService, type IssuedCredentials } from './clients/clients.service.js';
 import { RegistrationError } from './clients/client-registration.js';
 import { DatabaseModule } from './database/database.module.js';
+import { ENTITIES } from './entities.js';
 import { openDatabase } from './database/database-runtime.js';
-import { SigningKeysService } from './tokens/signing-keys.service.js';
+import { SigningKeysService } from './keys/signing-keys.service.js';
 import { TicketsModule } from './tickets/tickets.module.js';
 import { AccessDecisions } from './tickets/access-decisions.js';
 import { verdictText } from './tickets/verdict-text.js';
-import { cliActor } from './tickets/audit-trail.js';
+import { cliActor } from './audit/audit-trail.js';
 import { parseScope } from './oauth/scope.js';
 import { OAuthError } from './oauth/oauth-error.js';
 
@@ -40,7 +42,7 @@ class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [DatabaseModule.forRoot(config), ClientsModule, TicketsModule],
+      imports: [DatabaseModule.forRoot(config, ENTITIES), ClientsModule, TicketsModule],
       providers: [SigningKeysService],
     };
   }

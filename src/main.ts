@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { resolveAdminToken } from './config/admin-token.js';
-import { ConfigurationError, loadConfig } from './config/env.validation.js';
+import { ConfigurationError } from './config/configuration-error.js';
+import { loadConfig } from './config/load-config.js';
 import { openDatabase } from './database/database-runtime.js';
 import { createRootLogger } from './logging/logging.js';
 import { runPrimary, WORKER_SERVING } from './server/primary.js';

@@ -53,7 +53,8 @@ describe('kill -9 in the middle of a stream of admin PATCHes', () => {
     try {
       const { DataSource } = await import('typeorm');
       const { buildDataSourceOptions } = await import('../src/database/typeorm-options.js');
-      const dataSource = await new DataSource(buildDataSourceOptions(testDatabaseUrl())).initialize();
+      const { ENTITIES } = await import('../src/entities.js');
+      const dataSource = await new DataSource(buildDataSourceOptions(testDatabaseUrl(), ENTITIES)).initialize();
       const rows: { id: number }[] = await dataSource.query('SELECT id FROM purpose WHERE id >= $1 AND id < $2', [base, base + 10_000_000]);
       await dataSource.destroy();
       const stored = new Set(rows.map((row) => row.id));

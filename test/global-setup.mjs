@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 import { startEmbeddedPostgres } from '../dist/src/database/embedded-postgres.js';
 import { runMigrations } from '../dist/src/database/database-runtime.js';
 import { buildDataSourceOptions } from '../dist/src/database/typeorm-options.js';
+import { ENTITIES } from '../dist/src/entities.js';
 
 /**
  * One PostgreSQL for the whole run: DATABASE_URL when given, else an embedded server in a
@@ -23,7 +24,7 @@ export default async function globalSetup() {
     globalThis.__EMBEDDED_POSTGRES__ = { database, dataDir };
   }
   process.env.TEST_DATABASE_URL = url;
-  const dataSource = await new DataSource(buildDataSourceOptions(url)).initialize();
+  const dataSource = await new DataSource(buildDataSourceOptions(url, ENTITIES)).initialize();
   await runMigrations(dataSource);
   await dataSource.destroy();
 }

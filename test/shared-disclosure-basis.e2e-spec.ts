@@ -1,10 +1,11 @@
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from '../src/database/typeorm-options.js';
+import { ENTITIES } from '../src/entities.js';
 import { freshDatabase } from './support/test-app.js';
 
 /** A database of its own, migrated up to (not including) the shared-basis migration. */
 async function databaseBeforeSharedBasis(): Promise<DataSource> {
-  const dataSource = await new DataSource(buildDataSourceOptions(await freshDatabase('basis'))).initialize();
+  const dataSource = await new DataSource(buildDataSourceOptions(await freshDatabase('basis'), ENTITIES)).initialize();
   await dataSource.runMigrations({ transaction: 'each' });
   await dataSource.undoLastMigration({ transaction: 'each' });
   return dataSource;

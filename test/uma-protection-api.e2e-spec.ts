@@ -8,8 +8,8 @@ import { eventually } from './support/processes.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { bodyOf, anyInstanceOf, type OAuthErrorBody } from './support/bodies.js';
 import { accessToken, protectionClient, registerResource, resourceProof, umaWorld } from './support/uma.js';
-import { SigningKeysService } from '../src/tokens/signing-keys.service.js';
-import { signAccessToken } from '../src/tokens/token-signer.js';
+import { SigningKeysService } from '../src/keys/signing-keys.service.js';
+import { signAccessToken } from '../src/keys/token-signer.js';
 
 let server: TestApp;
 

@@ -3,7 +3,7 @@ import { ClientsService } from '../clients/clients.service.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { ChangeFeed } from '../database/change-feed.js';
-import { SigningKeysService } from '../tokens/signing-keys.service.js';
+import { SigningKeysService } from '../keys/signing-keys.service.js';
 import { AdminError, conflict, inDocument, malformed, notFound, type ErrorObject } from './json-api/admin-error.js';
 import type { CollectionParameters } from './json-api/collection-parameters.js';
 import { LocalIds } from './json-api/local-ids.js';
@@ -16,7 +16,7 @@ import { TICKET_RECORD_HANDLERS } from './records/ticket-records.js';
 import { DATA_SOURCE_RECORD_HANDLERS } from './records/data-source-records.js';
 import { DisclosureRecordHandler, refuseDisclosureWrite } from './records/disclosure-record-handler.js';
 import { DisclosureWithdrawals, type RecordChange } from '../disclosures/disclosure-withdrawals.js';
-import { recordAuditEvent } from '../tickets/audit-trail.js';
+import { recordAuditEvent } from '../audit/audit-trail.js';
 
 export const MAX_OPERATIONS = 1000;
 
@@ -96,9 +96,8 @@ export class AdminRecordsService {
     }
   }
 
-  /** POST /admin/<type>: one add, in its own transaction. */
+  /** POST /admin/<type> (the controller has checked the type, before reading the body): one add, in its own transaction. */
   async create(type: string, document: unknown, actor: string): Promise<OperationResult> {
-    this.handlerForUrl(type);
     const result = await this.dataSource
       .transaction((manager) => this.apply(manager, { op: 'add', type, value: dataOf(document) }, actor))
       .catch((error: unknown) => {
@@ -108,9 +107,8 @@ export class AdminRecordsService {
     return result;
   }
 
-  /** PATCH /admin/<type>/<id>: one replace. */
+  /** PATCH /admin/<type>/<id> (type checked by the controller): one replace. */
   async update(type: string, id: number, document: unknown, actor: string): Promise<OperationResult> {
-    this.handlerForUrl(type);
     const changes: RecordChange[] = [];
     const result = await this.dataSource
       .transaction((manager) => this.apply(manager, { op: 'replace', type, id, value: dataOf(document) }, actor, changes))
@@ -129,9 +127,8 @@ export class AdminRecordsService {
     return { type: 'signing-key', id: kid, attributes: { ...jwk } };
   }
 
-  /** DELETE /admin/<type>/<id>. */
+  /** DELETE /admin/<type>/<id> (type checked by the controller). */
   async remove(type: string, id: number, actor: string): Promise<void> {
-    this.handlerForUrl(type);
     const changes: RecordChange[] = [];
     await this.dataSource.transaction((manager) => this.apply(manager, { op: 'remove', type, id }, actor, changes));
     await this.afterCommit(changes);
@@ -186,7 +183,7 @@ export class AdminRecordsService {
     let written: Written;
     let before = null;
     if (operation.op === 'add') {
-      written = await handler.create(manager, input, actor);
+      written = await handler.create(manager, input);
     } else {
       if (input.id !== undefined && input.id !== operation.id) {
         throw conflict(`the resource object's id ${input.id} does not match the path's id ${operation.id}`, '/value/id');
@@ -194,12 +191,11 @@ export class AdminRecordsService {
       before = await handler.snapshot(manager, operation.id);
       written = await handler.update(manager, operation.id, input);
     }
-    if (!written.audited) {
-      const auditEventId = await audit(manager, actor, operation.op, handler.type, written.id, before, await handler.snapshot(manager, written.id));
-      if (operation.op === 'replace') {
-        changes?.push({ auditEventId, operation: 'replace', recordType: handler.type, recordId: written.id, before });
-        await this.withdrawals.pending(manager, auditEventId);
-      }
+    // This service is the one writer of the admin interface's audit events, for every type.
+    const auditEventId = await audit(manager, actor, operation.op, handler.type, written.id, before, await handler.snapshot(manager, written.id));
+    if (operation.op === 'replace') {
+      changes?.push({ auditEventId, operation: 'replace', recordType: handler.type, recordId: written.id, before });
+      await this.withdrawals.pending(manager, auditEventId);
     }
     const [data] = await handler.find(manager, [written.id]);
     if (!written.meta) return { data: data };

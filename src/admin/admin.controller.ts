@@ -124,7 +124,9 @@ export class AdminController {
   @ApiResponse({ status: 204, description: 'removed' })
   @ApiResponse({ status: 409, ...ERRORS })
   async remove(@Param('type') type: string, @Param('id') id: string, @Req() request: Request, @Res() response: Response): Promise<void> {
-    await this.records.remove(type, parseId(id, '/id'), actorOf(request));
+    const recordId = parseId(id, '/id');
+    this.records.handlerForUrl(type);
+    await this.records.remove(type, recordId, actorOf(request));
     sendJsonApi(response, 204, undefined);
   }
 }

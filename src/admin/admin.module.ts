@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ClientsModule } from '../clients/clients.module.js';
 import { TicketsModule } from '../tickets/tickets.module.js';
-import { TokensModule } from '../tokens/tokens.module.js';
+import { KeysModule } from '../keys/keys.module.js';
 import { DisclosuresModule } from '../disclosures/disclosures.module.js';
 import { DisclosuresController } from './disclosures.controller.js';
 import { AdminController } from './admin.controller.js';
@@ -13,7 +13,7 @@ import { UmaResourcesController } from './uma-resources.controller.js';
 
 /** The administrative interface; served only on ADMIN_PORT (see src/http/listener-routes.ts). */
 @Module({
-  imports: [ClientsModule, TicketsModule, TokensModule, DisclosuresModule],
+  imports: [ClientsModule, TicketsModule, KeysModule, DisclosuresModule],
   // Static paths first: they must win over AdminController's GET /admin/:type.
   controllers: [ExplainController, AuthorizationServerController, UmaResourcesController, DisclosuresController, AdminController],
   providers: [AdminRecordsService, AdminTokenGuard],

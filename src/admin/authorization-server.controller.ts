@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { serverMetadata } from '../tokens/server-metadata.js';
+import { serverMetadata } from '../oauth/server-metadata.js';
 import { AdminExceptionFilter } from './admin-exception.filter.js';
 import { AdminTokenGuard } from './admin-token.guard.js';
 import { sendJsonApi } from './json-api/send-json-api.js';

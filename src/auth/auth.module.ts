@@ -10,7 +10,8 @@ import { DpopProofs } from './dpop-proofs.js';
 import { JwksUriFetcher } from './jwks-uri-fetcher.js';
 import { ReplayStore } from './replay-store.js';
 import { SlowHashGate } from './slow-hash-gate.js';
-import { ClientAuthGuard } from './guards/client-auth.guard.js';
+import { ClientAuthGuard, TokenClientAuthGuard } from './guards/client-auth.guard.js';
+import { DpopProofGuard } from './guards/dpop-proof.guard.js';
 import { ClientBasicStrategy } from './strategies/client-basic.strategy.js';
 
 const AUTH_PROVIDERS = [
@@ -18,6 +19,8 @@ const AUTH_PROVIDERS = [
   AuthThrottle,
   ClientBasicStrategy,
   ClientAuthGuard,
+  TokenClientAuthGuard,
+  DpopProofGuard,
   ClientAssertionAuthenticator,
   ClientKeys,
   JwksUriFetcher,

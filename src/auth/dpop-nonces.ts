@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { KeyEncryption } from '../tokens/key-encryption.js';
+import { KeyEncryption } from '../keys/key-encryption.js';
 
 /** One nonce per 30 s step; the current and the previous step are accepted (30 to 60 s of life). */
 export const NONCE_STEP_SECONDS = 30;

@@ -5,7 +5,6 @@ import { rsaOutOfBounds } from '../oauth/key-bounds.js';
 export type ClientJwks = { keys: Record<string, unknown>[] };
 
 export const MAX_JWKS_KEYS = 10;
-export const ASSERTION_ALGORITHMS = ['PS256', 'ES256', 'EdDSA', 'RS256', 'RS384', 'PS384', 'ES384'] as const;
 
 // RFC 7518 §6.2.2, §6.3.2, RFC 8037 §2: members that only private (or symmetric) keys carry.
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];

@@ -3,7 +3,6 @@ import { RecordEntity } from '../database/record.entity.js';
 
 export type ClientAuthenticationType = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
 export const CLIENT_AUTHENTICATION_TYPES: readonly ClientAuthenticationType[] = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
-export const GRANT_TYPES = ['client_credentials', 'refresh_token', 'urn:ietf:params:oauth:grant-type:uma-ticket'] as const;
 
 @Entity({ name: 'client_metadata' })
 // Indexes of the admin interface's filters (docs/reference/admin-filters.md), made by migration 1764500000000;

@@ -1,7 +1,8 @@
 import { CONTROL_CHARACTER } from '../common/control-characters.js';
 import { JwksError, validateJwks } from './client-jwks.js';
 import { forbiddenTarget } from './jwks-uri-target.js';
-import { CLIENT_AUTHENTICATION_TYPES, GRANT_TYPES, type ClientAuthenticationType } from './client-metadata.entity.js';
+import { CLIENT_AUTHENTICATION_TYPES, type ClientAuthenticationType } from './client-metadata.entity.js';
+import { GRANT_TYPES } from '../oauth/grant-types.js';
 
 /** What an operator gives to register a client, with the CLI or over the admin interface (JSON:API names map onto these). */
 export type ClientRegistration = {

@@ -6,7 +6,7 @@ import { generateClientSecret, hashClientSecret } from './client-secrets.js';
 import { RegistrationError, validateRegistration, type ClientRegistration, type ValidRegistration } from './client-registration.js';
 import { insertClient } from './client-writes.js';
 import { newClientAttributes, newSecretOf, type NewClient } from './new-client.js';
-import { recordAuditEvent } from '../tickets/audit-trail.js';
+import { recordAuditEvent } from '../audit/audit-trail.js';
 
 /** What registration hands out once: the secret, absent for a private_key_jwt client (it has none). */
 export type IssuedCredentials = { clientId: string; clientSecret?: string };
@@ -40,16 +40,40 @@ export class ClientsService {
    * RegistrationError (ClientTakenError for a taken id or clientId).
    */
   async create(input: NewClient, context: ChangeContext): Promise<CreatedClient> {
+    const prepared = await this.prepare(input);
+    return this.inTransaction(context.manager, async (manager) => {
+      const created = await this.insert(manager, input, prepared);
+      await recordAuditEvent(manager, {
+        actor: context.actor,
+        operation: 'add',
+        recordType: 'uma-client',
+        recordId: created.id,
+        before: null,
+        after: prepared.attributes,
+      });
+      return created;
+    });
+  }
+
+  /**
+   * Registers a client inside the caller's transaction without an audit event: for the admin
+   * interface, whose AdminRecordsService records every change of its requests itself.
+   */
+  async register(input: NewClient, manager: EntityManager): Promise<CreatedClient> {
+    return this.insert(manager, input, await this.prepare(input));
+  }
+
+  // The slow hash runs before the transaction, so it holds no row or connection meanwhile.
+  private async prepare(input: NewClient) {
     const registration = this.validate(input);
     const secret = newSecretOf(registration);
-    // The slow hash runs before the transaction, so it holds no row or connection meanwhile.
     const clientSecretHash = secret.value === undefined ? null : await hashClientSecret(secret.value);
-    const attributes = newClientAttributes(registration, input);
-    const id = await this.inTransaction(context.manager, async (manager) => {
-      const recordId = await insertClient(manager, { requestedId: input.id, attributes, clientSecretHash });
-      await recordAuditEvent(manager, { actor: context.actor, operation: 'add', recordType: 'uma-client', recordId, before: null, after: attributes });
-      return recordId;
-    });
+    return { registration, secret, clientSecretHash, attributes: newClientAttributes(registration, input) };
+  }
+
+  private async insert(manager: EntityManager, input: NewClient, prepared: Awaited<ReturnType<ClientsService['prepare']>>): Promise<CreatedClient> {
+    const { registration, secret, clientSecretHash, attributes } = prepared;
+    const id = await insertClient(manager, { requestedId: input.id, attributes, clientSecretHash });
     return { id, clientId: registration.clientId, clientSecret: secret.value, secretGenerated: secret.generated };
   }
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConfigurationError } from './env.validation.js';
+import { ConfigurationError } from './configuration-error.js';
 import type { AppConfig } from './app-config.js';
 
 export type AdminToken = { token: string; source: string };

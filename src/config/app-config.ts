@@ -1,7 +1,7 @@
 import type { TlsFiles } from './tls-files.js';
 
-export type SigningAlgorithm = 'RS256' | 'PS256' | 'ES256' | 'EdDSA';
-export const SIGNING_ALGORITHMS: readonly SigningAlgorithm[] = ['RS256', 'PS256', 'ES256', 'EdDSA'];
+export const SIGNING_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
+export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
 
 /** Express's `trust proxy` setting: off, a hop count, or the proxies whose X-Forwarded-For is believed. */
 export type TrustProxy = false | number | string[];
@@ -48,9 +48,12 @@ export type AppConfig = {
   disclosureRetentionDays: number;
 };
 
-export type ClientAssertionAudience = 'issuer-or-token-endpoint' | 'issuer';
+export const CLIENT_ASSERTION_AUDIENCES = ['issuer-or-token-endpoint', 'issuer'] as const;
+export type ClientAssertionAudience = (typeof CLIENT_ASSERTION_AUDIENCES)[number];
 
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-export type LogFormat = 'json' | 'pretty';
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export const APP_CONFIG = Symbol('APP_CONFIG');

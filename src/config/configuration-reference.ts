@@ -1,9 +1,9 @@
-import { VARIABLES, validatedVariables } from './env.validation.js';
-import type { DescribedVariable } from './variable-description.js';
+import type { Variable } from './variable.js';
+import { VARIABLES } from './variables.js';
 
 const INTRODUCTION = `# Configuration reference
 
-<!-- Generated from src/config/env.validation.ts by \`npm run docs:config\`: edit the descriptions there, not here. -->
+<!-- Generated from src/config/variables.ts by \`npm run docs:config\`: edit the declarations there, not here. -->
 
 The server, the CLI and every worker read the same environment variables, validated once at
 start. A bad value stops the process with exit code 1 and one line naming the variable (the
@@ -17,30 +17,14 @@ logs). The docker-compose deployment adds its own (\`POSTGRES_PASSWORD\`, \`PUBL
 \`ADMIN_PORTS\`): see [deploying](../operations/deploying.md).
 `;
 
-/** docs/reference/configuration.md, as the validated configuration class describes it. */
+/** docs/reference/configuration.md, as the declarations of src/config/variables.ts describe it. */
 export function configurationReference(): string {
-  const rows = validatedVariables().map(row);
+  const rows = (Object.entries(VARIABLES) as [string, Variable<unknown>][]).map(([name, variable]) => row(name, variable));
   const table = ['| variable | meaning | accepted values | default |', '|---|---|---|---|', ...rows].join('\n');
   return `${INTRODUCTION}\n${table}\n${NOTES}`;
 }
 
-/** Variables the configuration class validates but that has no description, or that loadConfig never reads. */
-export function undocumentedVariables(): string[] {
-  const validated = validatedVariables();
-  const missing = validated.filter((variable) => !variable.description).map((variable) => `${variable.name}: no @Describe`);
-  const unread = validated.filter((variable) => !VARIABLES.includes(variable.name)).map((variable) => `${variable.name}: not in VARIABLES`);
-  const unvalidated = VARIABLES.filter((name) => !validated.some((variable) => variable.name === name)).map(
-    (name) => `${name}: not in the configuration class`,
-  );
-  return [...missing, ...unread, ...unvalidated];
-}
-
-function row(variable: DescribedVariable): string {
-  const cells = [
-    `\`${variable.name}\``,
-    variable.description?.meaning ?? '(undocumented)',
-    variable.accepted,
-    variable.description?.default ?? '(undocumented)',
-  ];
+function row(name: string, variable: Variable<unknown>): string {
+  const cells = [`\`${name}\``, variable.meaning, variable.accepted, variable.defaultText];
   return `| ${cells.map((cell) => cell.replaceAll('|', '\\|')).join(' | ')} |`;
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
-import { ConfigurationError } from './env.validation.js';
+import { ConfigurationError } from './configuration-error.js';
 
 /** The public listener's certificate (chain) and private key, PEM, as read at start. */
 export type TlsFiles = { cert: Buffer; key: Buffer };

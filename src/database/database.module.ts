@@ -3,22 +3,24 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ChangeFeed } from './change-feed.js';
+import { DatabaseMetrics } from './database-metrics.js';
 import { connectionBudget } from './connection-budget.js';
 import { runMigrations } from './database-runtime.js';
-import { buildDataSourceOptions } from './typeorm-options.js';
+import { buildDataSourceOptions, type Entities } from './typeorm-options.js';
 
 /** The configuration, the TypeORM data source (migrated at start) and the change feed. */
 @Global()
 @Module({})
 export class DatabaseModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  /** `entities`: every feature's, from the composition root (src/entities.ts). */
+  static forRoot(config: AppConfig, entities: Entities): DynamicModule {
     if (!config.databaseUrl) throw new Error('DatabaseModule needs a database URL');
     const configProvider = { provide: APP_CONFIG, useValue: config };
     return {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRootAsync({
-          useFactory: () => buildDataSourceOptions(config.databaseUrl!, connectionBudget(config).typeorm),
+          useFactory: () => buildDataSourceOptions(config.databaseUrl!, entities, connectionBudget(config).typeorm),
           dataSourceFactory: async (options) => {
             const dataSource = await new DataSource(options!).initialize();
             await runMigrations(dataSource);
@@ -26,7 +28,7 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [configProvider, ChangeFeed],
+      providers: [configProvider, ChangeFeed, DatabaseMetrics],
       exports: [configProvider, ChangeFeed],
     };
   }

@@ -3,8 +3,8 @@ import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from '../app.module.js';
-import { loadConfig } from '../config/env.validation.js';
-import { buildApiDocument } from './api-docs.js';
+import { loadConfig } from '../config/load-config.js';
+import { buildApiDocument } from '../http/api-docs.js';
 
 /**
  * Writes the OpenAPI document (`npm run openapi [-- <file>]`, default openapi.json). The

@@ -3,7 +3,7 @@ import { ApiOperation, ApiServiceUnavailableResponse, ApiOkResponse, ApiTags } f
 import { InjectDataSource } from '@nestjs/typeorm';
 import { HealthCheck, HealthCheckService, HealthIndicatorService, type HealthCheckResult } from '@nestjs/terminus';
 import type { DataSource } from 'typeorm';
-import { SigningKeysService } from '../tokens/signing-keys.service.js';
+import { SigningKeysService } from '../keys/signing-keys.service.js';
 import { Readiness } from './readiness.js';
 
 // Each check answers within this time or counts as down: a probe must not hang on a lost database.

@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { TokensModule } from '../tokens/tokens.module.js';
+import { KeysModule } from '../keys/keys.module.js';
 import { HealthController } from './health.controller.js';
 import { Readiness } from './readiness.js';
 
 /** GET /health/live and /health/ready, on both listeners (src/http/listener-routes.ts); Readiness for the shutdown. */
 @Module({
-  imports: [TerminusModule.forRoot({ logger: false }), TokensModule],
+  imports: [TerminusModule.forRoot({ logger: false }), KeysModule],
   controllers: [HealthController],
   providers: [Readiness],
   exports: [Readiness],

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Request, Response } from 'express';
-import { hardenServer } from '../common/http-hardening.js';
+import { hardenServer } from './http-hardening.js';
 import { createHttpServer, ExpressServerAdapter } from './express-server.js';
 
 /** Starts the admin listener: its own HTTP server on the application's admin Express handler. */

@@ -1,15 +1,10 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { DataSource } from 'typeorm';
-import { ChangeFeed } from '../database/change-feed.js';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { clusterMetrics, inClusterWorker, shareWithPrimary } from './cluster-metrics.js';
 import type { OAuthErrorCode } from '../oauth/oauth-error.js';
 
 /** What a cache lookup reports: the hot path calls one of these, nothing more. */
 export type CacheCounter = { hit(): void; miss(): void };
-
-type PoolState = { totalCount: number; idleCount: number; waitingCount: number };
 
 // Seconds; token requests take about 1-30 ms, admin requests up to seconds.
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -31,10 +26,8 @@ export class MetricsService implements OnModuleInit {
   private readonly disclosures: Counter;
   private readonly withdrawn: Counter;
 
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly changes: ChangeFeed,
-  ) {
+  /** Other layers add their own gauges to `registry` (the database's: src/database/database-metrics.ts). */
+  constructor() {
     const registers = [this.registry];
     this.issued = new Counter({ name: 'oauth_tokens_issued_total', help: 'Access tokens issued.', registers });
     this.refused = new Counter({
@@ -62,7 +55,6 @@ export class MetricsService implements OnModuleInit {
       help: 'Disclosed access tokens withdrawn because an administrative change ended their consent.',
       registers,
     });
-    this.databaseGauges(registers);
   }
 
   onModuleInit(): void {
@@ -111,34 +103,5 @@ export class MetricsService implements OnModuleInit {
     const hits = this.cacheLookups.labels(cache, 'hit');
     const misses = this.cacheLookups.labels(cache, 'miss');
     return { hit: () => hits.inc(), miss: () => misses.inc() };
-  }
-
-  /** Pool state is read when Prometheus scrapes, not kept up to date on every query. */
-  private databaseGauges(registers: Registry[]): void {
-    const pool = () => (this.dataSource.driver as unknown as { master?: PoolState }).master;
-    const gauge = (name: string, help: string, read: (state: PoolState) => number) =>
-      new Gauge({
-        name,
-        help,
-        registers,
-        collect() {
-          const state = pool();
-          this.set(state ? read(state) : 0);
-        },
-      });
-    gauge('db_pool_connections', 'Connections open in the database pool.', (state) => state.totalCount);
-    gauge('db_pool_idle_connections', 'Idle connections in the database pool.', (state) => state.idleCount);
-    gauge('db_pool_waiting_requests', 'Queries waiting for a pool connection.', (state) => state.waitingCount);
-    const changes = this.changes;
-    new Gauge({
-      name: 'cache_invalidation_feed_up',
-      help: '1 while the LISTEN/NOTIFY connection is up (caches trusted), 0 while caches are bypassed.',
-      registers,
-      // With WORKERS > 1: 1 only while every worker's feed is up.
-      aggregator: 'min',
-      collect() {
-        this.set(changes.live ? 1 : 0);
-      },
-    });
   }
 }

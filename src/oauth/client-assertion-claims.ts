@@ -1,5 +1,8 @@
 import { OAuthError } from './oauth-error.js';
 
+/** What client assertions may be signed with (docs/reference/token-endpoint.md#keys-and-metadata). */
+export const ASSERTION_ALGORITHMS = ['PS256', 'ES256', 'EdDSA', 'RS256', 'RS384', 'PS384', 'ES384'] as const;
+
 export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 /** docs/reference/token-endpoint.md#client-assertions-private_key_jwt: an assertion lives at most 5 minutes. */
 export const MAX_ASSERTION_LIFETIME_SECONDS = 300;

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Logger } from 'pino';
 import { createApp } from '../app-factory.js';
-import { hardenServer } from '../common/http-hardening.js';
+import { hardenServer } from '../http/http-hardening.js';
 import { listenAdmin } from '../http/listeners.js';
 import type { AppConfig } from '../config/app-config.js';
 import { Readiness } from '../health/readiness.js';

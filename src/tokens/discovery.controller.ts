@@ -1,10 +1,10 @@
 import { Controller, Get, Header, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { SigningKeysService } from './signing-keys.service.js';
-import type { PublicJwk } from './token-signer.js';
-import { AUTH_METHODS, serverMetadata } from './server-metadata.js';
-import { ASSERTION_ALGORITHMS } from '../clients/client-jwks.js';
+import { SigningKeysService } from '../keys/signing-keys.service.js';
+import type { PublicJwk } from '../keys/token-signer.js';
+import { AUTH_METHODS, serverMetadata } from '../oauth/server-metadata.js';
+import { ASSERTION_ALGORITHMS } from '../oauth/client-assertion-claims.js';
 import { smartScopeName } from '../oauth/smart-scope.js';
 import { DataSourceDirectory } from '../tickets/data-source-directory.js';
 

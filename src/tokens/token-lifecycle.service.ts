@@ -2,7 +2,7 @@ import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/com
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { ClientRecord } from '../clients/client-record.js';
-import { AccessTokenVerifier } from './access-token-verifier.js';
+import { AccessTokenVerifier } from '../keys/access-token-verifier.js';
 import { OAuthError } from '../oauth/oauth-error.js';
 import { RefreshTokensService } from './refresh-tokens.service.js';
 import type { TokenParameters } from '../oauth/token-request.js';

@@ -1,10 +1,11 @@
 import { applyDecorators, Controller, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiBasicAuth, ApiConsumes, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ClientAuthGuard, type ProofRequest } from '../auth/guards/client-auth.guard.js';
+import { ClientAuthGuard, TokenClientAuthGuard, type ProofRequest } from '../auth/guards/client-auth.guard.js';
+import { DpopProofGuard } from '../auth/guards/dpop-proof.guard.js';
 import { DpopProofs } from '../auth/dpop-proofs.js';
 import type { ClientRecord } from '../clients/client-record.js';
-import { OAuthExceptionFilter } from '../common/filters/oauth-exception.filter.js';
+import { OAuthExceptionFilter } from '../http/oauth-exception.filter.js';
 import { sendNoStoreJson } from '../common/send-json.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { requestIdOf } from '../logging/request-log.js';
@@ -15,12 +16,15 @@ import { TokensService } from './tokens.service.js';
 import type { TokenParameters } from '../oauth/token-request.js';
 import { IntrospectionCallerGuard } from '../uma/introspection-caller.guard.js';
 
-/** An /oauth2/* endpoint: its own strict body parsing, then client authentication (basic or post). */
-function ClientAuthenticated(): MethodDecorator {
+/**
+ * An /oauth2/* endpoint: its own strict body parsing, then client authentication (basic, post or
+ * private_key_jwt) by the guards given: the token endpoint checks a DPoP proof first.
+ */
+function ClientAuthenticated(...guards: (typeof ClientAuthGuard | typeof DpopProofGuard)[]): MethodDecorator {
   return applyDecorators(
     ApiBasicAuth('client_secret_basic'),
     ApiConsumes('application/x-www-form-urlencoded', 'application/json'),
-    UseGuards(OAuthBodyGuard, ClientAuthGuard),
+    UseGuards(OAuthBodyGuard, ...guards),
   );
 }
 
@@ -37,7 +41,7 @@ export class TokensController {
 
   @Post('token')
   @ApiTokenEndpoint()
-  @ClientAuthenticated()
+  @ClientAuthenticated(DpopProofGuard, TokenClientAuthGuard)
   async token(@Req() request: ProofRequest, @Res() response: Response): Promise<void> {
     const issued = await this.tokens.issue(request.user as ClientRecord, request.body as TokenParameters, request.dpop?.jkt, requestIdOf(request));
     // docs/reference/token-endpoint.md#dpop-proofs: with DPOP_NONCE on, every token response carries a fresh nonce.
@@ -59,7 +63,7 @@ export class TokensController {
   /** RFC 7009: 200 with an empty body. */
   @Post('revoke')
   @ApiRevocationEndpoint()
-  @ClientAuthenticated()
+  @ClientAuthenticated(ClientAuthGuard)
   async revoke(@Req() request: Request, @Res() response: Response): Promise<void> {
     await this.lifecycle.revoke(request.user as ClientRecord, request.body as TokenParameters);
     sendNoStoreJson(response, 200, {});

@@ -1,32 +1,35 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
 import { ClientsModule } from '../clients/clients.module.js';
+import { KeysModule } from '../keys/keys.module.js';
 import { TicketsModule } from '../tickets/tickets.module.js';
-import { DisclosuresModule } from '../disclosures/disclosures.module.js';
+import { UmaModule } from '../uma/uma.module.js';
 import { DiscoveryController } from './discovery.controller.js';
-import { SigningKeysService } from './signing-keys.service.js';
+import { ClientCredentialsGrantModule } from './grants/client-credentials/client-credentials-grant.module.js';
+import { RefreshTokenGrantModule } from './grants/refresh-token/refresh-token-grant.module.js';
+import { UmaTicketGrantModule } from './grants/uma-ticket/uma-ticket-grant.module.js';
+import { TokenIssuanceModule } from './token-issuance.module.js';
+import { TokenLifecycleService } from './token-lifecycle.service.js';
 import { TokensController } from './tokens.controller.js';
 import { TokensService } from './tokens.service.js';
-import { AccessTokenVerifier } from './access-token-verifier.js';
-import { RefreshTokensService } from './refresh-tokens.service.js';
-import { TokenLifecycleService } from './token-lifecycle.service.js';
-import { UmaGrantModule } from '../uma/uma-grant.module.js';
-import { PatAuthenticator } from '../uma/pat-authenticator.js';
-import { IntrospectionCallerGuard } from '../uma/introspection-caller.guard.js';
 
+/**
+ * The token endpoint with its grants (src/tokens/grants/), introspection and revocation
+ * (TokenLifecycleService), the JWKS and the RFC 8414 metadata.
+ */
 @Module({
-  imports: [AuthModule, ClientsModule, TicketsModule, UmaGrantModule, DisclosuresModule],
-  controllers: [TokensController, DiscoveryController],
-  providers: [
-    TokensService,
-    SigningKeysService,
-    AccessTokenVerifier,
-    RefreshTokensService,
-    TokenLifecycleService,
-    // UMA (docs/guides/uma.md): PATs at the protection API and at introspection.
-    PatAuthenticator,
-    IntrospectionCallerGuard,
+  imports: [
+    AuthModule,
+    ClientsModule,
+    KeysModule,
+    TicketsModule,
+    UmaModule,
+    TokenIssuanceModule,
+    ClientCredentialsGrantModule,
+    RefreshTokenGrantModule,
+    UmaTicketGrantModule,
   ],
-  exports: [SigningKeysService, PatAuthenticator],
+  controllers: [TokensController, DiscoveryController],
+  providers: [TokensService, TokenLifecycleService],
 })
 export class TokensModule {}

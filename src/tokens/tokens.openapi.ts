@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOperation, ApiResponse } from '@nestjs/swagger';
+import { GRANT_TYPES } from '../oauth/grant-types.js';
 
 // The OpenAPI description of the /oauth2/* endpoints (served at /docs), kept apart from the controller.
 
@@ -13,7 +14,7 @@ export const TOKEN_REQUEST = {
   type: 'object',
   required: ['grant_type'],
   properties: {
-    grant_type: { type: 'string', enum: ['client_credentials', 'refresh_token', 'urn:ietf:params:oauth:grant-type:uma-ticket'] },
+    grant_type: { type: 'string', enum: [...GRANT_TYPES] },
     refresh_token: { type: 'string', description: 'grant_type=refresh_token only' },
     ticket: { type: 'string', description: 'the UMA grant only: a permission ticket (docs/guides/uma.md)' },
     scope: {

@@ -12,7 +12,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DPOP_ALGORITHMS, MAX_PROOF_AGE_SECONDS, MAX_PROOF_AHEAD_SECONDS, checkProofClaims, checkProofHeader } from '../oauth/dpop-proof-claims.js';
 import { OAuthError } from '../oauth/oauth-error.js';
 import { DataSourceDirectory } from '../tickets/data-source-directory.js';
-import { AccessTokenVerifier, type AccessTokenClaims } from '../tokens/access-token-verifier.js';
+import { AccessTokenVerifier, type AccessTokenClaims } from '../keys/access-token-verifier.js';
 
 export const PROTECTION_SCOPE = 'uma_protection';
 const REALM = 'uma';

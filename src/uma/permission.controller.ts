@@ -1,7 +1,7 @@
 import { All, Controller, Post, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { OAuthExceptionFilter } from '../common/filters/oauth-exception.filter.js';
+import { OAuthExceptionFilter } from '../http/oauth-exception.filter.js';
 import { sendNoStoreJson } from '../common/send-json.js';
 import { PatAuthenticator } from './pat-authenticator.js';
 import { PermissionRequests } from './permission-requests.js';

@@ -1,7 +1,7 @@
 import { All, Controller, Delete, Get, Inject, Param, Post, Put, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { OAuthExceptionFilter } from '../common/filters/oauth-exception.filter.js';
+import { OAuthExceptionFilter } from '../http/oauth-exception.filter.js';
 import { sendNoStoreJson } from '../common/send-json.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { PatAuthenticator } from './pat-authenticator.js';

@@ -1,7 +1,8 @@
 import { Controller, Get, Header, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { serverMetadata, UMA_TICKET_GRANT } from '../tokens/server-metadata.js';
+import { UMA_TICKET_GRANT } from '../oauth/grant-types.js';
+import { serverMetadata } from '../oauth/server-metadata.js';
 
 /** UMA 2.0 discovery (Grant §2, FedAuthz §2, docs/guides/uma.md): the RFC 8414 document plus UMA's members. */
 @ApiTags('uma')

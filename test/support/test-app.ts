@@ -6,10 +6,10 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DestinationStream } from 'pino';
 import type { DataSource } from 'typeorm';
 import { closeAdmin, listenAdmin } from '../../src/http/listeners.js';
-import { hardenServer } from '../../src/common/http-hardening.js';
+import { hardenServer } from '../../src/http/http-hardening.js';
 import { createApp } from '../../src/app-factory.js';
 import type { AppConfig } from '../../src/config/app-config.js';
-import { loadConfig } from '../../src/config/env.validation.js';
+import { loadConfig } from '../../src/config/load-config.js';
 import { freePort, freePorts } from '../../src/common/free-port.js';
 import { createRootLogger } from '../../src/logging/logging.js';
 

@@ -79,12 +79,12 @@ export class ClientRecordHandler implements RecordHandler {
 
   constructor(private readonly clients: ClientsService) {}
 
-  /** The clients module creates the client and its audit event, in this request's transaction. */
-  async create(manager: EntityManager, input: ResourceInput, actor: string): Promise<Written> {
+  /** The clients module registers the client, in this request's transaction. */
+  async create(manager: EntityManager, input: ResourceInput): Promise<Written> {
     const values = this.read(input, true);
     try {
-      const created = await this.clients.create({ ...(values as NewClient), id: input.id }, { actor, manager });
-      return { id: created.id, audited: true, meta: created.secretGenerated ? { clientSecret: created.clientSecret } : undefined };
+      const created = await this.clients.register({ ...(values as NewClient), id: input.id }, manager);
+      return { id: created.id, meta: created.secretGenerated ? { clientSecret: created.clientSecret } : undefined };
     } catch (error) {
       throw asAdminError(error);
     }

@@ -3,10 +3,10 @@ import type { ResourceInput, ResourceObject } from '../json-api/resource-object.
 import type { Collection, ListQuery } from './collection.js';
 
 /**
- * What a write returns: the record's id, meta shown once (a generated client secret), and whether
- * the write recorded its own audit event (a domain service that audits every caller's change).
+ * What a write returns: the record's id and meta shown once (a generated client secret). The
+ * write's audit event is AdminRecordsService's to record, for every type.
  */
-export type Written = { id: number; meta?: Record<string, unknown>; audited?: boolean };
+export type Written = { id: number; meta?: Record<string, unknown> };
 
 /** Attribute values as stored for the audit trail: never a secret. */
 export type Snapshot = Record<string, unknown>;
@@ -19,8 +19,7 @@ export interface RecordHandler {
   readonly type: string;
   /** Relationship name → related type, for `include`. */
   readonly relationships: Readonly<Record<string, string>>;
-  /** `actor` is the audit event's, for a handler whose domain service records it (Written.audited). */
-  create(manager: EntityManager, input: ResourceInput, actor: string): Promise<Written>;
+  create(manager: EntityManager, input: ResourceInput): Promise<Written>;
   update(manager: EntityManager, id: number, input: ResourceInput): Promise<Written>;
   remove(manager: EntityManager, id: number): Promise<void>;
   /** The records with these ids, in no particular order; missing ones are left out. */

@@ -1,5 +1,6 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
+import passport from 'passport';
 import { ClientAuthenticator } from '../client-authenticator.js';
 import { ClientAssertionAuthenticator } from '../client-assertion-authenticator.js';
 import { DpopProofs, type DpopProof } from '../dpop-proofs.js';
@@ -9,16 +10,21 @@ import { OAuthError } from '../../oauth/oauth-error.js';
 import { invalidProof } from '../../oauth/dpop-proof-claims.js';
 import type { TokenParameters } from '../../oauth/token-request.js';
 
-/** A token request that carried a valid DPoP proof (docs/reference/token-endpoint.md#dpop-proofs). */
-export type ProofRequest = Request & { dpop?: DpopProof };
+/**
+ * A request on a route that takes DPoP proofs (DpopProofGuard, the token endpoint), with the valid
+ * proof it carried (docs/reference/token-endpoint.md#dpop-proofs).
+ */
+export type ProofRequest = Request & { takesProofs?: true; dpop?: DpopProof };
 
 /**
  * Client authentication for /oauth2/*: exactly one method per request (RFC 6749 §2.3),
- * `client_secret_basic` through the passport strategy, `client_secret_post` from the body, or
- * `private_key_jwt` (client_assertion). Sets `request.user` to the authenticated ClientRecord. At
- * the token endpoint a DPoP proof is checked first (docs/reference/token-endpoint.md#dpop-proofs),
- * so a request refused for its proof or nonce does not use up its client assertion; the proof's jti
- * is used up once the client is authenticated.
+ * `client_secret_basic` through the passport-http strategy, `client_secret_post` from the body, or
+ * `private_key_jwt` (client_assertion). Sets `request.user` to the authenticated ClientRecord. On a
+ * route that takes DPoP proofs (DpopProofGuard ran first), a DPoP-bound client must have sent one,
+ * and the proof's jti is used up once the client is authenticated.
+ *
+ * Introspection and revocation use this guard: passport runs the strategy there. The token
+ * endpoint uses TokenClientAuthGuard, which calls the strategy's decision directly.
  */
 @Injectable()
 export class ClientAuthGuard implements CanActivate {
@@ -26,7 +32,7 @@ export class ClientAuthGuard implements CanActivate {
     private readonly authenticator: ClientAuthenticator,
     private readonly assertions: ClientAssertionAuthenticator,
     private readonly proofs: DpopProofs,
-    private readonly basic: ClientBasicStrategy,
+    protected readonly basic: ClientBasicStrategy,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -37,16 +43,14 @@ export class ClientAuthGuard implements CanActivate {
     if ((headerTried ? 1 : 0) + (body.client_secret !== undefined ? 1 : 0) + (assertionTried ? 1 : 0) > 1) {
       throw new OAuthError('invalid_request', 'use one client authentication method, not several (Authorization header, client_secret, client_assertion)');
     }
-    const proof = request.headers.dpop !== undefined && isTokenEndpoint(request) ? await this.proofs.check(request.headers.dpop, request.method) : undefined;
-    if (proof !== undefined) request.dpop = proof;
+    const proof = request.dpop;
     if (assertionTried) {
       // The assertion's jti and the proof's are used up together, all or none.
       request.user = await this.assertions.authenticate(body, request.ip ?? 'unknown', (client) => requireProof(client, request), proof);
       return true;
     }
     if (headerTried) {
-      // The strategy's own decision, without passport's per-request objects (see clientOf).
-      const client = await this.basic.clientOf(request);
+      const client = await this.basicClient(request, context.switchToHttp().getResponse<Response>());
       requireProof(client, request);
       request.user = client;
       if (proof !== undefined) await this.proofs.consume(proof);
@@ -72,6 +76,31 @@ export class ClientAuthGuard implements CanActivate {
     if (proof !== undefined) await this.proofs.consume(proof);
     return true;
   }
+
+  /** `client_secret_basic`: passport runs the registered passport-http strategy (its `validate`). */
+  protected basicClient(request: Request, response: Response): Promise<ClientRecord> {
+    return new Promise((resolve, reject) => {
+      const middleware = passport.authenticate(this.basic.instanceName, { session: false }, (error: unknown, client: ClientRecord | false) => {
+        if (error) reject(error instanceof Error ? error : new Error('the Basic strategy failed'));
+        else if (client) resolve(client);
+        else reject(OAuthError.invalidClient('client authentication failed', true));
+      }) as (request: Request, response: Response, next: (error?: unknown) => void) => void;
+      middleware(request, response, (error?: unknown) => reject(error instanceof Error ? error : new Error('the Basic strategy failed')));
+    });
+  }
+}
+
+/**
+ * The token endpoint's client authentication: the same decisions, but `client_secret_basic` calls
+ * the strategy's decision directly (ClientBasicStrategy.clientOf) instead of through passport,
+ * whose per-request strategy object, closures and request properties cost 30-60 µs of CPU per token
+ * (docs/design-decisions.md, "Performance of the token path").
+ */
+@Injectable()
+export class TokenClientAuthGuard extends ClientAuthGuard {
+  protected override basicClient(request: Request): Promise<ClientRecord> {
+    return this.basic.clientOf(request);
+  }
 }
 
 /**
@@ -80,11 +109,7 @@ export class ClientAuthGuard implements CanActivate {
  * known and before any jti (the assertion's) is used up.
  */
 export function requireProof(client: ClientRecord, request: ProofRequest): void {
-  if (client.dpopBound && request.dpop === undefined && isTokenEndpoint(request)) {
+  if (client.dpopBound && request.takesProofs === true && request.dpop === undefined) {
     throw invalidProof('this client must send a DPoP proof with every token request');
   }
-}
-
-function isTokenEndpoint(request: Request): boolean {
-  return request.path.endsWith('/token');
 }

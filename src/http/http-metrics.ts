@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
-import { listenerOf } from '../http/listener-routes.js';
-import { MetricsService } from './metrics.service.js';
+import { listenerOf } from './listener-routes.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 
 /** A fixed, small set of route names: a raw URL as a label would let clients grow the registry. */
 export function routeOf(path: string): string {

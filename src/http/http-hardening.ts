@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Request, Response } from 'express';
-import { listenerOf } from '../http/listener-routes.js';
+import { listenerOf } from './listener-routes.js';
 
 // A slow client must not hold a connection (and a socket of the 2-core box) for long.
 const HEADERS_TIMEOUT_MS = 10_000;

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
-import { ConfigurationError, loadConfig } from './env.validation.js';
+import { ConfigurationError } from './configuration-error.js';
+import { loadConfig } from './load-config.js';
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {

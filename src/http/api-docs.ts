@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { ExpressServerAdapter } from '../http/express-server.js';
+import { ExpressServerAdapter } from './express-server.js';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 
 /** OpenAPI 3 description of both listeners' endpoints. */

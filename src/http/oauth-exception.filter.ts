@@ -1,9 +1,9 @@
 import { ArgumentsHost, Catch, HttpException, Logger, type ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { MetricsService } from '../../metrics/metrics.service.js';
-import { OAuthError } from '../../oauth/oauth-error.js';
-import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../database-errors.js';
-import { sendNoStoreJson } from '../send-json.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { OAuthError } from '../oauth/oauth-error.js';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../common/database-errors.js';
+import { sendNoStoreJson } from '../common/send-json.js';
 
 /**
  * Answers every error of an /oauth2/* route as RFC 6749 §5.2 `{error, error_description}` with

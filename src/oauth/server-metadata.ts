@@ -1,9 +1,9 @@
 import type { AppConfig } from '../config/app-config.js';
-import { ASSERTION_ALGORITHMS } from '../clients/client-jwks.js';
-import { DPOP_ALGORITHMS } from '../oauth/dpop-proof-claims.js';
+import { ASSERTION_ALGORITHMS } from './client-assertion-claims.js';
+import { DPOP_ALGORITHMS } from './dpop-proof-claims.js';
+import { GRANT_TYPES } from './grant-types.js';
 
 export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
-export const UMA_TICKET_GRANT = 'urn:ietf:params:oauth:grant-type:uma-ticket';
 
 /**
  * RFC 8414 authorization server metadata, from the configuration alone: served on the public
@@ -18,7 +18,7 @@ export function serverMetadata(config: AppConfig): Record<string, unknown> {
     jwks_uri: `${issuer}/oauth2/jwks`,
     introspection_endpoint: `${issuer}/oauth2/introspect`,
     revocation_endpoint: `${issuer}/oauth2/revoke`,
-    grant_types_supported: ['client_credentials', 'refresh_token', UMA_TICKET_GRANT],
+    grant_types_supported: GRANT_TYPES,
     token_endpoint_auth_methods_supported: AUTH_METHODS,
     introspection_endpoint_auth_methods_supported: AUTH_METHODS,
     revocation_endpoint_auth_methods_supported: AUTH_METHODS,

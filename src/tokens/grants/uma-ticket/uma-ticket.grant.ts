@@ -1,15 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import type { ClientRecord } from '../clients/client-record.js';
-import { OAuthError } from '../oauth/oauth-error.js';
-import { parseScope } from '../oauth/scope.js';
-import { resourcesOf, type TokenParameters } from '../oauth/token-request.js';
-import { AccessDecisions } from '../tickets/access-decisions.js';
-import type { Decision } from '../tickets/access-decision.js';
-import { PermissionTickets, type RedeemedPermission } from './permission-tickets.js';
-import type { RptClaims } from './rpt.js';
-
-/** What the token endpoint issues for a redeemed ticket: the resource scopes, their decision and the RPT's claims. */
-export type UmaGrantResult = { scopes: string[]; decision: Decision; resources: string[]; rpt: RptClaims };
+import { UMA_TICKET_GRANT } from '../../../oauth/grant-types.js';
+import { OAuthError } from '../../../oauth/oauth-error.js';
+import { parseScope } from '../../../oauth/scope.js';
+import { resourcesOf } from '../../../oauth/token-request.js';
+import { AccessDecisions } from '../../../tickets/access-decisions.js';
+import type { Decision } from '../../../tickets/access-decision.js';
+import { PermissionTickets, type RedeemedPermission } from '../../../uma/permission-tickets.js';
+import { AccessTokenIssuer, type TokenResponse } from '../../access-token-issuer.js';
+import type { GrantRequest, TokenGrant } from '../token-grant.js';
 
 /** A ticket's permission once valid: its resource's type, the scopes asked for, and the data sources serving it. */
 type Permission = { resourceId: string; type: string; scopes: string[]; registered: string[]; servedBy: string[] };
@@ -20,16 +18,21 @@ const CLAIMS_PUSHING = ['claim_token', 'claim_token_format', 'pct'];
  * The UMA grant (urn:ietf:params:oauth:grant-type:uma-ticket, docs/guides/uma.md), after the
  * token endpoint has checked that the client is registered for it: the ticket is checked and
  * used up, claims pushing refused, `scope` added, and every permission decided as resource
- * scopes by the one access decision (the one `explain` shows). No partial RPT.
+ * scopes by the one access decision (the one `explain` shows). No partial RPT. The RPT is issued
+ * like every other access token, and is a disclosure too (docs/guides/consent-withdrawal.md);
+ * Grant §3.3.5: no scope and no refresh token in the response.
  */
 @Injectable()
-export class UmaGrant {
+export class UmaTicketGrant implements TokenGrant {
+  readonly type = UMA_TICKET_GRANT;
+
   constructor(
     private readonly tickets: PermissionTickets,
     private readonly decisions: AccessDecisions,
+    private readonly issuer: AccessTokenIssuer,
   ) {}
 
-  async grant(client: ClientRecord, parameters: TokenParameters): Promise<UmaGrantResult> {
+  async handle({ client, parameters, jkt, requestId }: GrantRequest): Promise<Omit<TokenResponse, 'scope'>> {
     if (parameters.ticket === undefined) throw new OAuthError('invalid_request', 'the ticket parameter is required');
     const permissions = await this.tickets.redeem(parameters.ticket, validPermissions);
     if (permissions === undefined) throw new OAuthError('invalid_grant', 'the permission ticket is unknown, expired or already used');
@@ -42,7 +45,9 @@ export class UmaGrant {
     const resources = resourcesOf(parameters);
     const decision = await this.decisions.decide(client, { scopes, resources });
     if (decision.refusal) throw refusal(decision);
-    return { scopes, decision, resources, rpt: { aud: audienceOf(permissions, resources), permissions: (exp) => rptPermissions(permissions, exp) } };
+    const rpt = { aud: audienceOf(permissions, resources), permissions: (exp: number) => rptPermissions(permissions, exp) };
+    const { access_token, token_type, expires_in } = await this.issuer.issue(client, { scopes, decision, resources, rpt }, jkt, requestId);
+    return { access_token, token_type, expires_in };
   }
 }
 

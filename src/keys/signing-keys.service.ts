@@ -1,4 +1,4 @@
-import { recordAuditEvent } from '../tickets/audit-trail.js';
+import { recordAuditEvent } from '../audit/audit-trail.js';
 import { generateKeyPair, createPrivateKey, createPublicKey, createHash, type KeyObject } from 'node:crypto';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';

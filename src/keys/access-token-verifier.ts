@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import jwt from 'jsonwebtoken';
-import { jwtVerify } from 'jose';
+import { decodeProtectedHeader, jwtVerify, type ProtectedHeaderParameters } from 'jose';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { SigningKeysService } from './signing-keys.service.js';
 
@@ -20,8 +19,8 @@ export type AccessTokenClaims = {
 };
 
 /**
- * Verifies an access token with jsonwebtoken against this server's keys: signature, `typ`,
- * issuer, expiry. Anything else (malformed, foreign, unknown key, expired) is undefined.
+ * Verifies an access token with jose against this server's keys: signature, `typ`, issuer,
+ * expiry. Anything else (malformed, foreign, unknown key, expired) is undefined.
  */
 @Injectable()
 export class AccessTokenVerifier {
@@ -31,29 +30,24 @@ export class AccessTokenVerifier {
   ) {}
 
   async verify(token: string, options: { ignoreExpiration?: boolean } = {}): Promise<AccessTokenClaims | undefined> {
-    const decoded = jwt.decode(token, { complete: true });
-    if (!decoded || typeof decoded.payload !== 'object' || decoded.header.typ !== 'at+jwt' || !decoded.header.kid) return undefined;
-    const key = await this.keys.verificationKey(decoded.header.kid);
-    if (!key || decoded.header.alg !== key.alg) return undefined;
+    let header: ProtectedHeaderParameters;
     try {
-      // jsonwebtoken 9 has no EdDSA: jose verifies those (RFC 8037).
-      if (key.alg === 'EdDSA')
-        return checked(
-          (
-            await jwtVerify(token, key.key, {
-              algorithms: ['EdDSA'],
-              issuer: this.config.issuer,
-              typ: 'at+jwt',
-              ...(options.ignoreExpiration ? { currentDate: new Date(0) } : {}),
-            })
-          ).payload as AccessTokenClaims,
-        );
-      const claims = jwt.verify(token, key.key, {
+      header = decodeProtectedHeader(token);
+    } catch {
+      return undefined;
+    }
+    if (header.typ !== 'at+jwt' || typeof header.kid !== 'string') return undefined;
+    const key = await this.keys.verificationKey(header.kid);
+    if (!key || header.alg !== key.alg) return undefined;
+    try {
+      const { payload } = await jwtVerify(token, key.key, {
         algorithms: [key.alg],
         issuer: this.config.issuer,
-        ignoreExpiration: options.ignoreExpiration ?? false,
-      }) as AccessTokenClaims;
-      return checked(claims);
+        typ: 'at+jwt',
+        // An expired token still names its client (revocation, introspection of a refresh family).
+        ...(options.ignoreExpiration ? { currentDate: new Date(0) } : {}),
+      });
+      return checked(payload as AccessTokenClaims);
     } catch {
       return undefined;
     }

@@ -1,0 +1,86 @@
+import { resolve } from 'node:path';
+import type { AppConfig } from './app-config.js';
+import { ConfigurationError } from './configuration-error.js';
+import { loadTlsFiles } from './tls-files.js';
+import { DEFAULT_DATABASE_CONNECTIONS_PER_WORKER, MIN_DATABASE_CONNECTIONS_PER_WORKER, readVariables } from './variables.js';
+
+/**
+ * Validates the environment once, at start: each variable as declared in variables.ts, then the
+ * rules between variables. Throws a ConfigurationError whose message is one line naming the first
+ * bad variable; values of secrets are never echoed.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
+  const values = readVariables(env);
+  const port = values.PORT;
+  const adminPort = values.ADMIN_PORT;
+  if (adminPort === port) {
+    throw new ConfigurationError('ADMIN_PORT must differ from PORT (admin routes never share the public listener)');
+  }
+  const tls = loadTlsFiles(values.TLS_CERT_FILE, values.TLS_KEY_FILE);
+  const issuer = parseIssuer(values.ISSUER ?? `${tls ? 'https' : 'http'}://localhost:${port}`);
+  const audience = values.ACCESS_TOKEN_AUDIENCE ?? issuer;
+  if (/\s/.test(audience)) {
+    throw new ConfigurationError('ACCESS_TOKEN_AUDIENCE must not contain white space');
+  }
+  if (values.ADMIN_TOKEN && values.ADMIN_TOKEN_FILE) {
+    throw new ConfigurationError('ADMIN_TOKEN and ADMIN_TOKEN_FILE are both set: set only one');
+  }
+  const workers = values.WORKERS;
+  return {
+    port,
+    adminPort,
+    workers,
+    databasePoolSize: databasePoolSize(values.DATABASE_POOL_SIZE, workers, env.DATABASE_POOL_SIZE),
+    databaseUrl: values.DATABASE_URL,
+    dataDir: resolve(values.DATA_DIR ?? '.data'),
+    issuer,
+    audience,
+    adminToken: values.ADMIN_TOKEN,
+    adminTokenFile: values.ADMIN_TOKEN_FILE,
+    accessTokenTtl: values.ACCESS_TOKEN_TTL,
+    refreshTokenTtl: values.REFRESH_TOKEN_TTL,
+    keyEncryptionSecret: values.KEY_ENCRYPTION_SECRET,
+    tokenSigningAlg: values.TOKEN_SIGNING_ALG,
+    trustProxy: values.TRUST_PROXY,
+    corsAllowedOrigins: values.CORS_ALLOWED_ORIGINS,
+    logLevel: values.LOG_LEVEL,
+    // Pretty in a terminal outside production, JSON lines everywhere else (containers, files, log shippers).
+    logFormat: values.LOG_FORMAT ?? (process.stdout.isTTY && env.NODE_ENV !== 'production' ? 'pretty' : 'json'),
+    dpopNonce: values.DPOP_NONCE,
+    jwksUriAllowHttp: values.JWKS_URI_ALLOW_HTTP,
+    permissionTicketTtl: values.PERMISSION_TICKET_TTL,
+    clientAssertionAudience: values.CLIENT_ASSERTION_AUDIENCE,
+    tls,
+    disclosureRetentionDays: values.DISCLOSURE_RETENTION_DAYS,
+  };
+}
+
+/**
+ * Connections of the whole host, shared among the workers: at least
+ * MIN_DATABASE_CONNECTIONS_PER_WORKER per worker, by default DEFAULT_DATABASE_CONNECTIONS_PER_WORKER
+ * per worker (docs/operations/database.md).
+ */
+function databasePoolSize(size: number, workers: number, raw: string | undefined): number {
+  if (size === 0) return DEFAULT_DATABASE_CONNECTIONS_PER_WORKER * workers;
+  const least = MIN_DATABASE_CONNECTIONS_PER_WORKER * workers;
+  if (size < least) {
+    throw new ConfigurationError(
+      `DATABASE_POOL_SIZE must be at least ${MIN_DATABASE_CONNECTIONS_PER_WORKER} connections per worker: ${least} for WORKERS=${workers} (got ${JSON.stringify(raw)})`,
+    );
+  }
+  return size;
+}
+
+function parseIssuer(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigurationError(`ISSUER must be an absolute http(s) URL (got ${JSON.stringify(value)})`);
+  }
+  // RFC 8414 §2: the issuer is an https URL with no query or fragment (http allowed for development).
+  if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash || /\s/.test(value)) {
+    throw new ConfigurationError(`ISSUER must be an absolute http(s) URL without query or fragment (got ${JSON.stringify(value)})`);
+  }
+  return value.replace(/\/+$/, '');
+}

@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import type { ClientRecord } from '../clients/client-record.js';
+import type { Decision } from '../tickets/access-decision.js';
+import { permissionsOf } from '../tickets/consent-coverage.js';
+import { SigningKeysService } from '../keys/signing-keys.service.js';
+import { signAccessToken } from '../keys/token-signer.js';
+import type { RptClaims } from '../uma/rpt.js';
+import { DisclosuresService } from '../disclosures/disclosures.service.js';
+
+export type TokenResponse = {
+  access_token: string;
+  token_type: 'Bearer' | 'DPoP';
+  expires_in: number;
+  scope: string;
+  refresh_token?: string;
+};
+
+/**
+ * What a grant decided to give: its scopes, lifetime, audience and the consent tickets behind its
+ * resource scopes; the `resource` parameters asked for (kept in the disclosure); for the UMA grant
+ * also the RPT's audience and permissions (docs/guides/uma.md).
+ */
+export type GrantedAccess = { scopes: string[]; decision: Decision; resources: string[]; rpt?: RptClaims };
+
+/**
+ * Signs the access token every grant ends with (docs/reference/token-endpoint.md#access-tokens),
+ * recording its disclosure first when it carries resource scopes.
+ */
+@Injectable()
+export class AccessTokenIssuer {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly keys: SigningKeysService,
+    private readonly disclosures: DisclosuresService,
+  ) {}
+
+  async issue(client: ClientRecord, { scopes, decision, resources, rpt }: GrantedAccess, jkt?: string, requestId?: string): Promise<TokenResponse> {
+    // docs/concepts/consent-tickets.md#when-a-resource-scope-is-granted and docs/concepts/audience.md: the lifetime and audience the decision gave (an RPT's audience: its ticket's data sources).
+    const { lifetime } = decision.verdict as { lifetime: number };
+    const aud = rpt?.aud ?? (decision.verdict.aud as string | string[]);
+    const { resourceScopes, covered: covering } = decision;
+    const issuedAt = Math.floor(Date.now() / 1000);
+    const scope = scopes.join(' ');
+    const claims = {
+      iss: this.config.issuer,
+      sub: client.clientId,
+      aud,
+      exp: issuedAt + lifetime,
+      iat: issuedAt,
+      jti: randomUUID(),
+      client_id: client.clientId,
+      scope,
+      ...(rpt
+        ? { permissions: rpt.permissions(issuedAt + lifetime) }
+        : covering.length > 0
+          ? { permissions: permissionsOf(resourceScopes, covering, issuedAt + lifetime) }
+          : {}),
+      ...(jkt !== undefined ? { cnf: { jkt } } : {}),
+    };
+    const tokenType = jkt !== undefined ? 'DPoP' : 'Bearer';
+    // docs/guides/consent-withdrawal.md: no token with a resource scope leaves before its disclosure
+    // is committed. The row is known before the signature, so it is sent first and the token is
+    // signed while it commits (on this thread for ES256 and EdDSA: the commit takes longer, and
+    // the pool's hand-offs cost more CPU than the signature); it is answered when both are done.
+    const disclosed =
+      decision.chains.length > 0
+        ? this.disclosures.record({
+            jti: claims.jti,
+            clientKey: client.id,
+            clientId: client.clientId,
+            scope,
+            aud,
+            resources,
+            issuedAt,
+            expiresAt: claims.exp,
+            tokenType,
+            jkt,
+            requestId,
+            chains: decision.chains,
+            defaultAudience: this.config.audience,
+          })
+        : undefined;
+    const signed = this.keys.signingKey().then((key) => signAccessToken(claims, key, { inline: disclosed !== undefined }));
+    const [token] = await Promise.all([signed, disclosed]);
+    return { access_token: token, token_type: tokenType, expires_in: lifetime, scope };
+  }
+}
