@@ -18,8 +18,8 @@ async function bootstrap(): Promise<void> {
   const adminToken = await resolveAdminToken(config);
   const database = await openDatabase(config, (line) => logger.info(line));
   const startupLines = [
-    `listening on ${config.tls ? 'https' : 'http'}://localhost:${config.port} (token endpoint /oauth2/token); issuer ${config.issuer}`,
-    `admin interface on http://localhost:${config.adminPort}/admin; metrics at /metrics; API documentation at http://localhost:${config.adminPort}/docs`,
+    `listening on ${config.tls ? 'https' : 'http'}://${hostOf(config.host)}:${config.port} (token endpoint /oauth2/token); issuer ${config.issuer}`,
+    `admin interface on http://${hostOf(config.adminHost)}:${config.adminPort}/admin; metrics at /metrics; API documentation at http://${hostOf(config.adminHost)}:${config.adminPort}/docs`,
     `database: ${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL, data in ${database.location ?? config.dataDir}`}`,
     `admin token: ${adminToken.source === 'ADMIN_TOKEN' ? 'from ADMIN_TOKEN' : `kept in ${adminToken.source}`}`,
   ];
@@ -28,6 +28,12 @@ async function bootstrap(): Promise<void> {
     return runPrimary({ config, rootLogger, settings: { databaseUrl: database.url, adminToken: adminToken.token }, release, startupLines });
   }
   await serve({ config: { ...config, databaseUrl: database.url, adminToken: adminToken.token }, rootLogger, release, startupLines });
+}
+
+/** Where to reach a listener bound to `host` from this machine: localhost for every interface or loopback. */
+function hostOf(host: string | undefined): string {
+  if (host === undefined || host === '0.0.0.0' || host === '::' || host === '127.0.0.1' || host === '::1') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
 }
 
 /** A worker of WORKERS > 1: the primary owns the database and the admin token. */

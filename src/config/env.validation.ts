@@ -7,7 +7,8 @@ import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } fr
 import { Type } from 'class-transformer';
 import type { AppConfig, ClientAssertionAudience, LogFormat, LogLevel, SigningAlgorithm, TrustProxy } from './app-config.js';
 import { describedVariables, Describe, type DescribedVariable } from './variable-description.js';
-import { loadTlsFiles } from './tls-files.js';
+import { TLS12_CIPHERS, TLS13_CIPHERS } from './tls-ciphers.js';
+import { loadTlsFiles, parseTlsCiphers } from './tls-files.js';
 
 /** A configuration value that stops the process: the message is one line naming the variable. */
 export class ConfigurationError extends Error {}
@@ -175,6 +176,36 @@ class Environment {
 
   @Describe({
     meaning:
+      "The admin listener's own proxies, whose `X-Forwarded-For` it believes for the source address (the admin token's brute-force limit, the audit trail's actor address); `TRUST_PROXY` never applies to the admin listener. Same syntax as `TRUST_PROXY`; see [security](../operations/security.md#the-admin-listener-believes-only-its-own-proxies).",
+    default: "unset: the connection's peer address",
+    accepted: 'a hop count, or addresses, CIDR ranges, `loopback`, `linklocal`, `uniquelocal`, comma-separated',
+  })
+  @IsOptional()
+  @IsString()
+  ADMIN_TRUST_PROXY?: string;
+
+  @Describe({
+    meaning:
+      'The interface address the public listener (`PORT`) binds, e.g. `127.0.0.1` behind a proxy on the same host; `0.0.0.0` is every IPv4 interface, `::` every interface.',
+    default: 'unset: every interface (IPv4 and IPv6)',
+    accepted: 'an IPv4 or IPv6 address',
+  })
+  @IsOptional()
+  @IsString()
+  HOST?: string;
+
+  @Describe({
+    meaning:
+      'The interface address the admin listener (`ADMIN_PORT`) binds; see [deploying](../operations/deploying.md#the-two-listeners-and-their-interfaces).',
+    default: '`127.0.0.1` with the embedded PostgreSQL (no `DATABASE_URL`); `0.0.0.0` with `DATABASE_URL`',
+    accepted: 'an IPv4 or IPv6 address',
+  })
+  @IsOptional()
+  @IsString()
+  ADMIN_HOST?: string;
+
+  @Describe({
+    meaning:
       'The folder of the embedded PostgreSQL (or, as root where the `postgres` user cannot enter it, of `postgres-location`, naming where the cluster lives), its password and the generated admin token.',
     default: '`./.data`',
     accepted: 'a folder path',
@@ -284,6 +315,15 @@ class Environment {
   @IsOptional()
   @IsString()
   TLS_KEY_FILE?: string;
+
+  @Describe({
+    meaning: `Narrows the TLS suites of the public listener to those named (colon- or comma-separated). Allowed: TLS 1.2 ${TLS12_CIPHERS.map((name) => `\`${name}\``).join(', ')}; TLS 1.3 ${TLS13_CIPHERS.map((name) => `\`${name}\``).join(', ')}. A TLS version none of whose suites is named keeps all of its allowed ones; see [TLS and HSTS](../operations/tls.md#cipher-suites).`,
+    default: 'unset: every allowed suite',
+    accepted: 'names from the allowed suites, colon- or comma-separated',
+  })
+  @IsOptional()
+  @IsString()
+  TLS_CIPHERS?: string;
 }
 
 /** The variables loadConfig reads (a variable missing here is ignored, even if validated above). */
@@ -313,6 +353,10 @@ export const VARIABLES = [
   'TLS_CERT_FILE',
   'TLS_KEY_FILE',
   'DISCLOSURE_RETENTION_DAYS',
+  'ADMIN_TRUST_PROXY',
+  'HOST',
+  'ADMIN_HOST',
+  'TLS_CIPHERS',
 ];
 
 /** The validated variables with their descriptions, for docs/reference/configuration.md. */
@@ -344,7 +388,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (adminPort === port) {
     throw new ConfigurationError('ADMIN_PORT must differ from PORT (admin routes never share the public listener)');
   }
-  const tls = loadTlsFiles(environment.TLS_CERT_FILE, environment.TLS_KEY_FILE);
+  const tls = loadTlsFiles(environment.TLS_CERT_FILE, environment.TLS_KEY_FILE, parseTlsCiphers(environment.TLS_CIPHERS));
   const issuer = parseIssuer(environment.ISSUER ?? `${tls ? 'https' : 'http'}://localhost:${port}`);
   const audience = environment.ACCESS_TOKEN_AUDIENCE ?? issuer;
   if (/\s/.test(audience)) {
@@ -369,7 +413,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     refreshTokenTtl: environment.REFRESH_TOKEN_TTL ?? 14 * 86_400,
     keyEncryptionSecret: environment.KEY_ENCRYPTION_SECRET,
     tokenSigningAlg: (environment.TOKEN_SIGNING_ALG ?? 'RS256') as SigningAlgorithm,
-    trustProxy: parseTrustProxy(environment.TRUST_PROXY),
+    trustProxy: parseTrustProxy('TRUST_PROXY', environment.TRUST_PROXY),
+    adminTrustProxy: parseTrustProxy('ADMIN_TRUST_PROXY', environment.ADMIN_TRUST_PROXY),
+    host: parseHost('HOST', environment.HOST),
+    // The embedded database is a single-host setup: its admin interface stays on this host unless asked.
+    adminHost: parseHost('ADMIN_HOST', environment.ADMIN_HOST) ?? (environment.DATABASE_URL === undefined ? '127.0.0.1' : '0.0.0.0'),
     corsAllowedOrigins: parseOrigins(present.CORS_ALLOWED_ORIGINS),
     logLevel: (environment.LOG_LEVEL ?? 'info') as LogLevel,
     // Pretty in a terminal outside production, JSON lines everywhere else (containers, files, log shippers).
@@ -459,7 +507,19 @@ function parseOrigins(value: string | undefined): string[] {
   return origins;
 }
 
-function parseTrustProxy(value: string | undefined): TrustProxy {
+/** HOST, ADMIN_HOST: an IP address (brackets around an IPv6 one are dropped); undefined when unset. */
+function parseHost(variable: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const address = value.trim().replace(/^\[(.*)\]$/, '$1');
+  if (isIP(address) === 0) {
+    throw new ConfigurationError(
+      `${variable} must be the IPv4 or IPv6 address of an interface, such as 127.0.0.1, 0.0.0.0 or :: (got ${JSON.stringify(value)})`,
+    );
+  }
+  return address;
+}
+
+function parseTrustProxy(variable: string, value: string | undefined): TrustProxy {
   if (value === undefined || value === 'false') return false;
   if (/^\d+$/.test(value)) return Number(value);
   const entries = value
@@ -472,7 +532,7 @@ function parseTrustProxy(value: string | undefined): TrustProxy {
     const validPrefix = prefix === undefined || /^\d{1,3}$/.test(prefix);
     if (!named.has(entry) && !(isIP(address ?? '') && validPrefix)) {
       throw new ConfigurationError(
-        `TRUST_PROXY must be a hop count or a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal (got ${JSON.stringify(value)})`,
+        `${variable} must be a hop count or a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal (got ${JSON.stringify(value)})`,
       );
     }
   }
