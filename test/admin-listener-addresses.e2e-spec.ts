@@ -1,7 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
+import type { Express } from 'express';
 import request from 'supertest';
+import type { ExpressServerAdapter } from '../src/http/express-server.js';
 import { ADMIN_FAILURES_PER_ADDRESS } from '../src/admin/admin-token.guard.js';
 import { JSON_API } from './support/admin.js';
 import { bodyOf, type JsonApiDocument, type JsonApiResource } from './support/bodies.js';
@@ -59,6 +61,12 @@ describe('the admin listener with TRUST_PROXY=loopback (the public listener’s 
       expect(response.status).toBe(429);
       expect(Number(response.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     }
+  });
+
+  it('keeps TRUST_PROXY for the public listener and nothing for the admin listener', () => {
+    const adapter = server.app.getHttpAdapter() as ExpressServerAdapter;
+    expect(adapter.getInstance<Express>().get('trust proxy')).toEqual(['loopback']);
+    expect(adapter.adminInstance.get('trust proxy')).toBe(false);
   });
 
   it("records the connection's peer address as the audit event's actor, not X-Forwarded-For", async () => {
