@@ -27,11 +27,11 @@ async function bootstrap(): Promise<void> {
   // Resolved before anything starts: a missing or unreadable token must not leave a database running.
   const adminToken = await resolveAdminToken(config);
   const database = await openDatabase(config, (line) => logger.info(line), { takeOver: true });
-  const admin = `http://localhost:${config.adminPort}`;
+  const admin = `http://${hostOf(config.adminHost)}:${config.adminPort}`;
   // The last lines of the start log: the addresses a person needs, and where the admin token is.
   const startupLines = [
     `database: ${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL, data in ${database.location ?? config.dataDir}`}`,
-    `public URL: ${config.tls ? 'https' : 'http'}://localhost:${config.port} (token endpoint /oauth2/token; issuer ${config.issuer})`,
+    `public URL: ${config.tls ? 'https' : 'http'}://${hostOf(config.host)}:${config.port} (token endpoint /oauth2/token; issuer ${config.issuer})`,
     `admin URL: ${admin}/admin (metrics at ${admin}/metrics, API documentation at ${admin}/docs)`,
     `console URL: ${admin}/console`,
     `admin token: ${adminToken.source === 'ADMIN_TOKEN' ? 'from ADMIN_TOKEN' : `kept in ${adminToken.source}`}`,
@@ -53,6 +53,12 @@ async function bootstrap(): Promise<void> {
     // From here the server's own handlers drain and stop.
     for (const signal of SHUTDOWN_SIGNALS) process.off(signal, duringStart);
   }
+}
+
+/** Where to reach a listener bound to `host` from this machine: localhost for every interface or loopback. */
+function hostOf(host: string | undefined): string {
+  if (host === undefined || host === '0.0.0.0' || host === '::' || host === '127.0.0.1' || host === '::1') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
 }
 
 /** A worker of WORKERS > 1: the primary owns the database and the admin token, and hands the secrets over IPC. */

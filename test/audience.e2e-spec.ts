@@ -153,12 +153,14 @@ describe('introspection by a data source (docs/concepts/audience.md)', () => {
     expect((await introspect(mine, plain)).body).toEqual({ active: false });
   });
 
-  it('leaves a client that is no data source seeing every valid token', async () => {
+  it('leaves a client that is no data source seeing only tokens of the default audience (docs/operations/security.md)', async () => {
     const grant = await consentWorld(server);
     const source = await enrolDataSource(server, [grant.ids.definition]);
     const token = bodyOf<TokenBody>(await ask(grant, `${grant.definitionName}:read`, [source.resourceUri])).access_token;
+    const plain = bodyOf<TokenBody>(await ask(grant, 'uma_protection')).access_token;
     const plainIntrospector = await resourceServerClient();
-    expect(bodyOf<IntrospectionBody>(await introspect(plainIntrospector, token)).active).toBe(true);
+    expect((await introspect(plainIntrospector, token)).body).toEqual({ active: false });
+    expect(bodyOf<IntrospectionBody>(await introspect(plainIntrospector, plain)).active).toBe(true);
   });
 });
 

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
+import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import request from 'supertest';
@@ -10,6 +10,18 @@ import { freePorts } from './support/test-app.js';
 import type { CliClientJson } from './support/bodies.js';
 
 const asRoot = process.getuid?.() === 0;
+
+/** The error code of a TCP connection to host:port, or undefined when it connects. */
+function connectionError(host: string, port: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(undefined);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code));
+  });
+}
 
 /** Command lines of the processes that mention `text` (a postmaster names its data folder). */
 function processesMentioning(text: string): string[] {
@@ -81,6 +93,9 @@ describe('the embedded PostgreSQL in a private folder (mode 700)', () => {
 
     await run(async () => {
       expect((await token('private', secret)).status).toBe(200);
+      // With the embedded database the admin listener binds 127.0.0.1 only (ADMIN_HOST's default).
+      expect((await request(`http://127.0.0.1:${adminPort}`).get('/health/live')).status).toBe(200);
+      expect(await connectionError('127.0.0.2', adminPort)).toBe('ECONNREFUSED');
     });
   }, 180_000);
 });

@@ -26,7 +26,14 @@ export type AppConfig = {
   /** Encrypts signing keys at rest when set. */
   keyEncryptionSecret?: string;
   tokenSigningAlg: SigningAlgorithm;
+  /** TRUST_PROXY: the public listener's proxies. */
   trustProxy: TrustProxy;
+  /** ADMIN_TRUST_PROXY: the admin listener's own proxies (TRUST_PROXY never applies there). */
+  adminTrustProxy: TrustProxy;
+  /** HOST: the public listener's interface; undefined: every interface. */
+  host?: string;
+  /** ADMIN_HOST: the admin listener's interface (127.0.0.1 by default with the embedded database, else 0.0.0.0). */
+  adminHost: string;
   /** Origins allowed to call the public endpoints from a browser; empty: CORS off. */
   corsAllowedOrigins: string[];
   logLevel: LogLevel;

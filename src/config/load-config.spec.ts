@@ -132,4 +132,27 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
     expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toEqual(['loopback', '10.0.0.0/8']);
   });
+
+  it('keeps TRUST_PROXY off the admin listener: ADMIN_TRUST_PROXY names its own proxies, in the same syntax', () => {
+    expect(loadConfig({ TRUST_PROXY: 'loopback' }).adminTrustProxy).toBe(false);
+    expect(loadConfig({ ADMIN_TRUST_PROXY: 'loopback, 10.0.0.0/8' })).toMatchObject({ adminTrustProxy: ['loopback', '10.0.0.0/8'], trustProxy: false });
+    expect(loadConfig({ ADMIN_TRUST_PROXY: '2' }).adminTrustProxy).toBe(2);
+    expect(() => loadConfig({ ADMIN_TRUST_PROXY: 'the proxy' })).toThrow(/^ADMIN_TRUST_PROXY must be a hop count or a comma-separated list/);
+  });
+
+  it('binds the public listener to every interface unless HOST names one, and the admin listener to 127.0.0.1 with the embedded database, else 0.0.0.0', () => {
+    expect(loadConfig({})).toMatchObject({ host: undefined, adminHost: '127.0.0.1' });
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/x' }).adminHost).toBe('0.0.0.0');
+    expect(loadConfig({ HOST: '127.0.0.2', ADMIN_HOST: '::1' })).toMatchObject({ host: '127.0.0.2', adminHost: '::1' });
+    expect(loadConfig({ ADMIN_HOST: '[::]' }).adminHost).toBe('::');
+  });
+
+  it.each([
+    ['HOST', 'localhost'],
+    ['HOST', '10.0.0.256'],
+    ['ADMIN_HOST', 'admin.example'],
+    ['ADMIN_HOST', '127.0.0.1:3001'],
+  ])('refuses %s=%s with one line naming it', (variable, value) => {
+    expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^${variable} must be the IPv4 or IPv6 address of an interface`));
+  });
 });

@@ -16,7 +16,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (adminPort === port) {
     throw new ConfigurationError('ADMIN_PORT must differ from PORT (admin routes never share the public listener)');
   }
-  const tls = loadTlsFiles(values.TLS_CERT_FILE, values.TLS_KEY_FILE);
+  const tls = loadTlsFiles(values.TLS_CERT_FILE, values.TLS_KEY_FILE, values.TLS_CIPHERS);
   const issuer = parseIssuer(values.ISSUER ?? `${tls ? 'https' : 'http'}://localhost:${port}`);
   const audience = values.ACCESS_TOKEN_AUDIENCE ?? issuer;
   if (/\s/.test(audience)) {
@@ -42,6 +42,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     keyEncryptionSecret: values.KEY_ENCRYPTION_SECRET,
     tokenSigningAlg: values.TOKEN_SIGNING_ALG,
     trustProxy: values.TRUST_PROXY,
+    adminTrustProxy: values.ADMIN_TRUST_PROXY,
+    host: values.HOST,
+    // The embedded database is a single-host setup: its admin interface stays on this host unless asked.
+    adminHost: values.ADMIN_HOST ?? (values.DATABASE_URL === undefined ? '127.0.0.1' : '0.0.0.0'),
     corsAllowedOrigins: values.CORS_ALLOWED_ORIGINS,
     logLevel: values.LOG_LEVEL,
     // Pretty in a terminal outside production, JSON lines everywhere else (containers, files, log shippers).

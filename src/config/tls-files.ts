@@ -1,15 +1,40 @@
 import { readFileSync } from 'node:fs';
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { ConfigurationError } from './configuration-error.js';
+import { TLS12_CIPHERS, TLS13_CIPHERS } from './tls-ciphers.js';
 
-/** The public listener's certificate (chain) and private key, PEM, as read at start. */
-export type TlsFiles = { cert: Buffer; key: Buffer };
+/**
+ * The public listener's certificate (chain) and private key, PEM, as read at start, and the
+ * cipher suites it offers (an OpenSSL cipher string of TLS 1.3 and TLS 1.2 names).
+ */
+export type TlsFiles = { cert: Buffer; key: Buffer; ciphers: string };
+
+/**
+ * TLS_CIPHERS: names from the allowed suites, colon- or comma-separated. Each TLS version keeps
+ * the suites named for it, or all of its allowed ones when none is named (Node would otherwise
+ * turn a version without suites off). Anything outside the allowed set, or an empty list, stops
+ * the start naming the variable.
+ */
+export function parseTlsCiphers(value: string | undefined): string {
+  const named = (value ?? '')
+    .split(/[:,]/)
+    .map((name) => name.trim())
+    .filter(Boolean);
+  if (value !== undefined && named.length === 0) throw new ConfigurationError('TLS_CIPHERS must name at least one cipher suite');
+  const outside = named.find((name) => !TLS13_CIPHERS.includes(name) && !TLS12_CIPHERS.includes(name));
+  if (outside !== undefined) {
+    throw new ConfigurationError(`TLS_CIPHERS may name only ${[...TLS13_CIPHERS, ...TLS12_CIPHERS].join(', ')} (got ${JSON.stringify(outside.slice(0, 100))})`);
+  }
+  const tls13 = TLS13_CIPHERS.filter((name) => named.includes(name));
+  const tls12 = TLS12_CIPHERS.filter((name) => named.includes(name));
+  return [...(tls13.length > 0 ? tls13 : TLS13_CIPHERS), ...(tls12.length > 0 ? tls12 : TLS12_CIPHERS)].join(':');
+}
 
 /**
  * TLS_CERT_FILE and TLS_KEY_FILE: both or neither. Each must be readable and hold PEM, and the key
  * must be the certificate's: anything else stops the start with one line naming the variable.
  */
-export function loadTlsFiles(certFile: string | undefined, keyFile: string | undefined): TlsFiles | undefined {
+export function loadTlsFiles(certFile: string | undefined, keyFile: string | undefined, ciphers = parseTlsCiphers(undefined)): TlsFiles | undefined {
   if (certFile === undefined && keyFile === undefined) return undefined;
   if (keyFile === undefined) throw new ConfigurationError('TLS_KEY_FILE must be set too: TLS_CERT_FILE and TLS_KEY_FILE go together');
   if (certFile === undefined) throw new ConfigurationError('TLS_CERT_FILE must be set too: TLS_CERT_FILE and TLS_KEY_FILE go together');
@@ -20,7 +45,7 @@ export function loadTlsFiles(certFile: string | undefined, keyFile: string | und
   if (!certificate.checkPrivateKey(privateKey)) {
     throw new ConfigurationError(`TLS_KEY_FILE (${keyFile}) is not the private key of the certificate in TLS_CERT_FILE (${certFile})`);
   }
-  return { cert, key };
+  return { cert, key, ciphers };
 }
 
 function readPem(variable: string, file: string): Buffer {

@@ -1,6 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { isIP } from 'node:net';
 import { CLIENT_ASSERTION_AUDIENCES, LOG_FORMATS, LOG_LEVELS, SIGNING_ALGORITHMS, type TrustProxy } from './app-config.js';
+import { TLS12_CIPHERS, TLS13_CIPHERS } from './tls-ciphers.js';
+import { parseTlsCiphers } from './tls-files.js';
 import { flag, oneOf, parsed, refusal, text, wholeNumber, type Variable } from './variable.js';
 
 /**
@@ -100,6 +102,27 @@ export const VARIABLES = {
     defaultText: "unset: the socket's peer address",
     parse: parseTrustProxy,
   }),
+  ADMIN_TRUST_PROXY: parsed({
+    meaning:
+      "The admin listener's own proxies, whose `X-Forwarded-For` it believes for the source address (the admin token's brute-force limit, the audit trail's actor address); `TRUST_PROXY` never applies to the admin listener. Same syntax as `TRUST_PROXY`; see [security](../operations/security.md#the-admin-listener-believes-only-its-own-proxies).",
+    accepted: 'a hop count or a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal',
+    defaultText: "unset: the connection's peer address",
+    parse: parseTrustProxy,
+  }),
+  HOST: parsed({
+    meaning:
+      'The interface address the public listener (`PORT`) binds, e.g. `127.0.0.1` behind a proxy on the same host; `0.0.0.0` is every IPv4 interface, `::` every interface.',
+    accepted: 'the IPv4 or IPv6 address of an interface, such as 127.0.0.1, 0.0.0.0 or ::',
+    defaultText: 'unset: every interface (IPv4 and IPv6)',
+    parse: parseHost,
+  }),
+  ADMIN_HOST: parsed({
+    meaning:
+      'The interface address the admin listener (`ADMIN_PORT`) binds; see [deploying](../operations/deploying.md#the-two-listeners-and-their-interfaces).',
+    accepted: 'the IPv4 or IPv6 address of an interface, such as 127.0.0.1, 0.0.0.0 or ::',
+    defaultText: '`127.0.0.1` with the embedded PostgreSQL (no `DATABASE_URL`); `0.0.0.0` with `DATABASE_URL`',
+    parse: parseHost,
+  }),
   DATA_DIR: text({
     meaning:
       'The folder of the embedded PostgreSQL (or, as root where the `postgres` user cannot enter it, of `postgres-location`, naming where the cluster lives), its password and the generated admin token.',
@@ -167,6 +190,12 @@ export const VARIABLES = {
     accepted: 'a file path',
     defaultText: 'unset',
   }),
+  TLS_CIPHERS: parsed({
+    meaning: `Narrows the TLS suites of the public listener to those named (colon- or comma-separated). Allowed: TLS 1.2 ${TLS12_CIPHERS.map((name) => `\`${name}\``).join(', ')}; TLS 1.3 ${TLS13_CIPHERS.map((name) => `\`${name}\``).join(', ')}. A TLS version none of whose suites is named keeps all of its allowed ones; see [TLS and HSTS](../operations/tls.md#cipher-suites).`,
+    accepted: 'names from the allowed suites, colon- or comma-separated',
+    defaultText: 'unset: every allowed suite',
+    parse: (_name, raw) => parseTlsCiphers(raw),
+  }),
   DISCLOSURE_RETENTION_DAYS: wholeNumber({
     meaning:
       'Days a disclosure row is kept after its token expired; a job deletes older rows at start and hourly; see [consent withdrawal and the accounting of disclosures](../guides/consent-withdrawal.md).',
@@ -223,6 +252,14 @@ function parseOrigins(name: string, raw: string | undefined, accepted: string): 
     if (!parsed || parsed.origin !== origin) throw refusal(name, accepted, origin);
   }
   return origins;
+}
+
+/** HOST, ADMIN_HOST: an IP address (brackets around an IPv6 one are dropped); undefined when unset. */
+function parseHost(name: string, raw: string | undefined, accepted: string): string | undefined {
+  if (raw === undefined) return undefined;
+  const address = raw.trim().replace(/^\[(.*)\]$/, '$1');
+  if (isIP(address) === 0) throw refusal(name, accepted, raw);
+  return address;
 }
 
 /** Express's `trust proxy` setting: off, a hop count, or the proxies whose X-Forwarded-For is believed. */

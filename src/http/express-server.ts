@@ -78,7 +78,7 @@ export class ExpressServerAdapter extends ExpressAdapter {
   readonly adminInstance: Express = express();
   private readonly lateRoutes: Array<() => void> = [];
 
-  /** `tls`: the public listener serves HTTPS only, TLS 1.2 at least (docs/operations/tls.md). */
+  /** `tls`: the public listener serves HTTPS only, TLS 1.2 at least, with the allowed suites (docs/operations/tls.md). */
   constructor(private readonly tls?: TlsFiles) {
     super();
     markListener(this.getInstance<Express>(), 'public');
@@ -159,7 +159,11 @@ export class ExpressServerAdapter extends ExpressAdapter {
     }
     const app = this.getInstance<Express>();
     this.httpServer = this.tls
-      ? createHttpsServer({ cert: this.tls.cert, key: this.tls.key, minVersion: 'TLSv1.2', ...httpClassesOf(app) }, app)
+      ? createHttpsServer(
+          // docs/operations/tls.md#cipher-suites: TLS 1.2 with AEAD and forward secrecy only, in the server's order.
+          { cert: this.tls.cert, key: this.tls.key, minVersion: 'TLSv1.2', ciphers: this.tls.ciphers, honorCipherOrder: true, ...httpClassesOf(app) },
+          app,
+        )
       : createHttpServer(app);
   }
 }

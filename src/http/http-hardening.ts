@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 import type { Request, Response } from 'express';
 import { listenerOf } from './listener-routes.js';
 
@@ -20,18 +21,25 @@ export function hardenServer(server: Server): void {
 export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000';
 
 /**
+ * When Strict-Transport-Security is sent: `native` (TLS_CERT_FILE): on every response of a TLS
+ * connection, whatever X-Forwarded-Proto says; `proxied` (an https ISSUER behind a trusted proxy):
+ * when the proxy's X-Forwarded-Proto says https; `off`: never.
+ */
+export type HstsMode = 'native' | 'proxied' | 'off';
+
+/**
  * A request hook (src/http/request-hooks.ts): headers every response carries: no MIME sniffing, and no framing. CORS stays off (no
  * Access-Control-* header) unless CORS_ALLOWED_ORIGINS names origins, and then only for the
- * public endpoints: browsers never reach the admin interface. With `hsts`, every response to a
- * request that came over HTTPS (natively, or through a trusted proxy's X-Forwarded-Proto)
- * carries Strict-Transport-Security.
+ * public endpoints: browsers never reach the admin interface. HSTS as `hsts` says.
  */
-export function secureHeaders(allowedOrigins: readonly string[], hsts = false) {
+export function secureHeaders(allowedOrigins: readonly string[], hsts: HstsMode = 'off') {
   return {
     onRequest(request: Request, response: Response): boolean {
       response.setHeader('X-Content-Type-Options', 'nosniff');
       response.setHeader('X-Frame-Options', 'DENY');
-      if (hsts && request.protocol === 'https') response.setHeader('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
+      if (hsts === 'native' ? (request.socket as TLSSocket).encrypted === true : hsts === 'proxied' && request.protocol === 'https') {
+        response.setHeader('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
+      }
       const origin = request.headers.origin;
       if (origin && allowedOrigins.includes(origin) && listenerOf(request) === 'public') {
         response.setHeader('Access-Control-Allow-Origin', origin);

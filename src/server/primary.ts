@@ -37,8 +37,8 @@ export async function runPrimary(options: PrimaryOptions): Promise<void> {
   const logger = options.rootLogger.child({ context: 'Primary' });
   try {
     // Checked here, so that a taken port is one line, not one per worker.
-    await assertFree(config.port, 'PORT');
-    await assertFree(config.adminPort, 'ADMIN_PORT');
+    await assertFree(config.port, 'PORT', config.host);
+    await assertFree(config.adminPort, 'ADMIN_PORT', config.adminHost);
   } catch (error) {
     await options.release().catch(() => undefined);
     throw error;
@@ -116,12 +116,21 @@ export async function runPrimary(options: PrimaryOptions): Promise<void> {
   for (let index = 0; index < config.workers; index += 1) fork();
 }
 
-function assertFree(port: number, variable: string): Promise<void> {
+/** The port is free on the interface the listener will bind (`host` undefined: every interface). */
+function assertFree(port: number, variable: string, host: string | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', (error: NodeJS.ErrnoException) =>
-      reject(new Error(error.code === 'EADDRINUSE' ? `port ${port} (${variable}) is already in use` : `port ${port} (${variable}): ${error.message}`)),
+      reject(
+        new Error(
+          error.code === 'EADDRINUSE'
+            ? `port ${port} (${variable}) is already in use`
+            : error.code === 'EADDRNOTAVAIL'
+              ? `${host ?? ''} (${variable === 'PORT' ? 'HOST' : 'ADMIN_HOST'}) is no address of this host`
+              : `port ${port} (${variable}): ${error.message}`,
+        ),
+      ),
     );
-    probe.listen(port, () => probe.close(() => resolve()));
+    probe.listen(port, host, () => probe.close(() => resolve()));
   });
 }

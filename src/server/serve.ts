@@ -50,11 +50,12 @@ export async function serve(options: ServeOptions): Promise<void> {
     const publicServer = app.getHttpServer();
     hardenServer(publicServer);
     drain.track(publicServer);
-    await app.listen(config.port).catch((error: unknown) => {
-      throw listenError(error, 'PORT', config.port);
+    // HOST unset: every interface, as Node listens by default; ADMIN_HOST always has a value.
+    await (config.host === undefined ? app.listen(config.port) : app.listen(config.port, config.host)).catch((error: unknown) => {
+      throw listenError(error, 'PORT', config.port, 'HOST', config.host);
     });
-    adminServer = await listenAdmin(app, config.adminPort).catch((error: unknown) => {
-      throw listenError(error, 'ADMIN_PORT', config.adminPort);
+    adminServer = await listenAdmin(app, config.adminPort, config.adminHost).catch((error: unknown) => {
+      throw listenError(error, 'ADMIN_PORT', config.adminPort, 'ADMIN_HOST', config.adminHost);
     });
     drain.track(adminServer);
   } catch (error) {
@@ -104,8 +105,9 @@ export async function serve(options: ServeOptions): Promise<void> {
   options.onServing?.();
 }
 
-function listenError(error: unknown, variable: string, port: number): Error {
+function listenError(error: unknown, variable: string, port: number, hostVariable: string, host: string | undefined): Error {
   const code = (error as { code?: string }).code;
+  if (code === 'EADDRNOTAVAIL') return new Error(`${host ?? ''} (${hostVariable}) is no address of this host`);
   if (code === 'EADDRINUSE') return new Error(`port ${port} (${variable}) is already in use`);
   if (code === 'EACCES') return new Error(`port ${port} (${variable}) may not be used by this user`);
   return error instanceof Error ? error : new Error(String(error));

@@ -1,8 +1,9 @@
-import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { ClientRecord } from '../clients/client-record.js';
-import { AccessTokenVerifier } from '../keys/access-token-verifier.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { AccessTokenVerifier, type AccessTokenClaims } from '../keys/access-token-verifier.js';
 import { OAuthError } from '../oauth/oauth-error.js';
 import { RefreshTokensService } from './refresh-tokens.service.js';
 import type { TokenParameters } from '../oauth/token-request.js';
@@ -28,6 +29,7 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     private readonly verifier: AccessTokenVerifier,
     private readonly refreshTokens: RefreshTokensService,
     private readonly dataSources: DataSourceDirectory,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
@@ -38,15 +40,17 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     this.stopPurging?.();
   }
 
-  /** Callers are resource servers: clients allowed the `uma_protection` scope. */
+  /**
+   * Any authenticated client may ask; what it sees is decided per token
+   * (docs/reference/token-endpoint.md#who-may-see-a-token-at-introspection): its own tokens, the
+   * tokens meant for the data sources it introspects for, and, when allowed `uma_protection`, the
+   * tokens of the default audience. Everything else is `{"active": false}`.
+   */
   async introspect(caller: ClientRecord, parameters: TokenParameters): Promise<IntrospectionResponse> {
-    if (!caller.allowedScopes.has('uma_protection')) {
-      throw new OAuthError('insufficient_scope', 'introspection is for resource servers: the client needs the uma_protection scope').withStatus(403);
-    }
     const token = requiredToken(parameters);
     const hint = parameters.token_type_hint;
-    if (hint === 'refresh_token') return (await this.introspectRefresh(token)) ?? (await this.introspectAccess(token, caller)) ?? { active: false };
-    return (await this.introspectAccess(token, caller)) ?? (await this.introspectRefresh(token)) ?? { active: false };
+    if (hint === 'refresh_token') return (await this.introspectRefresh(token, caller)) ?? (await this.introspectAccess(token, caller)) ?? { active: false };
+    return (await this.introspectAccess(token, caller)) ?? (await this.introspectRefresh(token, caller)) ?? { active: false };
   }
 
   /** A client revokes its own token; unknown tokens are fine (200), another client's are refused. */
@@ -75,7 +79,7 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
   private async introspectAccess(token: string, caller: ClientRecord): Promise<IntrospectionResponse | undefined> {
     const claims = await this.verifier.verify(token);
     if (!claims) return undefined;
-    if (!(await this.meantFor(caller, claims.aud))) return { active: false };
+    if (!(await this.mayIntrospect(caller, claims))) return { active: false };
     const revoked: unknown[] = await this.dataSource.query('SELECT 1 FROM revoked_token WHERE jti = $1', [claims.jti]);
     if (revoked.length > 0) return { active: false };
     const { scope, client_id, sub, aud, iss, exp, iat, jti, permissions, cnf } = claims;
@@ -97,17 +101,25 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     };
   }
 
-  /** docs/concepts/audience.md#where-it-is-enforced: a data source's client sees only tokens whose aud names that data source. */
-  private async meantFor(caller: ClientRecord, aud: unknown): Promise<boolean> {
+  /**
+   * docs/concepts/audience.md#where-it-is-enforced: the token's own client sees it; a data source's
+   * introspection client sees only tokens whose aud names one of its data sources; any other
+   * client allowed `uma_protection` sees only tokens of the default audience (a token meant for a
+   * data source is not its business).
+   */
+  private async mayIntrospect(caller: ClientRecord, claims: AccessTokenClaims): Promise<boolean> {
+    if (claims.client_id === caller.clientId) return true;
+    const audience = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
     const served = await this.dataSources.introspectedBy(caller.id);
-    if (served.length === 0) return true;
-    const audience = Array.isArray(aud) ? aud : [aud];
-    return served.some((uri) => audience.includes(uri));
+    if (served.length > 0) return served.some((uri) => audience.includes(uri));
+    return caller.allowedScopes.has('uma_protection') && audience.length > 0 && audience.every((entry) => entry === this.config.audience);
   }
 
-  private async introspectRefresh(token: string): Promise<IntrospectionResponse | undefined> {
+  /** A refresh token is its own client's business only: any other caller gets `{"active": false}`. */
+  private async introspectRefresh(token: string, caller: ClientRecord): Promise<IntrospectionResponse | undefined> {
     const row = await this.refreshTokens.find(token);
     if (!row) return undefined;
+    if (row.client_id !== caller.id) return { active: false };
     if (row.used_at !== null || row.revoked_at !== null || row.expires_at.getTime() <= Date.now()) return { active: false };
     const [client]: { client_id: string }[] = await this.dataSource.query('SELECT client_id FROM client WHERE id = $1', [row.client_id]);
     return { active: true, scope: row.scope, client_id: client?.client_id, exp: Math.floor(row.expires_at.getTime() / 1000), token_type: 'refresh_token' };

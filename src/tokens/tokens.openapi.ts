@@ -77,10 +77,16 @@ export function ApiTokenEndpoint(): MethodDecorator {
 /** POST /oauth2/introspect (RFC 7662). */
 export function ApiIntrospectionEndpoint(): MethodDecorator {
   return applyDecorators(
-    ApiOperation({ summary: 'Token introspection (RFC 7662), for clients allowed the uma_protection scope' }),
+    ApiOperation({
+      summary:
+        "Token introspection (RFC 7662): a client sees its own tokens; a data source's introspection client the tokens meant for its data sources; a client allowed uma_protection the tokens of the default audience",
+    }),
     ApiBody({ schema: TOKEN_PARAMETER }),
-    ApiResponse({ status: 200, description: '{"active": false}, or active with scope, client_id, sub, aud, iss, exp, iat, jti, token_type, permissions' }),
-    ApiResponse({ status: 403, description: 'the caller is not allowed uma_protection', schema: OAUTH_ERROR }),
+    ApiResponse({
+      status: 200,
+      description:
+        '{"active": false} (also for a token the caller may not see), or active with scope, client_id, sub, aud, iss, exp, iat, jti, token_type, permissions',
+    }),
   );
 }
 

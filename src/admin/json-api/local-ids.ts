@@ -23,11 +23,9 @@ export class LocalIds {
     }
     delete value.lid;
     if (isObject(value.relationships)) {
-      const relationships: Record<string, unknown> = {};
-      for (const [name, member] of Object.entries(value.relationships)) {
-        relationships[name] = this.resolveRelationship(name, member);
-      }
-      value.relationships = relationships;
+      // Object.fromEntries defines own members: an assignment `relationships['__proto__'] = …` would
+      // set the object's prototype instead, and the relationship would vanish unchecked.
+      value.relationships = Object.fromEntries(Object.entries(value.relationships).map(([name, member]) => [name, this.resolveRelationship(name, member)]));
     }
     return { ...operation, value };
   }
