@@ -65,7 +65,9 @@ export function buildDataSourceOptions(url: string, poolSize = 10): DataSourceOp
     logging: false,
     extra: {
       max: poolSize,
-      connectionTimeoutMillis: 5_000,
+      // Short: during a failover a request is answered 503 soon rather than held (HAProxy with no
+      // primary to route to refuses at once; this bounds the other cases).
+      connectionTimeoutMillis: 3_000,
       // A query stuck behind a dead connection must fail fast, not hold a token request.
       query_timeout: 10_000,
       keepAlive: true,
