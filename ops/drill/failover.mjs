@@ -365,6 +365,7 @@ async function setUp() {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH,
+        ...(process.env.DRILL_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.DRILL_SERVER_NODE_OPTIONS } : {}),
         DATABASE_URL: databaseUrl,
         ADMIN_TOKEN: secrets.admin,
         PORT: String(port),
@@ -449,7 +450,7 @@ const ids = (count) => Array.from({ length: count }, () => (nextId += 1));
 async function makeWorld() {
   const key = await generateKeyPair('ES256', { extractable: true });
   const jwk = { ...(await exportJWK(key.publicKey)), kid: 'drill-key', alg: 'ES256', use: 'sig' };
-  const [client, keyClient, definition, read, purpose, ticket, resource, binding, combination] = ids(9);
+  const [client, keyClient, definition, read, purpose, ticket, resource, binding, combination, probe] = ids(10);
   const definitionName = 'drill-glucose';
   const response = await admin(instances[0], 'PATCH', '/admin', [
     add('uma-client', {
@@ -466,6 +467,10 @@ async function makeWorld() {
         clientAuthenticationType: 'private_key_jwt',
         jwksRaw: JSON.stringify({ keys: [jwk] }),
       },
+    }),
+    add('uma-client', {
+      id: probe,
+      attributes: { clientId: 'drill-probe-client', clientName: 'drill probe', allowedScopes: 'read', grantTypes: 'client_credentials' },
     }),
     add('resource-definition', { id: definition, attributes: { name: definitionName } }),
     add('scope', { id: read, attributes: { name: 'read' }, relationships: { resourceDefinition: ref('resource-definition', definition) } }),
@@ -490,10 +495,18 @@ async function makeWorld() {
     }),
   ]);
   if (response.status !== 200) throw new Error(`the drill's clients were not created: ${JSON.stringify(response.body)}`);
-  return {
+  const basicOf = (clientId, secret) => `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+  const world = {
     resourceClient: { clientId: 'drill-resource-client', secret: response.body[0].meta.clientSecret, scope: `${definitionName}:read` },
     keyClient: { clientId: 'drill-key-client', privateKey: key.privateKey },
+    probeClient: { id: probe, basic: basicOf('drill-probe-client', response.body[2].meta.clientSecret) },
   };
+  // Each instance verifies the probe client's secret once now, so that later probes time the change, not the slow hash.
+  for (const instance of instances) {
+    const answer = await tokenRequest(instance, { grant_type: 'client_credentials', scope: 'read' }, { Authorization: world.probeClient.basic });
+    if (answer.status !== 200) throw new Error(`the probe client got ${answer.status} from ${instance.name}`);
+  }
+  return world;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -530,7 +543,7 @@ async function tokenRequest(instance, body, headers = {}) {
     } catch {
       json = undefined;
     }
-    return { sent, answered: Date.now(), status: response.status, json, retryAfter: response.headers.get('retry-after') };
+    return { sent, answered: Date.now(), status: response.status, json, retryAfter: response.headers.get('retry-after'), instance: instance.name };
   } catch (error) {
     return { sent, answered: Date.now(), status: 0, error: error.name === 'TimeoutError' ? 'timeout' : error.message };
   }
@@ -653,24 +666,34 @@ async function replayAssertions(results) {
   return { replayedAccepted, replaysRefused: refused, replaysOther: other, replayStatuses };
 }
 
-// A client created on instance 1 is usable on instance 2: how long until it is.
-async function crossInstanceChange() {
-  const [id] = ids(1);
-  const clientId = `drill-late-client-${id}`;
-  const created = await admin(instances[0], 'PATCH', '/admin', [
-    add('uma-client', { id, attributes: { clientId, clientName: 'late', allowedScopes: 'read', grantTypes: 'client_credentials' } }),
+// A change made on instance 1 is seen by instance 2's token endpoint (through its caches, which
+// the change feed keeps fresh): the probe client is allowed a new scope on instance 1, and instance
+// 2 is asked for a token with it until it answers one. Milliseconds from instance 1's answer.
+let probeRound = 0;
+async function crossInstanceChange(world) {
+  probeRound += 1;
+  const scope = `probe-${probeRound}`;
+  const changed = await admin(instances[0], 'PATCH', '/admin', [
+    { op: 'replace', path: `/uma-client/${world.probeClient.id}`, value: { type: 'uma-client', attributes: { allowedScopes: `read ${scope}` } } },
   ]);
-  if (created.status !== 200) return { crossInstanceMs: undefined, crossInstanceStatus: created.status };
+  if (changed.status !== 200) return { crossInstanceMs: undefined, crossInstanceStatus: changed.status };
   const answeredAt = Date.now();
-  const basic = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(created.body[0].meta.clientSecret)}`).toString('base64')}`;
   const seen = [];
-  for (let attempt = 0; attempt < 100 && Date.now() - answeredAt < 5_000; attempt += 1) {
-    const answer = await tokenRequest(instances[1], { grant_type: 'client_credentials', scope: 'read' }, { Authorization: basic });
+  for (let attempt = 0; attempt < 200 && Date.now() - answeredAt < 5_000; attempt += 1) {
+    const answer = await tokenRequest(instances[1], { grant_type: 'client_credentials', scope }, { Authorization: world.probeClient.basic });
     seen.push(answer.status);
-    if (answer.status === 200) return { crossInstanceMs: answer.answered - answeredAt, crossInstanceStatus: 200, crossInstanceAttempts: seen.join(' ') };
-    await sleep(50);
+    if (answer.status === 200) return { crossInstanceMs: answer.answered - answeredAt, crossInstanceStatus: 200, crossInstanceAttempts: summarize(seen) };
+    await sleep(20);
   }
-  return { crossInstanceMs: undefined, crossInstanceStatus: 'not seen within 5 s', crossInstanceAttempts: seen.join(' ') };
+  return { crossInstanceMs: undefined, crossInstanceStatus: 'not seen within 5 s', crossInstanceAttempts: summarize(seen) };
+}
+
+function summarize(statuses) {
+  const counts = {};
+  for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
+  return Object.entries(counts)
+    .map(([status, count]) => `${status}×${count}`)
+    .join(' ');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -687,15 +710,16 @@ async function switchover() {
   const primary = await primaryNode();
   const candidate = nodes.find((node) => node !== primary);
   log(`patronictl switchover ${primary.name} -> ${candidate.name}`);
-  const result = spawnSync(which('patronictl'), ['-c', primary.configFile, 'switchover', '--leader', primary.name, '--candidate', candidate.name, '--force'], {
-    encoding: 'utf8',
-    timeout: 60_000,
+  // Asynchronous: the load must go on while patronictl waits for the switchover.
+  const entry = start('patronictl', which('patronictl'), ['-c', primary.configFile, 'switchover', '--leader', primary.name, '--candidate', candidate.name, '--force'], {
     uid: primary.owner.uid,
     gid: primary.owner.gid,
     cwd: primary.nodeDir,
     env: { PATH: process.env.PATH, HOME: primary.nodeDir, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' },
+    detached: false,
   });
-  if (result.status !== 0) throw new Error(`patronictl switchover failed: ${result.stdout}${result.stderr}`);
+  await waitFor('patronictl switchover', () => entry.exited, 60_000, 100);
+  if (entry.code !== 0) throw new Error(`patronictl switchover failed: ${entry.output()}`);
   return { from: primary.name };
 }
 
@@ -737,7 +761,7 @@ async function drill(kind, world, issuer) {
   const newPrimary = await waitFor('a primary after the failover', primaryNode, 60_000, 500);
   const rows = await checkRows(newPrimary, results, world);
   const replays = await replayAssertions(results);
-  const cross = await crossInstanceChange();
+  const cross = await crossInstanceChange(world);
   const flowing = flowingAgainAt(results, faultAt);
   const statuses = {};
   for (const result of results) statuses[result.status] = (statuses[result.status] ?? 0) + 1;
@@ -759,6 +783,7 @@ async function drill(kind, world, issuer) {
     ...rows,
     ...replays,
     status503: results.filter((result) => result.status === 503).length,
+    reasons503: summarize(results.filter((result) => result.status === 503).map((result) => `"${String(result.json?.error_description).slice(0, 50)}"`)),
     status503WithoutRetryAfter: results.filter((result) => result.status === 503 && !result.retryAfter).length,
     other5xx: results.filter((result) => result.status >= 500 && result.status !== 503).length,
     other4xx: results.filter((result) => result.status >= 400 && result.status < 500).length,
@@ -805,6 +830,7 @@ function print(figures) {
       .join(' ')})`,
   );
   line('503 temporarily_unavailable', figures.status503);
+  line('  why', figures.reasons503);
   line('other 5xx (must be 0)', figures.other5xx);
   line('4xx', figures.other4xx);
   line('no answer (must be 0)', figures.noAnswer);
