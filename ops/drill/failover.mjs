@@ -194,8 +194,8 @@ async function freePorts(count) {
 }
 
 function fill(template, values) {
-  return template.replace(/\{\{([A-Z_]+)\}\}/g, (_, name) => {
-    if (!(name in values)) throw new Error(`no value for {{${name}}}`);
+  return template.replace(/\$\{([A-Z_]+)\}/g, (_, name) => {
+    if (!(name in values)) throw new Error(`no value for \${${name}}`);
     return String(values[name]);
   });
 }
@@ -236,7 +236,6 @@ const secrets = {
 };
 let etcd;
 let etcdArgs;
-let haproxyPort;
 const instances = [];
 
 async function startEtcd() {
@@ -251,7 +250,6 @@ async function setUp() {
   workDir = mkdtempSync(join(tmpdir(), 'failover-drill-'));
   chmodSync(workDir, 0o755);
   const [etcdClient, etcdPeer, rest1, rest2, pg1, pg2, haproxy, public1, admin1, public2, admin2] = await freePorts(11);
-  haproxyPort = haproxy;
   log(`work folder ${workDir}; etcd ${etcdClient}, Patroni REST ${rest1}/${rest2}, PostgreSQL ${pg1}/${pg2}, HAProxy ${haproxy}`);
 
   const etcdDir = join(workDir, 'etcd');
@@ -380,12 +378,16 @@ async function setUp() {
     instances.push({ name: `server${index + 1}`, url: `http://127.0.0.1:${port}`, adminUrl: `http://127.0.0.1:${adminPort}`, entry });
   }
   for (const instance of instances) {
-    await waitFor(`${instance.name} ready`, async () => {
-      if (instance.entry.exited) throw new Error(`${instance.name} exited: ${instance.entry.output().slice(-2000)}`);
-      return (await httpStatus(`${instance.url}/health/ready`)) === 200;
-    }, 90_000);
+    await waitFor(
+      `${instance.name} ready`,
+      async () => {
+        if (instance.entry.exited) throw new Error(`${instance.name} exited: ${instance.entry.output().slice(-2000)}`);
+        return (await httpStatus(`${instance.url}/health/ready`)) === 200;
+      },
+      90_000,
+    );
   }
-  return { databaseUrl, issuer };
+  return { databaseUrl, issuer, superuserUrl };
 }
 
 function startPatroni(node) {
@@ -592,6 +594,55 @@ function startLoad(world, issuer) {
   };
 }
 
+// Whether the database takes a durable write through HAProxy, every 200 ms: one transaction that
+// commits an xid (in strict synchronous mode its commit waits for the synchronous standby), so
+// "writable again" means what the server needs, not merely "a primary answers".
+function startWriteProbe(superuserUrl) {
+  const samples = [];
+  let stopped = false;
+  const loop = (async () => {
+    for (let round = 0; !stopped && round < 3_000; round += 1) {
+      const at = Date.now();
+      const client = new pg.Client({ connectionString: superuserUrl, connectionTimeoutMillis: 1_000, query_timeout: 1_000 });
+      client.on('error', () => undefined);
+      let ok = false;
+      try {
+        await client.connect();
+        await client.query('BEGIN');
+        await client.query('SELECT txid_current()');
+        await client.query('COMMIT');
+        ok = true;
+      } catch {
+        ok = false;
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+      samples.push({ at, ok });
+      await sleep(Math.max(0, 200 - (Date.now() - at)));
+    }
+  })();
+  return {
+    samples,
+    async stop() {
+      stopped = true;
+      await loop;
+    },
+  };
+}
+
+// When the database took durable writes again through HAProxy after the fault (the fault's own
+// time when it never stopped taking them).
+function writableAgainAt(samples, faultAt) {
+  const after = samples.filter((sample) => sample.at >= faultAt);
+  const firstFailure = after.findIndex((sample) => !sample.ok);
+  if (firstFailure === -1) return faultAt;
+  let lastFailure = firstFailure;
+  after.forEach((sample, index) => {
+    if (!sample.ok) lastFailure = index;
+  });
+  return after[lastFailure + 1]?.at;
+}
+
 // The start of the last run of successful answers: tokens flow again from then on.
 function flowingAgainAt(results, faultAt) {
   const after = results.filter((result) => result.sent >= faultAt - 2_000).sort((a, b) => a.answered - b.answered);
@@ -711,13 +762,18 @@ async function switchover() {
   const candidate = nodes.find((node) => node !== primary);
   log(`patronictl switchover ${primary.name} -> ${candidate.name}`);
   // Asynchronous: the load must go on while patronictl waits for the switchover.
-  const entry = start('patronictl', which('patronictl'), ['-c', primary.configFile, 'switchover', '--leader', primary.name, '--candidate', candidate.name, '--force'], {
-    uid: primary.owner.uid,
-    gid: primary.owner.gid,
-    cwd: primary.nodeDir,
-    env: { PATH: process.env.PATH, HOME: primary.nodeDir, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' },
-    detached: false,
-  });
+  const entry = start(
+    'patronictl',
+    which('patronictl'),
+    ['-c', primary.configFile, 'switchover', '--leader', primary.name, '--candidate', candidate.name, '--force'],
+    {
+      uid: primary.owner.uid,
+      gid: primary.owner.gid,
+      cwd: primary.nodeDir,
+      env: { PATH: process.env.PATH, HOME: primary.nodeDir, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' },
+      detached: false,
+    },
+  );
   await waitFor('patronictl switchover', () => entry.exited, 60_000, 100);
   if (entry.code !== 0) throw new Error(`patronictl switchover failed: ${entry.output()}`);
   return { from: primary.name };
@@ -736,10 +792,11 @@ async function stopEtcd() {
 
 const FAULTS = { 'kill-primary': killPrimary, switchover, 'etcd-stop': stopEtcd };
 
-async function drill(kind, world, issuer) {
+async function drill(kind, world, issuer, superuserUrl) {
   await waitForHealthyCluster(120_000);
   for (const instance of instances) await waitFor(`${instance.name} ready`, async () => (await httpStatus(`${instance.url}/health/ready`)) === 200, 30_000);
   const load = startLoad(world, issuer);
+  const probe = startWriteProbe(superuserUrl);
   await sleep(3_000);
   const faultAt = Date.now();
   const fault = await FAULTS[kind]();
@@ -756,8 +813,9 @@ async function drill(kind, world, issuer) {
     }
   }
   await sleep(3_000);
-  await load.stop();
+  await Promise.all([load.stop(), probe.stop()]);
   const results = load.results;
+  const writableAt = writableAgainAt(probe.samples, faultAt);
   const newPrimary = await waitFor('a primary after the failover', primaryNode, 60_000, 500);
   const rows = await checkRows(newPrimary, results, world);
   const replays = await replayAssertions(results);
@@ -791,7 +849,12 @@ async function drill(kind, world, issuer) {
     slowestMs: Math.max(0, ...results.map((result) => result.answered - result.sent)),
     answeredAfter10s: results.filter((result) => result.answered - result.sent > 10_000).length,
     secondsUntilTokensFlow: flowing.seconds,
-    secondsUntilTokensFlowAfterEtcdBack: fault.etcdBackAt && flowing.seconds !== undefined ? Math.max(0, (faultAt + flowing.seconds * 1000 - fault.etcdBackAt) / 1000) : undefined,
+    secondsUntilDatabaseWritable: writableAt === undefined ? undefined : (writableAt - faultAt) / 1000,
+    // The server's own part: from the database taking writes through HAProxy to tokens flowing.
+    secondsFromWritableToTokens:
+      writableAt === undefined || flowing.seconds === undefined ? undefined : Math.round(faultAt + flowing.seconds * 1000 - writableAt) / 1000,
+    secondsUntilTokensFlowAfterEtcdBack:
+      fault.etcdBackAt && flowing.seconds !== undefined ? Math.max(0, (faultAt + flowing.seconds * 1000 - fault.etcdBackAt) / 1000) : undefined,
     recoveredWithinDrill: recoveredAt !== undefined || !flowing.failures,
     ...cross,
     instancesAlive: instances.every((instance) => !instance.entry.exited),
@@ -810,7 +873,10 @@ function verdict(figures) {
   if (figures.status503WithoutRetryAfter !== 0) problems.push(`${figures.status503WithoutRetryAfter} 503s without Retry-After`);
   if (!figures.instancesAlive) problems.push('an instance exited');
   if (figures.secondsUntilTokensFlow === undefined) problems.push('tokens did not flow again');
-  if (figures.crossInstanceMs === undefined || figures.crossInstanceMs > 1_000) problems.push(`cross-instance change not seen within 1 s (${figures.crossInstanceMs ?? figures.crossInstanceStatus})`);
+  if (figures.secondsFromWritableToTokens !== undefined && figures.secondsFromWritableToTokens > 5)
+    problems.push(`tokens flowed ${figures.secondsFromWritableToTokens} s after the database took writes again (at most 5)`);
+  if (figures.crossInstanceMs === undefined || figures.crossInstanceMs > 1_000)
+    problems.push(`cross-instance change not seen within 1 s (${figures.crossInstanceMs ?? figures.crossInstanceStatus})`);
   return problems;
 }
 
@@ -835,7 +901,9 @@ function print(figures) {
   line('4xx', figures.other4xx);
   line('no answer (must be 0)', figures.noAnswer);
   line('slowest answer', `${figures.slowestMs} ms`);
+  line('seconds until the database took writes', figures.secondsUntilDatabaseWritable);
   line('seconds until tokens flow again', figures.secondsUntilTokensFlow);
+  line('  of which after the database took writes', figures.secondsFromWritableToTokens);
   if (figures.secondsUntilTokensFlowAfterEtcdBack !== undefined) line('  of which after etcd was back', figures.secondsUntilTokensFlowAfterEtcdBack);
   line('cross-instance admin change seen after', figures.crossInstanceMs === undefined ? String(figures.crossInstanceStatus) : `${figures.crossInstanceMs} ms`);
   line('  (its attempts on instance 2)', figures.crossInstanceAttempts ?? '');
@@ -852,13 +920,13 @@ async function main() {
   const started = Date.now();
   if (!existsSync(join(ROOT, 'dist', 'src', 'main.js'))) throw new Error('dist/src/main.js is missing: run `npm run build` (npm run drill:failover does)');
   if (process.getuid?.() !== 0) throw new Error('the drill runs as root: it starts PostgreSQL as the postgres user and kills its postmaster');
-  const { issuer } = await setUp();
+  const { issuer, superuserUrl } = await setUp();
   const world = await makeWorld();
   log(`set up in ${((Date.now() - started) / 1000).toFixed(1)} s; load ${RATE} token requests/s on two instances`);
   const all = [];
   for (const kind of KINDS) {
     if (!FAULTS[kind]) throw new Error(`unknown failover kind ${kind} (DRILL_KINDS: ${Object.keys(FAULTS).join(',')})`);
-    const figures = await drill(kind, world, issuer);
+    const figures = await drill(kind, world, issuer, superuserUrl);
     print(figures);
     all.push(figures);
   }

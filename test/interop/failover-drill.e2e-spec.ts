@@ -39,7 +39,12 @@ describe('the failover drill', () => {
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     await new Promise((resolve) => child.on('exit', resolve));
-    console.log(output.split('\n').filter((line) => !line.startsWith('[drill')).join('\n'));
+    console.log(
+      output
+        .split('\n')
+        .filter((line) => !line.startsWith('[drill'))
+        .join('\n'),
+    );
     failovers = (JSON.parse(readFileSync(report, 'utf8')) as { failovers: Failover[] }).failovers;
   }, 900_000);
 
