@@ -613,7 +613,7 @@ function startWriteProbe(superuserUrl) {
         await client.query('COMMIT');
         ok = true;
       } catch {
-        ok = false;
+        // not writable now
       } finally {
         await client.end().catch(() => undefined);
       }
