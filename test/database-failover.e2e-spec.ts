@@ -179,3 +179,34 @@ describe('a database that turns read-only (a primary being demoted) and back', (
     expect((await assertionToken()).status).toBe(200);
   });
 });
+
+describe('a connection lent by a pool', () => {
+  let server: TestApp;
+  const pools: pg.Pool[] = [];
+
+  beforeAll(async () => {
+    server = await startTestApp();
+  });
+
+  afterAll(async () => {
+    await Promise.all(pools.map((pool) => pool.end().catch(() => undefined)));
+    await server?.close();
+  });
+
+  // A FATAL message read in the same socket chunk as ReadyForQuery reaches a connection the pool
+  // has just lent, before its borrower added a listener: it must not end the process.
+  it.each([
+    ['the durable-write pool', () => durablePool(testDatabaseUrl(), 'failover-test', 1)],
+    ["TypeORM's pool", () => (server.dataSource.driver as unknown as { master: pg.Pool }).master],
+  ])('keeps an error listener on every connection of %s, also while it is lent', async (_, poolOf) => {
+    const pool = poolOf();
+    if (pool !== (server.dataSource.driver as unknown as { master: pg.Pool }).master) pools.push(pool);
+    const client = await pool.connect();
+    try {
+      expect(client.listenerCount('error')).toBeGreaterThan(0);
+      expect(() => client.emit('error', new Error('terminating connection due to unexpected postmaster exit'))).not.toThrow();
+    } finally {
+      client.release(new Error('discarded by the test'));
+    }
+  });
+});

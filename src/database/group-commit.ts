@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { guardConnection } from './connection-guard.js';
 
 /** Writes one batch through `client` (inside a transaction when asked) and answers each item, in order. */
 export type BatchWriter<T, R> = (client: pg.PoolClient, items: readonly T[]) => Promise<R[]>;
@@ -162,6 +163,7 @@ export function durablePool(connectionString: string | undefined, applicationNam
     // synchronous standby, and PostgreSQL then keeps the commit on the primary alone with a warning.
     query_timeout: 7_000,
     keepAlive: true,
+    onConnect: guardConnection,
   });
   // An idle connection that breaks is dropped by the pool; the next batch reconnects.
   pool.on('error', () => undefined);

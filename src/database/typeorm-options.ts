@@ -22,6 +22,7 @@ import { Disclosure } from '../disclosures/disclosure.entity.js';
 import { DisclosureBasis } from '../disclosures/disclosure-basis.entity.js';
 import { PendingWithdrawal } from '../disclosures/pending-withdrawal.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { guardConnection } from './connection-guard.js';
 
 export const ENTITIES = [
   Client,
@@ -72,6 +73,8 @@ export function buildDataSourceOptions(url: string, poolSize = 10): DataSourceOp
       query_timeout: 10_000,
       keepAlive: true,
       application_name: 'authorization-server',
+      // Every connection keeps an 'error' listener: a failover never ends the process (connection-guard.ts).
+      onConnect: guardConnection,
     },
   };
 }
