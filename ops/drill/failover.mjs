@@ -847,6 +847,8 @@ async function drill(kind, world, issuer, superuserUrl) {
     other4xx: results.filter((result) => result.status >= 400 && result.status < 500).length,
     noAnswer: results.filter((result) => result.status === 0).length,
     slowestMs: Math.max(0, ...results.map((result) => result.answered - result.sent)),
+    slowestResourceMs: Math.max(0, ...results.filter((result) => result.kind === 'resource').map((result) => result.answered - result.sent)),
+    slowestAssertionMs: Math.max(0, ...results.filter((result) => result.kind === 'assertion').map((result) => result.answered - result.sent)),
     answeredAfter10s: results.filter((result) => result.answered - result.sent > 10_000).length,
     secondsUntilTokensFlow: flowing.seconds,
     secondsUntilDatabaseWritable: writableAt === undefined ? undefined : (writableAt - faultAt) / 1000,
@@ -900,7 +902,7 @@ function print(figures) {
   line('other 5xx (must be 0)', figures.other5xx);
   line('4xx', figures.other4xx);
   line('no answer (must be 0)', figures.noAnswer);
-  line('slowest answer', `${figures.slowestMs} ms`);
+  line('slowest answer', `${figures.slowestMs} ms (resource-scope ${figures.slowestResourceMs}, private_key_jwt ${figures.slowestAssertionMs})`);
   line('seconds until the database took writes', figures.secondsUntilDatabaseWritable);
   line('seconds until tokens flow again', figures.secondsUntilTokensFlow);
   line('  of which after the database took writes', figures.secondsFromWritableToTokens);

@@ -7,7 +7,7 @@ export type BatchWriter<T, R> = (client: pg.PoolClient, items: readonly T[]) => 
 type Waiter<T, R> = { item: T; resolve: (result: R) => void; reject: (error: unknown) => void; timer?: NodeJS.Timeout };
 
 /** How long a request waits for its batch's commit by default before it is answered "not now". */
-export const DEFAULT_COMMIT_DEADLINE_MS = 8_000;
+export const DEFAULT_COMMIT_DEADLINE_MS = 6_000;
 
 export type GroupCommitOptions = {
   /** At most this many items per batch; the rest wait for the next one. */
@@ -161,7 +161,7 @@ export function durablePool(connectionString: string | undefined, applicationNam
     connectionTimeoutMillis: 3_000,
     // Client-side only: a server-side statement_timeout would cancel a COMMIT waiting for the
     // synchronous standby, and PostgreSQL then keeps the commit on the primary alone with a warning.
-    query_timeout: 7_000,
+    query_timeout: 5_000,
     keepAlive: true,
     onConnect: guardConnection,
   });
