@@ -14,7 +14,7 @@
 // 127.0.0.1, below port 32768; everything it starts is stopped and its temp folder removed.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, chmodSync, chownSync, readFileSync, writeFileSync, rmSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, chmodSync, chownSync, createWriteStream, readFileSync, writeFileSync, rmSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -45,9 +45,12 @@ function start(name, command, args, options = {}) {
   const logFile = join(workDir, `${name}.log`);
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, ...options });
   const chunks = [];
+  // With DRILL_KEEP, every process's output also goes to NAME.log in the kept folder.
+  const file = process.env.DRILL_KEEP ? createWriteStream(logFile) : undefined;
   const keep = (chunk) => {
     chunks.push(chunk);
     if (chunks.length > 2000) chunks.splice(0, 1000);
+    file?.write(chunk);
   };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
@@ -371,7 +374,7 @@ async function setUp() {
         HOST: '127.0.0.1',
         ADMIN_HOST: '127.0.0.1',
         ISSUER: issuer,
-        LOG_LEVEL: 'warn',
+        LOG_LEVEL: process.env.DRILL_SERVER_LOG_LEVEL ?? 'warn',
         DATA_DIR: join(workDir, `server${index + 1}-data`),
       },
     });
