@@ -18,6 +18,7 @@ type Failover = {
   noAnswer: number;
   answeredAfter10s: number;
   secondsUntilTokensFlow?: number;
+  secondsFromWritableToTokens?: number;
   crossInstanceMs?: number;
   instancesAlive: boolean;
 };
@@ -87,6 +88,10 @@ describe('the failover drill', () => {
       expect(failover.secondsUntilTokensFlow).toBeDefined();
       expect(failover.instancesAlive).toBe(true);
     }
+  });
+
+  it('serves tokens within 5 s of the database taking durable writes again through HAProxy, without a restart', () => {
+    for (const failover of failovers) expect(failover.secondsFromWritableToTokens ?? 0).toBeLessThanOrEqual(5);
   });
 
   it('shows an administrative change made on one instance on the other within 1 s', () => {
