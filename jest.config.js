@@ -16,6 +16,16 @@ export default {
       displayName: 'e2e',
       rootDir: '.',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      // The interop tier (npm run test:interop) runs other software beside the server: not part of every run.
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/interop/'],
+      globalSetup: '<rootDir>/test/global-setup.mjs',
+      globalTeardown: '<rootDir>/test/global-teardown.mjs',
+    },
+    {
+      ...common,
+      displayName: 'interop',
+      rootDir: '.',
+      testMatch: ['<rootDir>/test/interop/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/global-setup.mjs',
       globalTeardown: '<rootDir>/test/global-teardown.mjs',
     },

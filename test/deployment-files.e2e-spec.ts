@@ -97,3 +97,65 @@ describe('deployment files', () => {
     expect(server).not.toMatch(/container_name:/);
   });
 });
+
+/** The highly available set (docs/operations/high-availability.md), parsed the same way. */
+describe('the high-availability compose file (ops/ha/docker-compose.yml)', () => {
+  const file = 'ops/ha/docker-compose.yml';
+  const environment = {
+    PATH: process.env.PATH,
+    SUPERUSER_PASSWORD: 'compose-check-only',
+    REPLICATION_PASSWORD: 'compose-check-only',
+    APP_DB_PASSWORD: 'compose-check-only',
+  };
+  let config: string;
+
+  beforeAll(() => {
+    const result = spawnSync('docker-compose', ['-f', file, 'config'], { cwd: ROOT, encoding: 'utf8', env: environment });
+    if (result.error) throw new Error(`docker-compose cannot run (${result.error.message}): install it (apt-get install -y docker-compose)`);
+    if (result.status !== 0) throw new Error(`docker-compose config failed:\n${result.stderr}`);
+    config = result.stdout;
+  });
+
+  it('parses and validates', () => {
+    const quiet = spawnSync('docker-compose', ['-f', file, 'config', '-q'], { cwd: ROOT, env: environment });
+    expect(quiet.status).toBe(0);
+  });
+
+  it('refuses to start without its passwords', () => {
+    const result = spawnSync('docker-compose', ['-f', file, 'config', '-q'], { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH } });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toMatch(/PASSWORD/);
+  });
+
+  it('references only build contexts, Dockerfiles and mounted files that exist', () => {
+    const contexts = valuesOf(config, 'context');
+    expect(contexts.length).toBeGreaterThan(0);
+    for (const context of contexts) expect([context, existsSync(context)]).toEqual([context, true]);
+    expect(existsSync(join(ROOT, 'ops/ha/patroni.Dockerfile'))).toBe(true);
+    // Every local path (build contexts, the mounted HAProxy configuration) written absolute; the admin token is a secret the operator makes.
+    const secret = join(ROOT, 'secrets/admin-token');
+    const paths = [...config.matchAll(new RegExp(`${ROOT}[^\\s:'"]*`, 'g'))].map((match) => match[0]).filter((path) => path !== secret);
+    expect(paths.some((path) => path.endsWith('haproxy-compose.cfg'))).toBe(true);
+    for (const path of paths) expect([path, existsSync(path)]).toEqual([path, true]);
+  });
+
+  it('runs etcd, three Patroni nodes, HAProxy and two server instances whose DATABASE_URL is HAProxy', () => {
+    for (const service of ['etcd', 'patroni1', 'patroni2', 'patroni3', 'haproxy', 'server1', 'server2'])
+      expect(config).toMatch(new RegExp(`^  ${service}:$`, 'm'));
+    const urls = valuesOf(config, 'DATABASE_URL');
+    expect(urls).toHaveLength(2);
+    for (const url of urls) expect(new URL(url).host).toBe('haproxy:5000');
+  });
+
+  it('checks GET /primary in HAProxy and closes a down node’s sessions; Patroni runs synchronous and strict', () => {
+    const haproxy = readFileSync(join(ROOT, 'ops/ha/haproxy-compose.cfg'), 'utf8');
+    expect(haproxy).toMatch(/option httpchk GET \/primary/);
+    expect(haproxy).toMatch(/on-marked-down shutdown-sessions/);
+    for (const patroni of ['ops/ha/patroni-compose.yml', 'ops/ha/patroni.yml']) {
+      const settings = readFileSync(join(ROOT, patroni), 'utf8');
+      expect(settings).toMatch(/^\s+synchronous_mode: true$/m);
+      expect(settings).toMatch(/^\s+synchronous_mode_strict: true$/m);
+      expect(settings).toMatch(/^\s+synchronous_commit: 'on'$/m);
+    }
+  });
+});

@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation } from './database-errors.js';
+import { isDatabaseUnavailable, isForeignKeyViolation, isReadOnlyDatabase, isUniqueViolation } from './database-errors.js';
 
 // Errors shaped as pg and TypeORM make them: a code (SQLSTATE or errno), a severity, a wrapped driverError.
 const pgError = (code: string, severity = 'ERROR', message = 'error') => Object.assign(new Error(message), { code, severity });
@@ -13,6 +13,10 @@ describe('isDatabaseUnavailable', () => {
     ['cannot connect now (57P03)', pgError('57P03', 'FATAL')],
     ['too many connections (53300)', pgError('53300', 'FATAL')],
     ['a database taking no new sessions (FATAL 55000)', pgError('55000', 'FATAL', 'database "x" is not currently accepting connections')],
+    ['a read-only transaction (25006, a node being demoted)', pgError('25006', 'ERROR', 'cannot execute INSERT in a read-only transaction')],
+    ['a serialization failure or a conflict with recovery (40001)', pgError('40001')],
+    ['a client used after its connection failed', new Error('Client has encountered a connection error and is not queryable')],
+    ['a group commit past its deadline', new Error('the database did not commit in time')],
     ['connection refused', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })],
     ['connection reset', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })],
     ["pg's pool timeout", new Error('timeout exceeded when trying to connect')],
@@ -33,6 +37,15 @@ describe('isDatabaseUnavailable', () => {
     ['not an error', undefined],
   ])('is false for %s', (_, error) => {
     expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+});
+
+describe('isReadOnlyDatabase', () => {
+  it('is true for SQLSTATE 25006, also inside a TypeORM error, and false for other codes', () => {
+    expect(isReadOnlyDatabase(pgError('25006'))).toBe(true);
+    expect(isReadOnlyDatabase(typeormError(pgError('25006')))).toBe(true);
+    expect(isReadOnlyDatabase(pgError('57P01', 'FATAL'))).toBe(false);
+    expect(isReadOnlyDatabase(new Error('no code'))).toBe(false);
   });
 });
 

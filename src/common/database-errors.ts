@@ -1,8 +1,14 @@
 // PostgreSQL's SQLSTATE codes (appendix A of its manual) and the ways a connection fails below it.
 const UNIQUE_VIOLATION = '23505';
 const FOREIGN_KEY_VIOLATION = '23503';
-/** 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 53300 too_many_connections. */
-const NOT_NOW_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
+/**
+ * 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 53300 too_many_connections,
+ * 25006 read_only_sql_transaction (a node being demoted, or a standby, still reached for a second
+ * or two during a failover), 57P05 idle_session_timeout, 40001 serialization_failure (also what a
+ * standby answers on a conflict with recovery): all say "try again", none says the request is wrong.
+ */
+const NOT_NOW_CODES = new Set(['57P01', '57P02', '57P03', '53300', '25006', '57P05', '40001']);
+const READ_ONLY_CODE = '25006';
 const CONNECTION_EXCEPTION_CLASS = '08';
 // A database with ALLOW_CONNECTIONS false refuses a new session with FATAL 55000 "is not currently
 // accepting connections" (not 57P03); 55000 raised by a statement (not FATAL) is a real error.
@@ -10,7 +16,7 @@ const REFUSED_SESSION_CODE = '55000';
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 // What pg and TypeORM say, without a code, when a connection is lost, closed or not to be had in time.
 const NOT_NOW_MESSAGES =
-  /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection is closed|Cannot use a pool after calling end/i;
+  /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection is closed|Cannot use a pool after calling end|is not queryable|did not commit in time/i;
 
 /** Seconds a client is told to wait (Retry-After) when the database says "not now". */
 export const DATABASE_RETRY_AFTER_SECONDS = 1;
@@ -29,7 +35,8 @@ export function isForeignKeyViolation(error: unknown): boolean {
  * True when PostgreSQL says "not now", as opposed to a query the server got wrong: it cannot be
  * reached or the connection broke (SQLSTATE class 08, refused, reset, unreachable), it is shutting
  * down or starting (57P01-57P03), the database takes no new sessions (ALLOW_CONNECTIONS false), it has no
- * connection slot left (53300), or the pool had no connection to give in time. Such requests are
+ * connection slot left (53300), it is read-only (25006: a standby, or a primary being demoted during
+a failover), or the pool had no connection to give in time. Such requests are
  * answered 503 temporarily_unavailable with Retry-After (docs/operations/database.md).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
@@ -42,6 +49,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if (typeof message === 'string' && NOT_NOW_MESSAGES.test(message)) return true;
   }
   return false;
+}
+
+/** The database took the session but refuses writes (SQLSTATE 25006): it is, or is becoming, a standby. */
+export function isReadOnlyDatabase(error: unknown): boolean {
+  return sqlState(error) === READ_ONLY_CODE;
 }
 
 function sqlState(error: unknown): string | undefined {

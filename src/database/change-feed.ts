@@ -3,6 +3,7 @@ import pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 
 type Listener = (table: string | undefined) => void;
+type ReconnectListener = () => void;
 
 const CHANNEL = 'cache_invalidation';
 const PING_INTERVAL_MS = 500;
@@ -18,6 +19,7 @@ const RECONNECT_DELAY_MS = 250;
 export class ChangeFeed implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(ChangeFeed.name);
   private readonly listeners = new Set<Listener>();
+  private readonly reconnectListeners = new Set<ReconnectListener>();
   private client?: pg.Client;
   private pingTimer?: NodeJS.Timeout;
   private reconnectTimer?: NodeJS.Timeout;
@@ -33,6 +35,14 @@ export class ChangeFeed implements OnModuleInit, OnApplicationShutdown {
 
   subscribe(listener: Listener): void {
     this.listeners.add(listener);
+  }
+
+  /**
+   * Called each time the feed comes back after it was lost (a failover, a cut connection): work
+   * whose notifications may have been missed meanwhile (pending withdrawals) is to be re-run.
+   */
+  onReconnect(listener: ReconnectListener): void {
+    this.reconnectListeners.add(listener);
   }
 
   async onModuleInit(): Promise<void> {
@@ -54,11 +64,16 @@ export class ChangeFeed implements OnModuleInit, OnApplicationShutdown {
       application_name: 'authorization-server-listener',
       connectionTimeoutMillis: 2_000,
     });
+    // Held for the life of the process: an error on it (a failover cuts it) must never go unhandled.
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
     client.on('notification', (message) => this.emit(message.payload));
     try {
       await client.connect();
+      // A standby (or a primary being demoted, still reached for a moment during a failover) hears
+      // no notification of the new primary's changes: not live until the connection reaches a primary.
+      const { rows } = await client.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
+      if (rows[0]?.standby) throw new Error('standby');
       await client.query(`LISTEN ${CHANNEL}`);
     } catch {
       client.end().catch(() => undefined);
@@ -68,17 +83,24 @@ export class ChangeFeed implements OnModuleInit, OnApplicationShutdown {
     this.client = client;
     this.isLive = true;
     this.emit(undefined);
-    if (this.connectedOnce) this.logger.log('change notifications restored');
+    if (this.connectedOnce) {
+      this.logger.log('change notifications restored');
+      for (const listener of this.reconnectListeners) listener();
+    }
     this.connectedOnce = true;
     this.pingTimer = setInterval(() => this.ping(client), PING_INTERVAL_MS);
     this.pingTimer.unref();
   }
 
-  // A half-open connection delivers nothing and reports nothing: probe it.
+  // A half-open connection delivers nothing and reports nothing: probe it. A node demoted under
+  // it (Patroni losing its leader key) hears no more changes either: that counts as lost too.
   private ping(client: pg.Client): void {
     const timeout = setTimeout(() => this.lost(client), PING_INTERVAL_MS * 2);
-    client.query('SELECT 1').then(
-      () => clearTimeout(timeout),
+    client.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby').then(
+      ({ rows }) => {
+        clearTimeout(timeout);
+        if (rows[0]?.standby) this.lost(client);
+      },
       () => {
         clearTimeout(timeout);
         this.lost(client);

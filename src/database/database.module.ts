@@ -1,11 +1,13 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ChangeFeed } from './change-feed.js';
 import { DatabaseMetrics } from './database-metrics.js';
 import { connectionBudget } from './connection-budget.js';
 import { runMigrations } from './database-runtime.js';
+import { discardReadOnlySessions } from './read-only-sessions.js';
 import { buildDataSourceOptions, type Entities } from './typeorm-options.js';
 
 /** The configuration, the TypeORM data source (migrated at start) and the change feed. */
@@ -23,6 +25,7 @@ export class DatabaseModule {
           useFactory: () => buildDataSourceOptions(config.databaseUrl!, entities, connectionBudget(config).typeorm),
           dataSourceFactory: async (options) => {
             const dataSource = await new DataSource(options!).initialize();
+            discardReadOnlySessions((dataSource.driver as unknown as { master: Pool }).master);
             await runMigrations(dataSource);
             return dataSource;
           },

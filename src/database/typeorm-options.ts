@@ -1,5 +1,6 @@
 import type { DataSourceOptions, MixedList, EntitySchema } from 'typeorm';
 import { MIGRATIONS } from './migrations/index.js';
+import { guardConnection } from './connection-guard.js';
 
 /** The entity classes of every feature, listed at the composition root (src/entities.ts). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -23,11 +24,15 @@ export function buildDataSourceOptions(url: string, entities: Entities, poolSize
     logging: false,
     extra: {
       max: poolSize,
-      connectionTimeoutMillis: 5_000,
+      // Short: during a failover a request is answered 503 soon rather than held (HAProxy with no
+      // primary to route to refuses at once; this bounds the other cases).
+      connectionTimeoutMillis: 3_000,
       // A query stuck behind a dead connection must fail fast, not hold a token request.
       query_timeout: 10_000,
       keepAlive: true,
       application_name: 'authorization-server',
+      // Every connection keeps an 'error' listener: a failover never ends the process (connection-guard.ts).
+      onConnect: guardConnection,
     },
   };
 }

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { splitSpaced } from '../clients/client-record.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { ChangeFeed } from '../database/change-feed.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { AccessDecisions } from '../tickets/access-decisions.js';
 import { type BasisKind, basisTag, isBasisKind } from './basis-tags.js';
@@ -54,12 +55,18 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly decisions: AccessDecisions,
     @Optional() private readonly metrics?: MetricsService,
+    @Optional() private readonly changes?: ChangeFeed,
   ) {}
 
   onApplicationBootstrap(): void {
     this.stopRecovering = runEvery(RECOVER_EVERY_MS, () => this.recover(), {
       now: true,
       onError: (error) => this.logger.warn(`pending withdrawals were not recovered: ${error.message}`),
+    });
+    // Back from a lost database connection (a failover): a sweep cut off meanwhile left its note
+    // behind, so the notes are recovered now rather than at the next turn of the timer.
+    this.changes?.onReconnect(() => {
+      this.recover().catch((error: Error) => this.logger.warn(`pending withdrawals were not recovered: ${error.message}`));
     });
   }
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { DATABASE_RETRY_AFTER_SECONDS } from '../common/database-errors.js';
 import { connectionBudget } from '../database/connection-budget.js';
 import { durablePool, GroupCommit } from '../database/group-commit.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -71,8 +72,11 @@ export class DisclosuresService implements OnApplicationShutdown {
       await this.batches.submit(rowOf(input));
       this.metrics?.disclosuresRecorded(1);
     } catch (error) {
-      this.logger.error(`a disclosure could not be committed, the token was not issued: ${(error as Error).message}`);
-      throw new OAuthError('temporarily_unavailable', 'the disclosure of this token could not be recorded, so no token was issued; retry later');
+      this.logger.warn(`a disclosure could not be committed, the token was not issued: ${(error as Error).message}`);
+      throw OAuthError.temporarilyUnavailable(
+        'the disclosure of this token could not be recorded, so no token was issued; retry later',
+        DATABASE_RETRY_AFTER_SECONDS,
+      );
     }
   }
 }

@@ -13,6 +13,7 @@ import { DPOP_ALGORITHMS, MAX_PROOF_AGE_SECONDS, MAX_PROOF_AHEAD_SECONDS, checkP
 import { OAuthError } from '../oauth/oauth-error.js';
 import { DataSourceDirectory } from '../tickets/data-source-directory.js';
 import { AccessTokenVerifier, type AccessTokenClaims } from '../keys/access-token-verifier.js';
+import { isDatabaseUnavailable } from '../common/database-errors.js';
 
 export const PROTECTION_SCOPE = 'uma_protection';
 const REALM = 'uma';
@@ -100,6 +101,8 @@ export class PatAuthenticator {
       const expiresAt = Math.max(checked.iat, now) + MAX_PROOF_AGE_SECONDS + MAX_PROOF_AHEAD_SECONDS;
       if (!(await this.replays.firstUse('dpop', key.jkt, checked.jti, expiresAt))) throw new Error('the proof\'s "jti" has already been used');
     } catch (error) {
+      // The replay store could not answer (a failover): "not now", not a bad proof.
+      if (isDatabaseUnavailable(error)) throw error;
       const reason = error instanceof OAuthError ? error.description : error instanceof Error ? error.message : 'invalid';
       throw invalidToken(`the DPoP proof is not valid: ${reason.replace(/^DPoP: /, '')}`);
     }
