@@ -30,6 +30,8 @@ const RANGES = {
   REFRESH_TOKEN_TTL: { min: 60, max: 365 * 86_400, unit: 'seconds' },
   PERMISSION_TICKET_TTL: { min: 1, max: 3600, unit: 'seconds' },
   DISCLOSURE_RETENTION_DAYS: { min: 1, max: 36_500, unit: 'days' },
+  STATUS_LIST_TTL: { min: 1, max: 3600, unit: 'seconds' },
+  SIGNING_KEY_PUBLISH_AHEAD: { min: 0, max: 86_400, unit: 'seconds' },
   WORKERS: { min: 1, max: 256 },
   DATABASE_POOL_SIZE: { min: MIN_DATABASE_CONNECTIONS_PER_WORKER, max: 10_000, unit: 'connections' },
 } satisfies Record<string, Range>;
@@ -251,6 +253,41 @@ class Environment {
 
   @Describe({
     meaning:
+      '`true`: every access token carries a `status` claim naming its entry in a token status list, and `/oauth2/status` serves the lists; `false`: neither; see [token status lists](status-lists.md).',
+    default: '`true`',
+  })
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'STATUS_LIST must be true or false' })
+  STATUS_LIST?: string;
+
+  @Describe({
+    meaning: `The \`ttl\` claim of a status list token and its \`Cache-Control\` max-age, seconds (${RANGES.STATUS_LIST_TTL.min}–${RANGES.STATUS_LIST_TTL.max}); see [token status lists](status-lists.md).`,
+    default: '`60`',
+  })
+  @IsOptional()
+  @WholeNumberInRange()
+  STATUS_LIST_TTL?: number;
+
+  @Describe({
+    meaning:
+      'Entries per status list: a power of two from 1024 to 16777216 (fewer entries, less herd privacy); a full list is followed by a new one; see [token status lists](status-lists.md).',
+    default: '`1048576`',
+    accepted: 'a power of two from 1024 to 16777216',
+  })
+  @IsOptional()
+  @Matches(/^\s*\d{1,9}\s*$/, { message: 'STATUS_LIST_SIZE must be a power of two from 1024 to 16777216' })
+  STATUS_LIST_SIZE?: string;
+
+  @Describe({
+    meaning: `Seconds a new signing key from \`keys rotate\` is published in the JWKS before it signs (${RANGES.SIGNING_KEY_PUBLISH_AHEAD.min}–${RANGES.SIGNING_KEY_PUBLISH_AHEAD.max}); \`keys rotate --now\` signs at once; see [rotating credentials](../operations/secrets-and-keys.md#rotating-credentials).`,
+    default: '`600`',
+  })
+  @IsOptional()
+  @WholeNumberInRange()
+  SIGNING_KEY_PUBLISH_AHEAD?: number;
+
+  @Describe({
+    meaning:
       'Server processes on this host; `auto` is one per core (`os.availableParallelism()`). They share both ports and the database; see [scaling out](../operations/scaling.md#every-core-workers).',
     default: '`1`',
   })
@@ -313,6 +350,10 @@ export const VARIABLES = [
   'TLS_CERT_FILE',
   'TLS_KEY_FILE',
   'DISCLOSURE_RETENTION_DAYS',
+  'STATUS_LIST',
+  'STATUS_LIST_TTL',
+  'STATUS_LIST_SIZE',
+  'SIGNING_KEY_PUBLISH_AHEAD',
 ];
 
 /** The validated variables with their descriptions, for docs/reference/configuration.md. */
@@ -380,7 +421,21 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     clientAssertionAudience: (environment.CLIENT_ASSERTION_AUDIENCE ?? 'issuer-or-token-endpoint') as ClientAssertionAudience,
     tls,
     disclosureRetentionDays: environment.DISCLOSURE_RETENTION_DAYS ?? 2190,
+    statusList: environment.STATUS_LIST !== 'false',
+    statusListTtl: environment.STATUS_LIST_TTL ?? 60,
+    statusListSize: parseStatusListSize(environment.STATUS_LIST_SIZE),
+    signingKeyPublishAhead: environment.SIGNING_KEY_PUBLISH_AHEAD ?? 600,
   };
+}
+
+/** A power of two from 1024 to 2^24 (docs/reference/status-lists.md). */
+function parseStatusListSize(value: string | undefined): number {
+  if (value === undefined) return 1 << 20;
+  const size = Number(value.trim());
+  if (size < 1024 || size > 1 << 24 || (size & (size - 1)) !== 0) {
+    throw new ConfigurationError(`STATUS_LIST_SIZE must be a power of two from 1024 to 16777216 (got ${JSON.stringify(value)})`);
+  }
+  return size;
 }
 
 /** `auto`: one per core the process may use (os.availableParallelism). */

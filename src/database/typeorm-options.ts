@@ -21,6 +21,7 @@ import { PermissionTicket } from '../uma/permission-ticket.entity.js';
 import { Disclosure } from '../disclosures/disclosure.entity.js';
 import { DisclosureBasis } from '../disclosures/disclosure-basis.entity.js';
 import { PendingWithdrawal } from '../disclosures/pending-withdrawal.entity.js';
+import { StatusList } from '../status-lists/status-list.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 export const ENTITIES = [
@@ -46,6 +47,7 @@ export const ENTITIES = [
   Disclosure,
   DisclosureBasis,
   PendingWithdrawal,
+  StatusList,
 ];
 
 /**

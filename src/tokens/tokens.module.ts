@@ -10,12 +10,13 @@ import { TokensService } from './tokens.service.js';
 import { AccessTokenVerifier } from './access-token-verifier.js';
 import { RefreshTokensService } from './refresh-tokens.service.js';
 import { TokenLifecycleService } from './token-lifecycle.service.js';
+import { StatusListsModule } from '../status-lists/status-lists.module.js';
 import { UmaGrantModule } from '../uma/uma-grant.module.js';
 import { PatAuthenticator } from '../uma/pat-authenticator.js';
 import { IntrospectionCallerGuard } from '../uma/introspection-caller.guard.js';
 
 @Module({
-  imports: [AuthModule, ClientsModule, TicketsModule, UmaGrantModule, DisclosuresModule],
+  imports: [AuthModule, ClientsModule, TicketsModule, UmaGrantModule, DisclosuresModule, StatusListsModule],
   controllers: [TokensController, DiscoveryController],
   providers: [
     TokensService,

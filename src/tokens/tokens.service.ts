@@ -16,6 +16,7 @@ import { UmaGrant } from '../uma/uma-grant.js';
 import type { RptClaims } from '../uma/rpt.js';
 import { UMA_TICKET_GRANT } from './server-metadata.js';
 import { DisclosuresService } from '../disclosures/disclosures.service.js';
+import { StatusIndexAllocator, type StatusEntry } from '../status-lists/status-index-allocator.js';
 
 export type TokenResponse = {
   access_token: string;
@@ -43,6 +44,7 @@ export class TokensService {
     private readonly refreshTokens: RefreshTokensService,
     private readonly uma: UmaGrant,
     private readonly disclosures: DisclosuresService,
+    private readonly statusIndices: StatusIndexAllocator,
   ) {}
 
   /**
@@ -131,6 +133,12 @@ export class TokensService {
     const { lifetime } = decision.verdict as { lifetime: number };
     const aud = rpt?.aud ?? (decision.verdict.aud as string | string[]);
     const { resourceScopes, covered: covering } = decision;
+    // docs/reference/status-lists.md: every access token names its status list entry (drawn only for a granted request).
+    let status: StatusEntry | undefined;
+    if (this.statusIndices.enabled) {
+      const taken = this.statusIndices.take();
+      status = taken instanceof Promise ? await taken : taken;
+    }
     const issuedAt = Math.floor(Date.now() / 1000);
     const scope = scopes.join(' ');
     const claims = {
@@ -148,6 +156,7 @@ export class TokensService {
           ? { permissions: permissionsOf(resourceScopes, covering, issuedAt + lifetime) }
           : {}),
       ...(jkt !== undefined ? { cnf: { jkt } } : {}),
+      ...(status !== undefined ? { status: { status_list: { idx: status.idx, uri: status.uri } } } : {}),
     };
     const tokenType = jkt !== undefined ? 'DPoP' : 'Bearer';
     // docs/guides/consent-withdrawal.md: no token with a resource scope leaves before its disclosure
@@ -169,6 +178,8 @@ export class TokensService {
             jkt,
             requestId,
             chains: decision.chains,
+            statusListId: status?.listId,
+            statusIdx: status?.idx,
             defaultAudience: this.config.audience,
           })
         : undefined;
