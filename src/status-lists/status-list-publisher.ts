@@ -62,9 +62,11 @@ export class StatusListPublisher {
     if (entry.building === undefined) {
       const building = this.build(publicId, entry);
       entry.building = building;
-      void building.finally(() => {
-        if (entry.building === building) entry.building = undefined;
-      }).catch(() => undefined);
+      void building
+        .finally(() => {
+          if (entry.building === building) entry.building = undefined;
+        })
+        .catch(() => undefined);
     }
     return entry.building;
   }
