@@ -124,9 +124,9 @@ describe('token status lists on one database, two instances', () => {
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe(LIST_TYPE);
     expect(response.headers['cache-control']).toMatch(/^public, max-age=(\d+)$/);
-    expect(Number(/max-age=(\d+)/.exec(response.headers['cache-control'] as string)![1])).toBeLessThanOrEqual(60);
+    expect(Number(/max-age=(\d+)/.exec(response.headers['cache-control'])![1])).toBeLessThanOrEqual(60);
     expect(response.headers['access-control-allow-origin']).toBe('*');
-    const etag = response.headers.etag as string;
+    const etag = response.headers.etag;
     expect(etag).toMatch(/^"[^"]+"$/);
     const again = await request(first.url).get(path).set('If-None-Match', etag);
     expect(again.status).toBe(304);
