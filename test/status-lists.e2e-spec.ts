@@ -182,6 +182,18 @@ describe('token status lists on one database, two instances', () => {
     }
   });
 
+  it('answers a CORS preflight from any origin', async () => {
+    const { uri } = entryOf(await issue(first, client));
+    const response = await request(first.url)
+      .options(new URL(uri).pathname)
+      .set('Origin', 'https://rs.example')
+      .set('Access-Control-Request-Method', 'GET')
+      .set('Access-Control-Request-Headers', 'if-none-match');
+    expect(response.status).toBe(204);
+    expect(response.headers['access-control-allow-origin']).toBe('*');
+    expect(response.headers['access-control-allow-headers']).toMatch(/If-None-Match/);
+  });
+
   it('answers 406 to an Accept that allows only the CWT form', async () => {
     const { uri } = entryOf(await issue(first, client));
     const response = await request(first.url).get(new URL(uri).pathname).set('Accept', 'application/statuslist+cwt');

@@ -49,6 +49,17 @@ export class StatusListsController {
 
   /** The feature is on and the method is GET or HEAD; else the refusal is sent. */
   private allowed(request: Request, response: Response): boolean {
+    // A browser's CORS preflight (for If-None-Match, say) is answered for any origin.
+    if (request.method === 'OPTIONS' && request.headers.origin !== undefined && request.headers['access-control-request-method'] !== undefined) {
+      response.writeHead(204, {
+        'Access-Control-Allow-Origin': '*',
+        'Access-Control-Allow-Methods': ALLOWED,
+        'Access-Control-Allow-Headers': 'Accept, If-None-Match',
+        'Access-Control-Max-Age': '600',
+      });
+      response.end();
+      return false;
+    }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       refuse(response, 405, 'method_not_allowed', `method ${request.method.slice(0, 16)} is not allowed here (allowed: ${ALLOWED})`, { Allow: ALLOWED });
       return false;
