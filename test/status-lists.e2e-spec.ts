@@ -7,6 +7,8 @@ import { consentWorld } from './support/consent.js';
 import { basic, createClient, type TestClient } from './support/factories.js';
 import { eventually } from './support/processes.js';
 import { freshDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { StatusIndexAllocator } from '../src/status-lists/status-index-allocator.js';
+import { StatusListRetirement } from '../src/status-lists/status-list-retirement.js';
 import { bodyOf, jwtPayload, type OAuthErrorBody, type TokenBody } from './support/bodies.js';
 
 type StatusClaim = { status?: { status_list: { idx: number; uri: string } } };
@@ -209,6 +211,22 @@ describe('token status lists on one database, two instances', () => {
     const response = await request(first.url).get(`${new URL(uri).pathname}?time=1795369700`);
     expect(response.status).toBe(501);
     expect(bodyOf<OAuthErrorBody>(response).error).toBe('not_implemented');
+  });
+
+  it('retires a list once every token naming it has expired: 404, left out of the aggregation, its row deleted by the job', async () => {
+    const [{ public_id: retired }]: { public_id: string }[] = await first.dataSource.query(
+      `INSERT INTO status_list (public_id, size, bits, permutation_key, blocks_reserved, max_expires_at)
+       VALUES ($1, 1024, 1, $2, 4, now() - interval '1 second') RETURNING public_id`,
+      ['RetiredListRetiredList', Buffer.alloc(16)],
+    );
+    // Tokens keep coming: the open list is a newer one.
+    await first.app.get(StatusIndexAllocator).reserve();
+    expect((await request(first.url).get(`/oauth2/status/${retired}`)).status).toBe(404);
+    expect(bodyOf<{ status_lists: string[] }>(await request(first.url).get('/oauth2/status')).status_lists).not.toContain(
+      `${first.url}/oauth2/status/${retired}`,
+    );
+    await first.app.get(StatusListRetirement).prune();
+    expect(await first.dataSource.query('SELECT 1 FROM status_list WHERE public_id = $1', [retired])).toEqual([]);
   });
 
   it('names every list in the aggregation endpoint, announced in the metadata', async () => {
