@@ -19,7 +19,17 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [DatabaseModule.forRoot(config), MetricsModule, ClientsModule, TokensModule, StatusListEndpointsModule, UmaModule, AdminModule, ConsoleModule, HealthModule],
+      imports: [
+        DatabaseModule.forRoot(config),
+        MetricsModule,
+        ClientsModule,
+        TokensModule,
+        StatusListEndpointsModule,
+        UmaModule,
+        AdminModule,
+        ConsoleModule,
+        HealthModule,
+      ],
     };
   }
 }
