@@ -7,8 +7,12 @@ import { StatusIndexAllocator } from './status-index-allocator.js';
 const config = { statusList: true, statusListSize: 1024, issuer: 'https://as.example' } as AppConfig;
 
 describe('StatusIndexAllocator', () => {
-  beforeAll(() => Logger.overrideLogger(false));
-  afterAll(() => Logger.overrideLogger(new Logger()));
+  beforeAll(() => {
+    Logger.overrideLogger(false);
+  });
+  afterAll(() => {
+    Logger.overrideLogger(new Logger());
+  });
 
   it('refuses with 503 temporarily_unavailable and Retry-After when no block can be reserved, handing out no index', async () => {
     const unreachable = { transaction: () => Promise.reject(new Error('connect ECONNREFUSED')) } as unknown as DataSource;
