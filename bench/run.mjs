@@ -27,7 +27,9 @@ const config = {
     .map((s) => s.trim())
     .filter(Boolean),
   // Which cases run (names from CASES below, and `pop`: private_key_jwt + DPoP, ours and oidc-provider).
-  servers: (process.env.BENCH_SERVERS ?? 'ours,flood,key-flood,tickets,disclosures,workers2,oidc-provider,bare,pop').split(',').map((s) => s.trim()),
+  servers: (process.env.BENCH_SERVERS ?? 'ours,nostatus,statuslist,flood,key-flood,tickets,disclosures,workers2,oidc-provider,bare,pop')
+    .split(',')
+    .map((s) => s.trim()),
 };
 
 const CLIENT_ID = 'bench-client';
@@ -419,6 +421,34 @@ async function runBare(alg, bodyBytes) {
   }
 }
 
+/**
+ * The status list endpoint (docs/reference/status-lists.md): GET of the list a token names, as a
+ * resource server asks for it (Accept, gzip), answered from the in-memory cache.
+ */
+async function benchStatusList(name, alg, baseUrl, auth, server) {
+  const res = await fetch(baseUrl + TOKEN_PATH, { method: 'POST', headers: tokenRequestHeaders(auth), body: REQUEST_BODY });
+  const claims = JSON.parse(Buffer.from(String((await res.json()).access_token).split('.')[1], 'base64url').toString());
+  const uri = claims.status?.status_list?.uri;
+  if (typeof uri !== 'string') throw new Error(`${name}: the token has no status claim`);
+  const headers = { accept: 'application/statuslist+jwt', 'accept-encoding': 'gzip' };
+  const check = await fetch(uri, { headers });
+  if (check.status !== 200) throw new Error(`${name}: GET ${uri} returned HTTP ${check.status}`);
+  const bodyBytes = Buffer.byteLength(await check.text());
+  console.log(`${alg}  measuring ${name} (list token ${bodyBytes} bytes) ...`);
+  const fireList = (duration) => autocannon({ url: uri, method: 'GET', connections: config.connections, duration, headers });
+  if (config.warmup > 0) await fireList(config.warmup);
+  const cpu = startCpuMeasurement(server.child.pid);
+  const r = await fireList(config.duration);
+  const used = cpu.stop();
+  if (r.non2xx > 0) console.warn(`WARNING ${alg} ${name}: ${r.non2xx} non-2xx responses in the measured run (${JSON.stringify(r.statusCodeStats)})`);
+  const perResponse = (seconds) => (r['2xx'] > 0 ? (seconds * 1e6) / r['2xx'] : null);
+  return {
+    bodyBytes,
+    ...summarize(r),
+    cpu: { ...used, microsPerResponse: perResponse(used.serverCpuSeconds), mainProcessMicrosPerResponse: perResponse(used.mainProcessCpuSeconds) },
+  };
+}
+
 async function benchServer(name, alg, baseUrl, auth, server, body = REQUEST_BODY) {
   const { bodyBytes } = await verifyToken(name, baseUrl, auth, alg, body);
   console.log(`${alg}  measuring ${name} (token response ${bodyBytes} bytes) ...`);
@@ -433,6 +463,27 @@ async function benchServer(name, alg, baseUrl, auth, server, body = REQUEST_BODY
  */
 const CASES = [
   { name: 'ours', key: 'ours', label: 'ours', unit: 'tok/s', run: (alg) => runOurs(alg) },
+  // The same without token status lists (STATUS_LIST=false): the claim's cost is the difference (docs/reference/status-lists.md).
+  {
+    name: 'nostatus',
+    key: 'oursNoStatus',
+    label: 'ours, no status',
+    unit: 'tok/s',
+    run: (alg) => runOurs(alg, { name: 'ours, STATUS_LIST=false', logName: 'ours-nostatus', env: { STATUS_LIST: 'false' } }),
+  },
+  // GET of a status list token from the cache, gzip-compressed, as resource servers fetch it.
+  {
+    name: 'statuslist',
+    key: 'oursStatusList',
+    label: 'status list GET',
+    unit: 'req/s',
+    run: (alg) =>
+      runOurs(alg, {
+        name: 'ours, GET /oauth2/status/{id}',
+        logName: 'ours-statuslist',
+        measureWith: (_name, _alg, baseUrl, auth, server) => benchStatusList('ours, GET /oauth2/status/{id}', alg, baseUrl, auth, server),
+      }),
+  },
   {
     name: 'tickets',
     key: 'oursTickets',
@@ -764,6 +815,12 @@ function printReport(results) {
       console.log(
         `${alg}  resource scope with its durable disclosure row / plain scope ${fmtRatio(r.oursDisclosures, r.ours)} (wanted: at least 0.8x)   µs CPU per token ${fmtMicros(r.oursDisclosures)} vs ${r.ours ? fmtMicros(r.ours) : 'n/a'}`,
       );
+    if (r.oursNoStatus)
+      console.log(
+        `${alg}  STATUS_LIST=true / false ${fmtRatio(r.ours, r.oursNoStatus)} (wanted: at least 0.95x)   µs CPU per token ${fmtMicros(r.ours)} vs ${fmtMicros(r.oursNoStatus)}`,
+      );
+    if (r.oursStatusList)
+      console.log(`${alg}  status list GET from the cache: ${describe('ours', 'req/s', r.oursStatusList)} (wanted: at least 5,000 per worker)`);
     if (r.oursPop)
       console.log(
         `${alg}  private_key_jwt + DPoP: ours/oidc-provider ${fmtRatio(r.oursPop, r.oidcProviderPop)}   ours pop/ours plain ${fmtRatio(r.oursPop, r.ours)}`,
@@ -793,6 +850,11 @@ function writeJson(results) {
           keyFloodMedianOverCalm: r.oursKeyFlood ? r.oursKeyFlood.latencyMs.p50 / r.oursKeyFlood.calm.latencyMs.p50 : null,
           ticketsOverPlain: r.oursTickets && r.ours ? r.oursTickets.perSecond / r.ours.perSecond : null,
           disclosuresOverPlain: r.oursDisclosures && r.ours ? r.oursDisclosures.perSecond / r.ours.perSecond : null,
+          statusListOverNoStatus: r.ours && r.oursNoStatus ? r.ours.perSecond / r.oursNoStatus.perSecond : null,
+          statusListClaimMicrosCpuPerToken:
+            r.ours?.cpu?.microsPerResponse && r.oursNoStatus?.cpu?.microsPerResponse
+              ? r.ours.cpu.microsPerResponse - r.oursNoStatus.cpu.microsPerResponse
+              : null,
           proofOfPossessionOursOverOidcProvider: r.oursPop && r.oidcProviderPop ? r.oursPop.perSecond / r.oidcProviderPop.perSecond : null,
         },
       ]),

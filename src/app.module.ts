@@ -9,6 +9,7 @@ import { HealthModule } from './health/health.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { TokensModule } from './tokens/tokens.module.js';
 import { UmaModule } from './uma/uma.module.js';
+import { StatusListsModule } from './status-lists/status-lists.module.js';
 
 /**
  * The application: token endpoint, JWKS, metadata and health on PORT; the admin interface,
@@ -19,7 +20,17 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [DatabaseModule.forRoot(config, ENTITIES), MetricsModule, ClientsModule, TokensModule, UmaModule, AdminModule, ConsoleModule, HealthModule],
+      imports: [
+        DatabaseModule.forRoot(config, ENTITIES),
+        MetricsModule,
+        ClientsModule,
+        TokensModule,
+        StatusListsModule,
+        UmaModule,
+        AdminModule,
+        ConsoleModule,
+        HealthModule,
+      ],
     };
   }
 }

@@ -27,7 +27,7 @@ const USAGE = `usage:
                     [--auth-method private_key_jwt --jwks-file F | --jwks-uri U] [--dpop-bound]
                     [--access-token-lifetime SECONDS]
   cli client rotate-secret ID [--json]
-  cli keys rotate
+  cli keys rotate [--now]
   cli explain --client-id ID --scope "a b" [--resource URI]... [--json]`;
 
 /** A mistake in the command line: exit code 2 and the usage. */
@@ -68,6 +68,7 @@ async function main(argv: string[]): Promise<void> {
       'dpop-bound': { type: 'boolean', default: false },
       'access-token-lifetime': { type: 'string' },
       json: { type: 'boolean', default: false },
+      now: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -122,8 +123,13 @@ async function main(argv: string[]): Promise<void> {
     case 'keys rotate': {
       if (positionals.length !== 2) throw new UsageError('keys rotate takes no arguments');
       return run(async (app) => {
-        const kid = await app.get(SigningKeysService).rotate(undefined, cliActor());
-        process.stdout.write(values.json ? JSON.stringify({ kid, alg: config.tokenSigningAlg }) + '\n' : `new ${config.tokenSigningAlg} signing key: ${kid}\n`);
+        const { kid, signsFrom } = await app.get(SigningKeysService).rotate(undefined, cliActor(), { now: values.now });
+        const at = signsFrom.toISOString().replace(/\.\d{3}Z$/, 'Z');
+        process.stdout.write(
+          values.json
+            ? JSON.stringify({ kid, alg: config.tokenSigningAlg, signs_from: at }) + '\n'
+            : `new ${config.tokenSigningAlg} signing key: ${kid}\npublished in the JWKS now; signs new tokens from ${at}${values.now ? ' (at once)' : ''}\n`,
+        );
       });
     }
     case 'explain': {

@@ -23,6 +23,7 @@ import { PermissionTicket } from './uma/permission-ticket.entity.js';
 import { Disclosure } from './disclosures/disclosure.entity.js';
 import { DisclosureBasis } from './disclosures/disclosure-basis.entity.js';
 import { PendingWithdrawal } from './disclosures/pending-withdrawal.entity.js';
+import { StatusList } from './status-lists/status-list.entity.js';
 
 export const ENTITIES = [
   Client,
@@ -47,4 +48,5 @@ export const ENTITIES = [
   Disclosure,
   DisclosureBasis,
   PendingWithdrawal,
+  StatusList,
 ];

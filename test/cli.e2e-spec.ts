@@ -140,13 +140,30 @@ describe('cli client rotate-secret', () => {
 });
 
 describe('cli keys rotate', () => {
-  it('puts a new key in the JWKS and on new tokens within a second, while old tokens still verify', async () => {
+  it('publishes the new key in the JWKS at once and keeps signing with the old one until SIGNING_KEY_PUBLISH_AHEAD has passed', async () => {
+    const clientId = uniqueId('ahead');
+    const secret = await createWithCli(clientId);
+    const oldKid = decodeProtectedHeader(bodyOf<TokenBody>(await askToken(clientId, secret)).access_token).kid;
+
+    const result = await runCli(['keys', 'rotate'], environment());
+    expect(result.code).toBe(0);
+    const [, kid] = /signing key: (\S+)/.exec(result.stdout) ?? [];
+    const [, signsFrom] = /signs new tokens from (\S+)/.exec(result.stdout) ?? [];
+    // The default delay: 600 s.
+    expect(Date.parse(signsFrom) - Date.now()).toBeGreaterThan(500_000);
+
+    const kids = bodyOf<JwksBody>(await request(server.url).get('/oauth2/jwks')).keys.map((key) => key.kid);
+    expect(kids).toEqual(expect.arrayContaining([kid, oldKid]));
+    expect(decodeProtectedHeader(bodyOf<TokenBody>(await askToken(clientId, secret)).access_token).kid).toBe(oldKid);
+  });
+
+  it('with --now, puts a new key in the JWKS and on new tokens within a second, while old tokens still verify', async () => {
     const clientId = uniqueId('keys');
     const secret = await createWithCli(clientId);
     const before = bodyOf<TokenBody>(await askToken(clientId, secret)).access_token;
     const oldKid = decodeProtectedHeader(before).kid;
 
-    const result = await runCli(['keys', 'rotate', '--json'], environment());
+    const result = await runCli(['keys', 'rotate', '--now', '--json'], environment());
     expect(result.code).toBe(0);
     const { kid } = parsedAs<{ kid: string }>(result.stdout);
     expect(kid).not.toBe(oldKid);

@@ -274,7 +274,7 @@ describe('key rotation through the admin interface', () => {
   it('publishes a new key that signs new tokens, while tokens signed before still verify', async () => {
     const client = await createClient(server.app);
     const before = (await tokenFor(client)).access_token;
-    const rotation = await request(server.adminUrl).post('/admin/keys/rotate').set('Authorization', server.adminToken);
+    const rotation = await request(server.adminUrl).post('/admin/keys/rotate?now=true').set('Authorization', server.adminToken);
     expect(rotation.status).toBe(201);
     const key = bodyOf<JsonApiDocument<JsonApiResource>>(rotation).data;
     const kid = key.id;

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import request from 'supertest';
 import { add, patchAdmin, ref } from './support/admin.js';
 import { clientKey, dpopProof } from './support/keys.js';
-import { finished } from './support/processes.js';
+import { eventually, finished } from './support/processes.js';
 import { freePort, startTestApp, type TestApp } from './support/test-app.js';
 import { UMA_GRANT, redeem, resourceProof } from './support/uma.js';
 import { bodyOf, parsedAs, type TokenBody, type CreatedClientResult, type AccessTokenClaims, type FhirBundle } from './support/bodies.js';
@@ -12,7 +12,8 @@ const EXAMPLES = resolve(import.meta.dirname, '../examples');
 let server: TestApp;
 
 beforeAll(async () => {
-  server = await startTestApp();
+  // Status lists of a one-second ttl: the data source sees a revocation within about two seconds.
+  server = await startTestApp({ STATUS_LIST_TTL: '1' });
 });
 
 afterAll(() => server.close());
@@ -97,6 +98,19 @@ describe('examples/glucose-data-source/server.mjs', () => {
       .send({ grant_type: 'client_credentials', scope: 'blood-glucose-level:read' });
     expect(plain.status).toBe(200);
     await challenged({ Authorization: `Bearer ${bodyOf<TokenBody>(plain).access_token}` });
+  });
+
+  it('refuses a revoked RPT by its status list, without introspecting it', async () => {
+    const rpt = bodyOf<TokenBody>(await redeem(server, app, { ticket: await challenged() })).access_token;
+    const served = await request(dataSourceUrl).get('/Observation').set('Authorization', `Bearer ${rpt}`);
+    expect(served.status).toBe(200);
+    const revoked = await request(server.url).post('/oauth2/revoke').auth(app.clientId, app.secret).type('form').send({ token: rpt });
+    expect(revoked.status).toBe(200);
+    const refused = await eventually(async () => {
+      const response = await request(dataSourceUrl).get('/Observation').set('Authorization', `Bearer ${rpt}`);
+      return response.status === 401 ? response : undefined;
+    });
+    expect(bodyOf<{ error_description: string }>(refused).error_description).toBe('the token is revoked (status list)');
   });
 
   it('serves a DPoP-bound RPT only with a proof of its key', async () => {

@@ -8,9 +8,13 @@
 //   CLIENT_ID      the data source's umaClient (allowed uma_protection)
 //   CLIENT_SECRET  its secret
 //   RESOURCE_URI   the data source's resourceUri: the aud its RPTs must carry
+//   STATUS_LIST_CHECK  `false` stops checking each RPT's entry in its token status list
+//                  (status-list.mjs); by default a revoked or withdrawn RPT is refused within the
+//                  list's ttl, even though this server verifies RPTs locally
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import { EmbeddedJWK, calculateJwkThumbprint, createRemoteJWKSet, jwtVerify } from 'jose';
+import { createStatusListCheck } from './status-list.mjs';
 
 const { AS_URL, CLIENT_ID, CLIENT_SECRET, RESOURCE_URI } = process.env;
 const PORT = Number(process.env.PORT ?? 4000);
@@ -37,6 +41,7 @@ try {
   process.exit(1);
 }
 const keys = createRemoteJWKSet(new URL(configuration.jwks_uri));
+const checkStatus = process.env.STATUS_LIST_CHECK === 'false' ? async () => undefined : createStatusListCheck({ issuer: configuration.issuer, keys });
 const seenProofs = new Map();
 
 const server = createServer((request, response) => {
@@ -85,6 +90,8 @@ async function checkRpt(request, url) {
       (permission) => permission?.resource_id === resourceId && Array.isArray(permission.resource_scopes) && permission.resource_scopes.includes('read'),
     );
   if (!permitted) return 'the RPT has no read permission on this resource';
+  const status = await checkStatus(claims);
+  if (status !== undefined) return status;
   if (claims.cnf?.jkt === undefined) return scheme.toLowerCase() === 'bearer' ? undefined : 'the RPT is not DPoP-bound';
   if (scheme.toLowerCase() !== 'dpop') return 'the RPT is DPoP-bound: send it with the DPoP scheme';
   return checkProof(request.headers.dpop, request.method, `${url.origin}${url.pathname}`, token, claims.cnf.jkt);

@@ -119,12 +119,15 @@ export class AdminRecordsService {
     return result;
   }
 
-  /** POST /admin/keys/rotate, recorded in the audit trail like any other change. */
-  async rotateSigningKey(actor: string): Promise<ResourceObject> {
+  /**
+   * POST /admin/keys/rotate, recorded in the audit trail like any other change: the new key is
+   * published at once and signs after SIGNING_KEY_PUBLISH_AHEAD seconds (`now`: at once).
+   */
+  async rotateSigningKey(actor: string, now = false): Promise<ResourceObject> {
     // The audit event is written in the rotation's own transaction.
-    const kid = await this.keys.rotate(undefined, actor);
+    const { kid, signsFrom } = await this.keys.rotate(undefined, actor, { now });
     const jwk = (await this.keys.publicKeys()).find((key) => key.kid === kid) ?? { kid };
-    return { type: 'signing-key', id: kid, attributes: { ...jwk } };
+    return { type: 'signing-key', id: kid, attributes: { ...jwk, signsFrom: signsFrom.toISOString().replace(/\.\d{3}Z$/, 'Z') } };
   }
 
   /** DELETE /admin/<type>/<id> (type checked by the controller). */

@@ -51,10 +51,16 @@ export class AdminController {
     else sendJsonApi(response, outcome.status, outcome.errors, JSON_PATCH);
   }
 
-  /** A new signing key (docs/reference/token-endpoint.md#signing-keys); the old one stays in the JWKS while its tokens live. */
+  /**
+   * A new signing key (docs/reference/token-endpoint.md#signing-keys), published at once and signing
+   * after SIGNING_KEY_PUBLISH_AHEAD seconds, or at once with `?now=true`; the old one stays in the
+   * JWKS while its tokens live.
+   */
   @Post('keys/rotate')
   async rotateKeys(@Req() request: Request, @Res() response: Response): Promise<void> {
-    sendJsonApi(response, 201, { data: await this.records.rotateSigningKey(actorOf(request)) });
+    const now = new URL(request.url, 'http://x').searchParams.get('now');
+    if (now !== null && now !== 'true' && now !== 'false') throw malformed('the now parameter must be true or false', undefined, 'now');
+    sendJsonApi(response, 201, { data: await this.records.rotateSigningKey(actorOf(request), now === 'true') });
   }
 
   @Get(':type')

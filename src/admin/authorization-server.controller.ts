@@ -9,7 +9,7 @@ import { AdminExceptionFilter } from './admin-exception.filter.js';
 import { AdminTokenGuard } from './admin-token.guard.js';
 import { sendJsonApi } from './json-api/send-json-api.js';
 
-type KeyRow = { kid: string; alg: string; date_created: Date; retired_at: Date | null; verify_until: Date | null };
+type KeyRow = { kid: string; alg: string; date_created: Date; signs_from: Date; retired_at: Date | null; verify_until: Date | null; signing: boolean };
 
 /**
  * `GET {admin_url}/authorization-server`: the server as the console shows it, read-only. The
@@ -33,14 +33,17 @@ export class AuthorizationServerController {
   async read(@Res() response: Response): Promise<void> {
     const metadata = serverMetadata(this.config);
     const rows: KeyRow[] = await this.dataSource.query(
-      `SELECT kid, alg, date_created, retired_at, verify_until FROM signing_key
+      `SELECT kid, alg, date_created, signs_from, retired_at, verify_until,
+              signs_from <= now() AND (retired_at IS NULL OR retired_at > now()) AS signing FROM signing_key
         WHERE verify_until IS NULL OR verify_until > now() ORDER BY id DESC`,
     );
     const keys = rows.map((row) => ({
       kid: row.kid,
       alg: row.alg,
       created: row.date_created,
-      signing: row.retired_at === null,
+      // A rotated key is published before it signs (docs/operations/secrets-and-keys.md#rotating-credentials).
+      signing: row.signing,
+      signsFrom: row.signs_from,
       publishedUntil: row.verify_until,
     }));
     sendJsonApi(response, 200, { data: { type: 'authorization-server', id: '1', attributes: { issuer: metadata.issuer, metadata, keys } } });

@@ -53,6 +53,14 @@ export type AppConfig = {
   tls?: TlsFiles;
   /** Days a disclosure row is kept after its token expired (docs/guides/consent-withdrawal.md). */
   disclosureRetentionDays: number;
+  /** Access tokens carry a `status` claim and the status list endpoints answer (docs/reference/status-lists.md). */
+  statusList: boolean;
+  /** The status list token's `ttl` and max-age, seconds. */
+  statusListTtl: number;
+  /** Entries per status list, a power of two. */
+  statusListSize: number;
+  /** Seconds a rotated signing key is published before it signs (docs/operations/key-rotation.md). */
+  signingKeyPublishAhead: number;
 };
 
 export const CLIENT_ASSERTION_AUDIENCES = ['issuer-or-token-endpoint', 'issuer'] as const;

@@ -53,6 +53,31 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DISCLOSURE_RETENTION_DAYS: value })).toThrow(/^DISCLOSURE_RETENTION_DAYS must be a whole number of days from 1 to 36500/);
   });
 
+  it('turns token status lists on by default, of 2^20 entries and a 60 s ttl, and publishes rotated keys 600 s ahead', () => {
+    expect(loadConfig({})).toMatchObject({ statusList: true, statusListSize: 1 << 20, statusListTtl: 60, signingKeyPublishAhead: 600 });
+    expect(loadConfig({ STATUS_LIST: 'false', STATUS_LIST_SIZE: '1024', STATUS_LIST_TTL: '1', SIGNING_KEY_PUBLISH_AHEAD: '0' })).toMatchObject({
+      statusList: false,
+      statusListSize: 1024,
+      statusListTtl: 1,
+      signingKeyPublishAhead: 0,
+    });
+  });
+
+  it.each([
+    ['STATUS_LIST', 'yes', /^STATUS_LIST must be true or false/],
+    ['STATUS_LIST_SIZE', '1000', /^STATUS_LIST_SIZE must be a power of two from 1024 to 16777216/],
+    ['STATUS_LIST_SIZE', '512', /^STATUS_LIST_SIZE must be a power of two from 1024 to 16777216/],
+    ['STATUS_LIST_SIZE', '33554432', /^STATUS_LIST_SIZE must be a power of two from 1024 to 16777216/],
+    ['STATUS_LIST_SIZE', 'big', /^STATUS_LIST_SIZE must be a power of two from 1024 to 16777216/],
+    ['STATUS_LIST_TTL', '0', /^STATUS_LIST_TTL must be a whole number of seconds from 1 to 3600/],
+    ['STATUS_LIST_TTL', '3601', /^STATUS_LIST_TTL must be a whole number of seconds from 1 to 3600/],
+    ['SIGNING_KEY_PUBLISH_AHEAD', '86401', /^SIGNING_KEY_PUBLISH_AHEAD must be a whole number of seconds from 0 to 86400/],
+    ['SIGNING_KEY_PUBLISH_AHEAD', '-1', /^SIGNING_KEY_PUBLISH_AHEAD must be a whole number of seconds from 0 to 86400/],
+  ])('refuses %s=%s with one line naming it', (name, value, message) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigurationError);
+    expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+
   it('runs one server process by default, one per core with WORKERS=auto, and N with WORKERS=N', () => {
     expect(loadConfig({}).workers).toBe(1);
     expect(loadConfig({ WORKERS: 'auto' }).workers).toBe(availableParallelism());

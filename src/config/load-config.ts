@@ -56,6 +56,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     clientAssertionAudience: values.CLIENT_ASSERTION_AUDIENCE,
     tls,
     disclosureRetentionDays: values.DISCLOSURE_RETENTION_DAYS,
+    statusList: values.STATUS_LIST,
+    statusListTtl: values.STATUS_LIST_TTL,
+    statusListSize: values.STATUS_LIST_SIZE,
+    signingKeyPublishAhead: values.SIGNING_KEY_PUBLISH_AHEAD,
   };
 }
 

@@ -196,6 +196,33 @@ export const VARIABLES = {
     defaultText: 'unset: every allowed suite',
     parse: (_name, raw) => parseTlsCiphers(raw),
   }),
+  STATUS_LIST: flag({
+    meaning:
+      '`true`: every access token carries a `status` claim naming its entry in a token status list, and `/oauth2/status` serves the lists; `false`: neither; see [token status lists](status-lists.md).',
+    default: true,
+  }),
+  STATUS_LIST_TTL: wholeNumber({
+    meaning: 'The `ttl` claim of a status list token and its `Cache-Control` max-age, seconds; see [token status lists](status-lists.md).',
+    min: 1,
+    max: 3600,
+    unit: 'seconds',
+    default: 60,
+  }),
+  STATUS_LIST_SIZE: parsed({
+    meaning:
+      'Entries per status list: a power of two from 1024 to 16777216 (fewer entries, less herd privacy); a full list is followed by a new one; see [token status lists](status-lists.md).',
+    accepted: 'a power of two from 1024 to 16777216',
+    defaultText: '`1048576`',
+    parse: parseStatusListSize,
+  }),
+  SIGNING_KEY_PUBLISH_AHEAD: wholeNumber({
+    meaning:
+      'Seconds a new signing key from `keys rotate` is published in the JWKS before it signs; `keys rotate --now` signs at once; see [rotating credentials](../operations/secrets-and-keys.md#rotating-credentials).',
+    min: 0,
+    max: 86_400,
+    unit: 'seconds',
+    default: 600,
+  }),
   DISCLOSURE_RETENTION_DAYS: wholeNumber({
     meaning:
       'Days a disclosure row is kept after its token expired; a job deletes older rows at start and hourly; see [consent withdrawal and the accounting of disclosures](../guides/consent-withdrawal.md).',
@@ -252,6 +279,14 @@ function parseOrigins(name: string, raw: string | undefined, accepted: string): 
     if (!parsed || parsed.origin !== origin) throw refusal(name, accepted, origin);
   }
   return origins;
+}
+
+/** A power of two from 1024 to 2^24 (docs/reference/status-lists.md). */
+function parseStatusListSize(name: string, raw: string | undefined, accepted: string): number {
+  if (raw === undefined) return 1 << 20;
+  const size = /^\s*\d{1,9}\s*$/.test(raw) ? Number(raw.trim()) : Number.NaN;
+  if (!(size >= 1024 && size <= 1 << 24 && (size & (size - 1)) === 0)) throw refusal(name, accepted, raw);
+  return size;
 }
 
 /** HOST, ADMIN_HOST: an IP address (brackets around an IPv6 one are dropped); undefined when unset. */

@@ -241,15 +241,24 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
   private async withdraw(ids: string[], auditEventId: number): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
       // TypeORM answers an UPDATE … RETURNING with [rows, affected].
-      const [rows]: [{ jti: string; client_id: string; expires_at: Date }[], number] = await manager.query(
-        `UPDATE disclosure SET withdrawn_at = date_trunc('second', now()), withdrawn_by = $2
-          WHERE id = ANY($1::bigint[]) AND withdrawn_at IS NULL RETURNING jti, client_id, expires_at`,
-        [ids, auditEventId],
-      );
+      const [rows]: [{ jti: string; client_id: string; expires_at: Date; status_list_id: number | null; status_idx: number | null }[], number] =
+        await manager.query(
+          `UPDATE disclosure SET withdrawn_at = date_trunc('second', now()), withdrawn_by = $2
+            WHERE id = ANY($1::bigint[]) AND withdrawn_at IS NULL RETURNING jti, client_id, expires_at, status_list_id, status_idx`,
+          [ids, auditEventId],
+        );
       if (rows.length === 0) return 0;
+      // The token's status list entry goes with it (docs/reference/status-lists.md): it reads 1 on every instance within a second.
       await manager.query(
-        `INSERT INTO revoked_token (jti, client_id, expires_at) SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::timestamptz[]) ON CONFLICT (jti) DO NOTHING`,
-        [rows.map((row) => row.jti), rows.map((row) => row.client_id), rows.map((row) => row.expires_at)],
+        `INSERT INTO revoked_token (jti, client_id, expires_at, status_list_id, status_idx)
+         SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::timestamptz[], $4::int[], $5::int[]) ON CONFLICT (jti) DO NOTHING`,
+        [
+          rows.map((row) => row.jti),
+          rows.map((row) => row.client_id),
+          rows.map((row) => row.expires_at),
+          rows.map((row) => row.status_list_id),
+          rows.map((row) => row.status_idx),
+        ],
       );
       await manager.query('UPDATE audit_event SET withdrawn_tokens = withdrawn_tokens + $2 WHERE id = $1', [auditEventId, rows.length]);
       return rows.length;

@@ -55,6 +55,13 @@ export class Disclosure {
   @Column({ type: 'uuid' })
   basis!: string;
 
+  /** The token's status list (its row id) and index, or null: copied to `revoked_token` on withdrawal; never shown. */
+  @Column({ name: 'status_list_id', type: 'integer', nullable: true })
+  statusListId!: number | null;
+
+  @Column({ name: 'status_idx', type: 'integer', nullable: true })
+  statusIdx!: number | null;
+
   @Column({ name: 'withdrawn_at', type: 'timestamptz', nullable: true })
   withdrawnAt!: Date | null;
 

@@ -27,6 +27,9 @@ export type DisclosureInput = {
   jkt?: string;
   requestId?: string;
   chains: readonly CoveringChain[];
+  /** The token's status list entry (row id of the list, index), if it has one. */
+  statusListId?: number;
+  statusIdx?: number;
   /** The default audience (issuer or ACCESS_TOKEN_AUDIENCE), which names no data source. */
   defaultAudience: string;
 };
@@ -111,11 +114,11 @@ const INSERT_DISCLOSURES = `WITH commit_order AS (SELECT pg_advisory_xact_lock($
     SELECT b.key, b.chains, b.tags FROM commit_order, json_to_recordset($2::json) AS b(key uuid, chains json, tags bigint[])
     ON CONFLICT (key) DO NOTHING
   )
-  INSERT INTO disclosure (jti, client_key, client_id, scope, aud, resources, issued_at, expires_at, token_type, jkt, request_id, basis)
-  SELECT jti, client_key, client_id, scope, aud, resources, to_timestamp(issued_at), to_timestamp(expires_at), token_type, jkt, request_id, basis
+  INSERT INTO disclosure (jti, client_key, client_id, scope, aud, resources, issued_at, expires_at, token_type, jkt, request_id, basis, status_list_id, status_idx)
+  SELECT jti, client_key, client_id, scope, aud, resources, to_timestamp(issued_at), to_timestamp(expires_at), token_type, jkt, request_id, basis, status_list_id, status_idx
     FROM commit_order, ROWS FROM (json_to_recordset($1::json) AS (jti text, client_key int, client_id text, scope text, aud json,
-        resources json, issued_at float8, expires_at float8, token_type text, jkt text, request_id text, basis uuid)) WITH ORDINALITY
-      AS r(jti, client_key, client_id, scope, aud, resources, issued_at, expires_at, token_type, jkt, request_id, basis, ordinal)
+        resources json, issued_at float8, expires_at float8, token_type text, jkt text, request_id text, basis uuid, status_list_id int, status_idx int)) WITH ORDINALITY
+      AS r(jti, client_key, client_id, scope, aud, resources, issued_at, expires_at, token_type, jkt, request_id, basis, status_list_id, status_idx, ordinal)
     ORDER BY ordinal`;
 
 /** A basis as the batch sends it: its key, and its JSON object (key, chains, tags). */
@@ -176,6 +179,8 @@ function rowOf(item: DisclosureInput): Row {
     jkt: item.jkt ?? null,
     request_id: item.requestId ?? null,
     basis: basis.key,
+    status_list_id: item.statusListId ?? null,
+    status_idx: item.statusIdx ?? null,
   });
   return { json, basis };
 }

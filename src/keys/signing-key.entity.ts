@@ -18,7 +18,11 @@ export class SigningKey extends RecordEntity {
   @Column({ name: 'private_key', type: 'text', select: false })
   privateKey!: string;
 
-  /** Set by rotation: the key stops signing. */
+  /** When it starts signing: a rotated key is published this long before (SIGNING_KEY_PUBLISH_AHEAD). */
+  @Column({ name: 'signs_from', type: 'timestamptz', default: () => 'now()' })
+  signsFrom!: Date;
+
+  /** Set by rotation: when the key stops signing. */
   @Column({ name: 'retired_at', type: 'timestamptz', nullable: true })
   retiredAt!: Date | null;
 

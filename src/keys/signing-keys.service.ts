@@ -15,7 +15,10 @@ const KEY_LOCK = 7_203_115;
 
 type PublishedKey = { jwk: PublicJwk; verifyUntil: number | null };
 
-type KeyRow = { kid: string; alg: SigningAlgorithm; private_key: string };
+type KeyRow = { kid: string; alg: SigningAlgorithm; private_key: string; signs_from_ms: string; retired_at_ms: string | null; now_ms: string };
+
+/** A rotation: the new key, and when it takes over (at once with `now`, else after SIGNING_KEY_PUBLISH_AHEAD). */
+export type Rotation = { kid: string; signsFrom: Date };
 
 /**
  * Signing keys live in the database (created on first start, rotated by `keys rotate`), and are
@@ -27,6 +30,8 @@ export class SigningKeysService implements OnModuleInit {
   private readonly publicImported = new Map<string, { key: KeyObject; alg: SigningAlgorithm }>();
   private readonly encryption: KeyEncryption;
   private current?: Promise<SigningMaterial>;
+  /** When the cached signing key must be looked up again: a published key takes over, or the current one retires (ms). */
+  private currentUntil = Infinity;
   private jwks?: Promise<PublishedKey[]>;
 
   constructor(
@@ -72,7 +77,9 @@ export class SigningKeysService implements OnModuleInit {
   /** The key that signs new tokens with the configured algorithm. */
   signingKey(): Promise<SigningMaterial> {
     if (!this.changes.live) return this.loadSigningKey();
+    if (this.current && Date.now() >= this.currentUntil) this.current = undefined;
     if (!this.current) {
+      this.currentUntil = Infinity;
       this.current = this.loadSigningKey();
       this.current.catch(() => this.forget());
     }
@@ -97,35 +104,54 @@ export class SigningKeysService implements OnModuleInit {
   /** Creates a key for `alg` if none signs yet (first start, or a changed TOKEN_SIGNING_ALG). */
   async ensureKey(alg: SigningAlgorithm): Promise<void> {
     await this.withKeyLock(async (manager) => {
-      const signing: unknown[] = await manager.query('SELECT 1 FROM signing_key WHERE alg = $1 AND retired_at IS NULL LIMIT 1', [alg]);
+      const signing: unknown[] = await manager.query('SELECT 1 FROM signing_key WHERE alg = $1 AND (retired_at IS NULL OR retired_at > now()) LIMIT 1', [alg]);
       if (signing.length === 0) await this.insertKey(manager, alg);
     });
   }
 
   /**
-   * A new signing key; the previous ones stay in the JWKS until their tokens have expired. With
-   * an `actor`, the rotation is an audit event of the same transaction.
+   * A new signing key, published in the JWKS at once and signing after SIGNING_KEY_PUBLISH_AHEAD
+   * seconds (`now`: at once, for a compromised key), when the keys before it stop signing; they
+   * stay in the JWKS until the tokens and status lists they signed have expired. With an `actor`,
+   * the rotation is an audit event of the same transaction.
    */
-  async rotate(alg: SigningAlgorithm = this.config.tokenSigningAlg, actor?: string): Promise<string> {
-    const kid = await this.withKeyLock(async (manager) => {
+  async rotate(alg: SigningAlgorithm = this.config.tokenSigningAlg, actor?: string, { now = false }: { now?: boolean } = {}): Promise<Rotation> {
+    const ahead = now ? 0 : this.config.signingKeyPublishAhead;
+    const rotation = await this.withKeyLock(async (manager) => {
+      // Every key of the algorithm that signs now or is waiting to stops when the new one takes over.
       await manager.query(
         `UPDATE signing_key
-            SET retired_at = now(), verify_until = now() + make_interval(secs => $2),
+            SET retired_at = now() + make_interval(secs => $3), verify_until = now() + make_interval(secs => $3 + $2),
                 version = version + 1, last_updated = now()
-          WHERE alg = $1 AND retired_at IS NULL`,
-        [alg, this.config.accessTokenTtl + VERIFY_GRACE_SECONDS],
+          WHERE alg = $1 AND (retired_at IS NULL OR retired_at > now() + make_interval(secs => $3))`,
+        [alg, this.verifyGraceSeconds(), ahead],
       );
-      const kid = await this.insertKey(manager, alg);
+      const kid = await this.insertKey(manager, alg, ahead);
+      const [{ id, signs_from }]: { id: number; signs_from: Date }[] = await manager.query('SELECT id, signs_from FROM signing_key WHERE kid = $1', [kid]);
       if (actor !== undefined) {
-        const [{ id }]: { id: number }[] = await manager.query('SELECT id FROM signing_key WHERE kid = $1', [kid]);
-        await recordAuditEvent(manager, { actor, operation: 'rotate', recordType: 'signing-key', recordId: id, before: null, after: { kid, alg } });
+        await recordAuditEvent(manager, {
+          actor,
+          operation: 'rotate',
+          recordType: 'signing-key',
+          recordId: id,
+          before: null,
+          after: { kid, alg, signsFrom: signs_from.toISOString() },
+        });
       }
-      return kid;
+      return { kid, signsFrom: signs_from };
     });
     // This process signs with the new key from the next request on, without waiting for its own
     // notification to come back through the change feed (other processes hear of it that way).
     this.forget();
-    return kid;
+    return rotation;
+  }
+
+  /**
+   * How long a key stays published after it stopped signing: the longest access token or status
+   * list token it can have signed, plus a minute for clock skew.
+   */
+  private verifyGraceSeconds(): number {
+    return Math.max(this.config.accessTokenTtl, 5 * this.config.statusListTtl, 60) + VERIFY_GRACE_SECONDS;
   }
 
   private async withKeyLock<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
@@ -135,7 +161,7 @@ export class SigningKeysService implements OnModuleInit {
     });
   }
 
-  private async insertKey(manager: EntityManager, alg: SigningAlgorithm): Promise<string> {
+  private async insertKey(manager: EntityManager, alg: SigningAlgorithm, aheadSeconds = 0): Promise<string> {
     const privateKey = await generatePrivateKey(alg);
     const pem = this.encryption.seal(privateKey.export({ format: 'pem', type: 'pkcs8' }).toString());
     const kid = keyIdOf(privateKey);
@@ -147,6 +173,7 @@ export class SigningKeysService implements OnModuleInit {
       retiredAt: null,
       verifyUntil: null,
     });
+    if (aheadSeconds > 0) await manager.query('UPDATE signing_key SET signs_from = now() + make_interval(secs => $2) WHERE kid = $1', [kid, aheadSeconds]);
     return kid;
   }
 
@@ -155,14 +182,23 @@ export class SigningKeysService implements OnModuleInit {
     this.jwks = undefined;
   }
 
+  /**
+   * The key that signs now: the newest whose time has come and that has not retired. Also notes
+   * when that changes without a notification (a published key takes over, on schedule).
+   */
   private async loadSigningKey(): Promise<SigningMaterial> {
     const rows: KeyRow[] = await this.dataSource.query(
-      `SELECT kid, alg, private_key FROM signing_key
-        WHERE alg = $1 AND retired_at IS NULL ORDER BY id DESC LIMIT 1`,
+      `SELECT kid, alg, private_key, (extract(epoch FROM signs_from) * 1000)::text AS signs_from_ms,
+              (extract(epoch FROM retired_at) * 1000)::text AS retired_at_ms, (extract(epoch FROM now()) * 1000)::text AS now_ms
+         FROM signing_key WHERE alg = $1 AND (retired_at IS NULL OR retired_at > now()) ORDER BY signs_from DESC, id DESC`,
       [this.config.tokenSigningAlg],
     );
-    const row = rows[0];
+    const dbNow = rows.length > 0 ? Number(rows[0].now_ms) : 0;
+    const row = rows.find((candidate) => Number(candidate.signs_from_ms) <= dbNow);
     if (!row) throw new Error(`no ${this.config.tokenSigningAlg} signing key in the database`);
+    // The next moment the answer changes, on this process's clock.
+    const changes = rows.flatMap((candidate) => [Number(candidate.signs_from_ms), Number(candidate.retired_at_ms ?? Infinity)]).filter((at) => at > dbNow);
+    if (changes.length > 0) this.currentUntil = Math.min(this.currentUntil, Date.now() + (Math.min(...changes) - dbNow));
     let privateKey = this.imported.get(row.kid);
     if (!privateKey) {
       privateKey = createPrivateKey(this.encryption.open(row.private_key));

@@ -78,3 +78,16 @@ export function publicJwkOf(privateKey: KeyObject, kid: string, alg: SigningAlgo
   const jwk = createPublicKey(privateKey).export({ format: 'jwk' }) as PublicJwk;
   return { ...jwk, kid, alg, use: 'sig' };
 }
+
+/**
+ * A JWT of another type (a status list token, `statuslist+jwt`) with the same key and options,
+ * signed on the thread pool.
+ */
+export async function signJwt(typ: string, claims: object, key: SigningMaterial): Promise<string> {
+  const input = `${base64url({ alg: key.alg, kid: key.kid, typ })}.${base64url(claims)}`;
+  const digest = key.alg === 'EdDSA' ? null : 'sha256';
+  const signature = await new Promise<Buffer>((resolve, reject) =>
+    sign(digest, Buffer.from(input), signingOptions(key), (error, result) => (error ? reject(error) : resolve(result))),
+  );
+  return `${input}.${signature.toString('base64url')}`;
+}

@@ -30,5 +30,7 @@ export function serverMetadata(config: AppConfig): Record<string, unknown> {
     response_types_supported: [],
     // Not registered in RFC 8414, but what resource servers look for (as Keycloak and Hydra publish).
     access_token_signing_alg_values_supported: [config.tokenSigningAlg],
+    // Token status lists (draft-ietf-oauth-status-list, docs/reference/status-lists.md).
+    ...(config.statusList ? { status_list_aggregation_endpoint: `${issuer}/oauth2/status` } : {}),
   };
 }

@@ -8,6 +8,7 @@ import { SigningKeysService } from '../keys/signing-keys.service.js';
 import { signAccessToken } from '../keys/token-signer.js';
 import type { RptClaims } from '../uma/rpt.js';
 import { DisclosuresService } from '../disclosures/disclosures.service.js';
+import { StatusIndexAllocator, type StatusEntry } from '../status-lists/status-index-allocator.js';
 
 export type TokenResponse = {
   access_token: string;
@@ -34,6 +35,7 @@ export class AccessTokenIssuer {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly keys: SigningKeysService,
     private readonly disclosures: DisclosuresService,
+    private readonly statusIndices: StatusIndexAllocator,
   ) {}
 
   async issue(client: ClientRecord, { scopes, decision, resources, rpt }: GrantedAccess, jkt?: string, requestId?: string): Promise<TokenResponse> {
@@ -41,6 +43,12 @@ export class AccessTokenIssuer {
     const { lifetime } = decision.verdict as { lifetime: number };
     const aud = rpt?.aud ?? (decision.verdict.aud as string | string[]);
     const { resourceScopes, covered: covering } = decision;
+    // docs/reference/status-lists.md: every access token names its status list entry (drawn only for a granted request).
+    let status: StatusEntry | undefined;
+    if (this.statusIndices.enabled) {
+      const taken = this.statusIndices.take();
+      status = taken instanceof Promise ? await taken : taken;
+    }
     const issuedAt = Math.floor(Date.now() / 1000);
     const scope = scopes.join(' ');
     const claims = {
@@ -58,6 +66,7 @@ export class AccessTokenIssuer {
           ? { permissions: permissionsOf(resourceScopes, covering, issuedAt + lifetime) }
           : {}),
       ...(jkt !== undefined ? { cnf: { jkt } } : {}),
+      ...(status !== undefined ? { status: { status_list: { idx: status.idx, uri: status.uri } } } : {}),
     };
     const tokenType = jkt !== undefined ? 'DPoP' : 'Bearer';
     // docs/guides/consent-withdrawal.md: no token with a resource scope leaves before its disclosure
@@ -79,6 +88,8 @@ export class AccessTokenIssuer {
             jkt,
             requestId,
             chains: decision.chains,
+            statusListId: status?.listId,
+            statusIdx: status?.idx,
             defaultAudience: this.config.audience,
           })
         : undefined;

@@ -26,10 +26,10 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly verifier: AccessTokenVerifier,
     private readonly refreshTokens: RefreshTokensService,
     private readonly dataSources: DataSourceDirectory,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
@@ -65,11 +65,13 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     const claims = await this.verifier.verify(token, { ignoreExpiration: true });
     if (!claims || claims.exp * 1000 <= Date.now()) return;
     if (claims.client_id !== caller.clientId) throw notYours();
-    await this.dataSource.query('INSERT INTO revoked_token (jti, client_id, expires_at) VALUES ($1, $2, to_timestamp($3)) ON CONFLICT (jti) DO NOTHING', [
-      claims.jti,
-      claims.client_id,
-      claims.exp,
-    ]);
+    // Its status list entry (docs/reference/status-lists.md) is kept with it: the list is signed again with the entry set.
+    const entry = statusEntryOf(claims, this.config.issuer);
+    await this.dataSource.query(
+      `INSERT INTO revoked_token (jti, client_id, expires_at, status_list_id, status_idx)
+       VALUES ($1, $2, to_timestamp($3), (SELECT id FROM status_list WHERE public_id = $4), $5) ON CONFLICT (jti) DO NOTHING`,
+      [claims.jti, claims.client_id, claims.exp, entry?.publicId ?? null, entry?.idx ?? null],
+    );
   }
 
   async purge(): Promise<void> {
@@ -124,6 +126,14 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     const [client]: { client_id: string }[] = await this.dataSource.query('SELECT client_id FROM client WHERE id = $1', [row.client_id]);
     return { active: true, scope: row.scope, client_id: client?.client_id, exp: Math.floor(row.expires_at.getTime() / 1000), token_type: 'refresh_token' };
   }
+}
+
+/** The list (public id) and index a token's `status` claim names, when the list is one of this server's. */
+function statusEntryOf(claims: Record<string, unknown>, issuer: string): { publicId: string; idx: number } | undefined {
+  const reference = (claims.status as { status_list?: { idx?: unknown; uri?: unknown } } | undefined)?.status_list;
+  const prefix = `${issuer}/oauth2/status/`;
+  if (typeof reference?.uri !== 'string' || !reference.uri.startsWith(prefix) || !Number.isSafeInteger(reference.idx)) return undefined;
+  return { publicId: reference.uri.slice(prefix.length), idx: reference.idx as number };
 }
 
 function requiredToken(parameters: TokenParameters): string {

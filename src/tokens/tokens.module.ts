@@ -3,6 +3,7 @@ import { AuthModule } from '../auth/auth.module.js';
 import { ClientsModule } from '../clients/clients.module.js';
 import { KeysModule } from '../keys/keys.module.js';
 import { TicketsModule } from '../tickets/tickets.module.js';
+import { StatusListsModule } from '../status-lists/status-lists.module.js';
 import { UmaModule } from '../uma/uma.module.js';
 import { DiscoveryController } from './discovery.controller.js';
 import { ClientCredentialsGrantModule } from './grants/client-credentials/client-credentials-grant.module.js';
@@ -24,6 +25,7 @@ import { TokensService } from './tokens.service.js';
     KeysModule,
     TicketsModule,
     UmaModule,
+    StatusListsModule,
     TokenIssuanceModule,
     ClientCredentialsGrantModule,
     RefreshTokenGrantModule,

@@ -7,7 +7,7 @@ import { Status } from '../forms/fields.js';
 import { messageOf } from '../forms/form-errors.js';
 import { formatDate } from '../format.js';
 
-type Key = { kid: string; alg: string; created: string; signing: boolean; publishedUntil: string | null };
+type Key = { kid: string; alg: string; created: string; signing: boolean; signsFrom: string; publishedUntil: string | null };
 type AuthorizationServer = { issuer: string; metadata: Record<string, unknown>; keys: Key[] };
 
 const ENDPOINTS: [string, string][] = [
@@ -28,8 +28,10 @@ export function ServerScreen({ api }: ScreenProps) {
   const rotate = async () => {
     setBusy(true);
     try {
-      const { data } = await api.post<{ data: { id: string } }>('/admin/keys/rotate');
-      setStatus(`A new signing key ${data.id} signs from now on; the previous key stays published while its tokens live.`);
+      const { data } = await api.post<{ data: { id: string; attributes: { signsFrom: string } } }>('/admin/keys/rotate');
+      setStatus(
+        `A new signing key ${data.id} is published now and signs from ${formatDate(data.attributes.signsFrom)}; the previous key stays published while its tokens live.`,
+      );
       server.reload();
     } catch (error) {
       setStatus(`The key was not rotated: ${messageOf(error)}`);
@@ -84,7 +86,13 @@ export function ServerScreen({ api }: ScreenProps) {
                   </td>
                   <td>{key.alg}</td>
                   <td>{formatDate(key.created)}</td>
-                  <td>{key.signing ? 'signing' : `retired, published until ${formatDate(key.publishedUntil)}`}</td>
+                  <td>
+                    {key.signing
+                      ? 'signing'
+                      : new Date(key.signsFrom).getTime() > Date.now()
+                        ? `published, signs from ${formatDate(key.signsFrom)}`
+                        : `retired, published until ${formatDate(key.publishedUntil)}`}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -94,7 +102,8 @@ export function ServerScreen({ api }: ScreenProps) {
           Rotate key
         </button>
         <p class="hint" id="rotate-key-hint">
-          Makes a new signing key that signs every token from now on; the old key stays in the JWKS while tokens it signed live.
+          Makes a new signing key, published in the JWKS at once so resource servers learn it, that signs every token once SIGNING_KEY_PUBLISH_AHEAD has passed;
+          the old key stays in the JWKS while tokens it signed live.
         </p>
         {status && <Status>{status}</Status>}
       </section>
