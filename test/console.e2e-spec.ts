@@ -386,18 +386,16 @@ describe('the console', () => {
 
   it('shows the audit trail newest first, and it grows with each change', async () => {
     const { context, page } = await suite.signedInTab('Audit trail');
-    const caption = page.getByRole('table', { name: /Audit trail, newest first/ });
+    const caption = page.getByRole('heading', { name: /Audit trail, newest first/ });
     const total = Number(/\((\d+) events\)/.exec((await caption.textContent()) ?? '')![1]);
     const name = unique('audited');
     await patchAdmin(suite.server, [add('resource-definition', { attributes: { name, description: '' } })]).expect(200);
     await openScreen(page, 'Authorization server');
     await openScreen(page, 'Audit trail');
     await expectPage(caption).toContainText(`(${total + 1} events)`);
-    const firstRow = caption.getByRole('row').nth(1);
-    await expectPage(firstRow).toContainText('add');
-    await expectPage(firstRow).toContainText('resource-definition');
-    await screenshot(page, 'audit-trail');
-    if (total + 1 > 20) {
+    const newest = page.getByRole('list', { name: 'Changes, newest first' }).locator('li.entry').first();
+    await expectPage(newest).toContainText(`added resource definition ${name}`);
+    if (total + 1 > 50) {
       await page.getByRole('button', { name: 'Older' }).click();
       await expectPage(caption).toContainText('page 2 of');
       await page.getByRole('button', { name: 'Newer' }).click();
@@ -622,11 +620,12 @@ describe('the console at scale', () => {
     expect(bodyOf<TokenBody>(token).expires_in).toBe(600);
     await tokenRequest(`${prefix}-10`, secret, `${definition}:read`).expect(400);
 
-    // Another client's tickets replace these: one client at a time.
-    await page.getByRole('searchbox', { name: 'Search ticket holders' }).fill(`${prefix}-10`);
-    await page.getByRole('button', { name: `Show the tickets of ${prefix}-10` }).click();
-    await expectPage(page.getByRole('heading', { name: `${prefix}-10` })).toBeVisible();
-    await expectPage(page.getByText(`No consent ticket for ${prefix}-10 here.`)).toBeVisible();
+    // The Client filter shows one client's tickets: another client's replace these.
+    const filters = page.getByRole('search', { name: 'Ticket filters' });
+    await filters.getByRole('textbox', { name: 'Client' }).fill(`${prefix}-10`);
+    await filters.getByRole('button', { name: 'Show' }).click();
+    await expectPage(page.getByRole('heading', { name: `Tickets of ${prefix}-10` })).toBeVisible();
+    await expectPage(page.getByText(`No consent ticket for ${prefix}-10 yet.`)).toBeVisible();
     await expectPage(page.getByText(sentence)).toHaveCount(0);
     await context.close();
   });
