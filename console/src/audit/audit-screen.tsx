@@ -143,14 +143,16 @@ function OneChange({ api, change }: { api: ApiClient; change: number }) {
   ));
 }
 
-/** The Disclosures screen filtered to what a change withdrew: its ticket or its client, when the change removed one. */
+/**
+ * The Disclosures screen filtered to what a change withdrew: its ticket (by record id, which
+ * still matches once the ticket is removed) or its client, when the change removed one.
+ */
 function withdrawnLink(event: ResourceObject, names: Names): string {
   const type = text(event, 'recordType');
-  const snapshot = names.get(keyOf(type, text(event, 'recordId'))) ?? attributesOf(event.attributes.before);
-  const ticketOf = (id: unknown) => names.get(keyOf('capability-ticket', String(id)))?.ticketId;
+  const snapshot = attributesOf(event.attributes.before) ?? names.get(keyOf(type, text(event, 'recordId')));
   const ticket =
-    type === 'capability-ticket' ? snapshot.ticketId : type === 'requested-resources-capability-tickets' ? ticketOf(snapshot.capabilityTicket) : undefined;
-  if (typeof ticket === 'string') return `#/disclosures/ticket/${encodeURIComponent(ticket)}`;
+    type === 'capability-ticket' ? text(event, 'recordId') : type === 'requested-resources-capability-tickets' ? snapshot.capabilityTicket : undefined;
+  if (typeof ticket === 'string' && ticket !== '') return `#/disclosures/ticket/${encodeURIComponent(ticket)}`;
   if (type === 'uma-client' && typeof snapshot.clientId === 'string') return `#/disclosures/client/${encodeURIComponent(snapshot.clientId)}`;
   return '#/disclosures';
 }
@@ -170,7 +172,7 @@ function Entry({ request, names, current }: { request: Request; names: Names; cu
               {withdrew && (
                 <>
                   {' '}
-                  <a href={withdrawnLink(event, names)}>the withdrawn disclosures</a>
+                  (<a href={withdrawnLink(event, names)}>the withdrawn disclosures</a>)
                 </>
               )}
             </li>

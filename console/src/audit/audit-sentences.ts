@@ -143,15 +143,16 @@ function addedDetails(type: string, snapshot: Snapshot, names: Names): string {
   const umaClient = idText(snapshot.umaClient);
   const purpose = idText(snapshot.purpose);
   const definition = idText(snapshot.resourceDefinition);
-  if ((type === 'capability-ticket' || type === 'requested-resource') && umaClient) parts.push(`for ${nameOf('uma-client', umaClient, names)}`);
-  if (type === 'capability-ticket' && purpose) parts.push(`with ${nameOf('purpose', purpose, names)}`);
+  if (type === 'capability-ticket' && umaClient)
+    parts.push(`for ${nameOf('uma-client', umaClient, names)}${purpose ? ` with ${nameOf('purpose', purpose, names)}` : ''}`);
+  if (type === 'requested-resource' && umaClient) parts.push(`for ${nameOf('uma-client', umaClient, names)}`);
   if (type === 'requested-resource-scopes' && purpose) parts.push(`for ${nameOf('purpose', purpose, names)}`);
   if (type === 'requested-resource' && definition) parts.push(`of ${nameOf('resource-definition', definition, names)}`);
   if (type === 'requested-resource' && typeof snapshot.maxPermissionDuration === 'number')
     parts.push(`at most ${formatDuration(snapshot.maxPermissionDuration)}`);
   if (type === 'data-source' && typeof snapshot.resourceUri === 'string') parts.push(`at ${snapshot.resourceUri}`);
   if (type === 'data-source' && umaClient) parts.push(`introspecting as ${nameOf('uma-client', umaClient, names)}`);
-  if (type === 'uma-client' && typeof snapshot.allowedScopes === 'string') parts.push(`allowed ${quoted(snapshot.allowedScopes)}`);
+  if (type === 'uma-client' && typeof snapshot.allowedScopes === 'string') parts.push(`with allowed scopes ${quoted(snapshot.allowedScopes)}`);
   return parts.length === 0 ? '' : ` ${parts.join(', ')}`;
 }
 

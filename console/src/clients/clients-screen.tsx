@@ -7,6 +7,7 @@ import { useChange } from '../forms/use-change.js';
 import { whenLoaded } from '../api/when-loaded.js';
 import { PAGE_SIZE, SearchBox, savedRow, usePaged, useShowSaved, withSaved } from '../forms/paging.js';
 import { RemoveButton, TableEnd } from '../forms/table-end.js';
+import { Words } from '../forms/words.js';
 import { recordsById } from '../api/catalogue.js';
 import { ClientForm, CLIENT_LAYOUT, type ClientValues } from './client-form.js';
 import { newClientSecret } from './client-secret.js';
@@ -108,10 +109,14 @@ export function ClientsScreen({ api }: ScreenProps) {
                     <code class="id">{clientId}</code>
                   </th>
                   <td>{text(client, 'clientName')}</td>
-                  <td>{text(client, 'allowedScopes')}</td>
-                  <td>{text(client, 'grantTypes')}</td>
                   <td>
-                    {text(client, 'clientAuthenticationType')}
+                    <Words text={text(client, 'allowedScopes')} />
+                  </td>
+                  <td>
+                    <Words text={text(client, 'grantTypes')} />
+                  </td>
+                  <td>
+                    <span class="id">{text(client, 'clientAuthenticationType')}</span>
                     {dpop ? ', DPoP-bound tokens' : ''}
                   </td>
                   <td class="actions">

@@ -9,6 +9,7 @@ import { useChange } from '../forms/use-change.js';
 import { whenLoaded } from '../api/when-loaded.js';
 import { PAGE_SIZE, SearchBox, savedRow, usePaged, useShowSaved, withSaved } from '../forms/paging.js';
 import { RemoveButton, TableEnd } from '../forms/table-end.js';
+import { Words } from '../forms/words.js';
 import type { Reference } from '../api/documents.js';
 import { SecretPanel } from '../clients/secret-panel.js';
 import { DataSourceForm, type DataSourceValues, type NewClient } from './data-source-form.js';
@@ -194,16 +195,22 @@ export function DataSourcesScreen({ api }: ScreenProps) {
               {sources.map((source) => (
                 <tr key={source.id} {...savedRow(paged.highlight === source.id)}>
                   <th scope="row">{text(source, 'name')}</th>
-                  <td>{text(source, 'kind')}</td>
                   <td>
-                    <code class="wrap">{text(source, 'resourceUri')}</code>
+                    <span class="id">{text(source, 'kind')}</span>
                   </td>
                   <td>
-                    {pairsOf(source)
-                      .map((pair) => definitionName(related(pair, 'resourceDefinition')))
-                      .join(', ')}
+                    <code class="id">{text(source, 'resourceUri')}</code>
                   </td>
-                  <td>{clientName(related(source, 'umaClient'))}</td>
+                  <td>
+                    <Words
+                      text={pairsOf(source)
+                        .map((pair) => definitionName(related(pair, 'resourceDefinition')))
+                        .join(' ')}
+                    />
+                  </td>
+                  <td>
+                    <span class="id">{clientName(related(source, 'umaClient'))}</span>
+                  </td>
                   <td class="actions">
                     <button
                       type="button"

@@ -325,7 +325,9 @@ function DefinitionTable(props: {
         <tbody>
           {props.definitions.map((definition) => (
             <tr key={definition.id} {...savedRow(props.highlight === definition.id)}>
-              <th scope="row">{definition.name}</th>
+              <th scope="row">
+                <span class="id">{definition.name}</span>
+              </th>
               <td>{definition.description}</td>
               <td>
                 {definition.fhirResourceType && (

@@ -34,7 +34,7 @@ export function TableEnd(props: {
   const last = Math.min(first + props.shown - 1, Math.max(props.total, first));
   return (
     <div class="table-end">
-      <p class="count">{`${first}–${last} of ${props.total}${props.noun ? ` ${props.noun}` : ''}`}</p>
+      <p class="count">{`${first === last ? first : `${first}–${last}`} of ${props.total}${props.noun ? ` ${props.noun}` : ''}`}</p>
       <Pager label={props.label} page={props.page} pages={pageCount(props.total, size)} onGo={props.onGo} previous={props.previous} next={props.next} />
     </div>
   );
