@@ -147,7 +147,6 @@ describe('the console', () => {
     await expectPage(page.getByText(`${suite.server.url}/oauth2/token`)).toBeVisible();
     const keys = page.getByRole('table', { name: /Keys published/ }).getByRole('row');
     const before = await keys.count();
-    await screenshot(page, 'authorization-server');
     await page.getByRole('button', { name: 'Rotate key' }).click();
     await expectPage(page.getByRole('status')).toContainText('A new signing key');
     await expectPage(keys).toHaveCount(before + 1);
@@ -166,7 +165,6 @@ describe('the console', () => {
     await page.getByLabel('Scope name').fill('read');
     await page.getByRole('button', { name: 'Add scope' }).click();
     await expectPage(page.getByRole('button', { name: `Remove scope read of ${name}` })).toBeVisible();
-    await screenshot(page, 'resource-definitions');
 
     await page.getByLabel('Scope to rename').selectOption({ label: `${name}: read` });
     await page.getByLabel('New name of the scope').fill('observe');
@@ -203,7 +201,6 @@ describe('the console', () => {
     await expectPage(page.getByText('Copied to the clipboard.')).toBeVisible();
     expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(secret);
     await expectPage(page.getByRole('rowheader', { name: clientId })).toBeVisible();
-    await screenshot(page, 'clients');
     await tokenRequest(clientId, secret, 'read').expect(200);
     await page.getByRole('button', { name: 'Done' }).click();
     await expectPage(page.getByLabel('Client secret')).toHaveCount(0);
@@ -320,7 +317,6 @@ describe('the console', () => {
         .filter((sent) => sent.method() !== 'GET')
         .map((sent) => `${sent.method()} ${new URL(sent.url()).pathname}`),
     ).toEqual(['PATCH /admin']);
-    await screenshot(page, 'consent-tickets');
 
     const token = await tokenRequest(clientId, secret, `${definition}:read`).expect(200);
     expect(bodyOf<TokenBody>(token).expires_in).toBe(1800);
@@ -459,7 +455,6 @@ describe('the console', () => {
     const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name }) });
     await expectPage(row).toContainText(definition);
     await expectPage(row).toContainText(clientId);
-    await screenshot(page, 'data-sources');
 
     await page.getByRole('button', { name: `Edit data source ${name}` }).click();
     await page.getByLabel('Resource URI').fill(`${uri}/v2`);
@@ -480,7 +475,6 @@ describe('the console', () => {
       expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
     }
     await openScreen(page, 'Consent tickets');
-    await screenshot(page, 'phone');
     await context.close();
   });
 
