@@ -347,12 +347,12 @@ describe('the layout', () => {
     }));
     expect(overflow).toBe('auto');
     expect(scrollWidth).toBeGreaterThan(clientWidth);
+    await screenshot(page, 'phone');
     // The last column (the actions) is reached by scrolling, and works.
     const remove = page.getByRole('button', { name: 'Remove picker-plain' });
     await remove.scrollIntoViewIfNeeded();
     const box = await remove.boundingBox();
     expect(box!.x + box!.width).toBeLessThanOrEqual(PHONE.width);
-    await screenshot(page, 'phone');
     await context.close();
   });
 

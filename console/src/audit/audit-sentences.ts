@@ -164,9 +164,12 @@ const tokens = (count: number) => `${count} active token${count === 1 ? '' : 's'
  * "removed client glucose-app, which withdrew 2 active tokens", "changed client glucose-app:
  * allowed scopes from '…' to '…'".
  */
-export function operationSentence(event: ResourceObject, names: Names): string {
+export function operationSentence(event: ResourceObject, known: Names): string {
   const type = text(event, 'recordType');
   const id = text(event, 'recordId');
+  // The record is named at least by its own snapshot (after the change, or before a removal).
+  const own = attributesOf(event.attributes.after ?? event.attributes.before);
+  const names = known.has(keyOf(type, id)) || Object.keys(own).length === 0 ? known : new Map(known).set(keyOf(type, id), own);
   const operation = text(event, 'operation');
   const withdrawn = Number(event.attributes.withdrawnTokens ?? 0);
   const record = nameOf(type, id, names);

@@ -88,7 +88,7 @@ export function ClientsScreen({ api }: ScreenProps) {
       <ErrorSummary form="client-list" errors={list.errors} />
       <div class="table-wrap">
         <table>
-          <caption>{paged.search ? `Clients starting with “${paged.search}” (${matching} of ${total})` : `Clients (${total})`}</caption>
+          <caption>{paged.search ? `Clients (${matching} of ${total})` : `Clients (${total})`}</caption>
           <thead>
             <tr>
               <th scope="col">Client ID</th>
