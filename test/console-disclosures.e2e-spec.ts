@@ -72,9 +72,11 @@ describe('the tickets screen and withdrawal', () => {
     const first = await token(grant);
     await token(grant);
     const { context, page } = await suite.signedInTab('Consent tickets');
-    // The tickets screen shows one client's tickets at a time: pick the client by search.
-    await page.getByRole('searchbox', { name: 'Search ticket holders' }).fill(grant.clientId);
-    await page.getByRole('button', { name: `Show the tickets of ${grant.clientId}` }).click();
+    // The tickets screen opens on every client's newest tickets; the Client filter narrows it to one.
+    const filters = page.getByRole('search', { name: 'Ticket filters' });
+    await filters.getByRole('textbox', { name: 'Client' }).fill(grant.clientId);
+    await filters.getByRole('button', { name: 'Show' }).click();
+    await expectPage(page.getByRole('heading', { name: `Tickets of ${grant.clientId}` })).toBeVisible();
     const remove = page.getByRole('button', { name: `Remove ticket ${grant.ticketId}` });
     const entry = page.locator('ul.sentences li', { has: remove });
     await expectPage(entry).toContainText('2 active tokens');

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { expect as expectPage } from './support/page-expect.js';
 import { add, getAdmin, patchAdmin } from './support/admin.js';
 import { browserSuite, openScreen, openTab } from './support/browser.js';
@@ -61,13 +61,10 @@ async function createTicket(page: Page, values: { clientId: string; definition: 
   await expectPage(page.getByText(`Ticket ${values.ticketId} created.`)).toBeVisible();
 }
 
-/** The audit trail's newest row (the trail is newest first; this suite runs one test at a time). */
+/** The audit trail's newest entry, one request (the trail is newest first; this suite runs one test at a time). */
 async function newestAuditRow(page: Page) {
   await openScreen(page, 'Audit trail');
-  return page
-    .getByRole('table', { name: /Audit trail, newest first/ })
-    .getByRole('row')
-    .nth(1);
+  return page.getByRole('list', { name: 'Changes, newest first' }).locator('li.entry').first();
 }
 
 describe('signing in', () => {
@@ -121,6 +118,11 @@ describe('the ticket form', () => {
   });
 });
 
+/** The change number of an audit entry's first operation. */
+async function changeNumber(entry: Locator): Promise<string> {
+  return /change (\d+)/.exec((await entry.locator('a.change-number').first().textContent()) ?? '')![1];
+}
+
 describe('the audit trail', () => {
   it('names a client by its client id, not its numeric id', async () => {
     const { clientId, clientRecordId } = await world();
@@ -129,8 +131,8 @@ describe('the audit trail', () => {
     ]).expect(200);
     const { context, page } = await suite.signedInTab('Authorization server');
     const row = await newestAuditRow(page);
-    await expectPage(row).toContainText(`uma-client ${clientId}`);
-    await expectPage(row).not.toContainText(`uma-client ${clientRecordId}`);
+    await expectPage(row).toContainText(`changed client ${clientId}: client name from 'App' to 'App 2'`);
+    await expectPage(row).not.toContainText(`client ${clientRecordId}`);
     await context.close();
   });
 
@@ -141,8 +143,7 @@ describe('the audit trail', () => {
     await patchAdmin(suite.server, [{ op: 'remove', path: `/resource-definition/${id}` }]).expect(200);
     const { context, page } = await suite.signedInTab('Authorization server');
     const row = await newestAuditRow(page);
-    await expectPage(row).toContainText('remove');
-    await expectPage(row).toContainText(`resource-definition ${name}`);
+    await expectPage(row).toContainText(`removed resource definition ${name}`);
     await context.close();
   });
 
@@ -154,8 +155,9 @@ describe('the audit trail', () => {
     ]).expect(200);
     const { context, page } = await suite.signedInTab('Authorization server');
     const row = await newestAuditRow(page);
-    await expectPage(row).toContainText(`uma-client ${clientId}`);
-    await expectPage(row.getByRole('listitem')).toHaveText([`allowedScopes: ${definition}:read uma_protection → ${allowedScopes}`]);
+    await expectPage(row.getByRole('listitem')).toHaveText([
+      `change ${await changeNumber(row)} changed client ${clientId}: allowed scopes from '${definition}:read uma_protection' to '${allowedScopes}'`,
+    ]);
     await context.close();
   });
 });

@@ -321,6 +321,17 @@ describe('withdrawal', () => {
     expect(await activeOnSecond(grant, token)).toBe(false);
   });
 
+  it("names the removal of the data source's pair, not of the data source, when one request removes the pair and then the data source", async () => {
+    const grant = await consentWorld(server);
+    const source = await enrolDataSource(server, [grant.ids.definition]);
+    const token = await issued(grant);
+    expect(accessTokenClaims(token).aud).toBe(source.resourceUri);
+    const response = await patchAdmin(server, [remove('data-source-resource-definitions', source.pairs[0]), remove('data-source', source.id)]);
+    expect(response.status).toBe(200);
+    expect(await activeOnSecond(grant, token)).toBe(false);
+    await expectWithdrawnBy(grant, accessTokenClaims(token).jti, 'data-source-resource-definitions', source.pairs[0]);
+  });
+
   it('keeps a token another chain still covers, and keeps its chains as issued', async () => {
     const grant = await consentWorld(server);
     const other = await secondTicket(grant);

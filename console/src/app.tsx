@@ -11,7 +11,8 @@ import { ServerScreen } from './server/server-screen.js';
 import { SignInScreen } from './sign-in/sign-in-screen.js';
 import { TicketsScreen } from './tickets/tickets-screen.js';
 
-export type ScreenProps = { api: ApiClient };
+/** What a screen gets: the API, and what the URL says after its path (`#/audit/412`: "412"). */
+export type ScreenProps = { api: ApiClient; param?: string };
 
 const SCREENS = [
   { path: 'server', title: 'Authorization server', Screen: ServerScreen },
@@ -24,19 +25,22 @@ const SCREENS = [
   { path: 'disclosures', title: 'Disclosures', Screen: DisclosuresScreen },
 ] as const;
 
-function currentPath(): string {
-  const path = location.hash.replace(/^#\/?/, '');
-  return SCREENS.some((screen) => screen.path === path) ? path : 'server';
+/** The screen the URL's fragment names, and what follows it (`#/audit/412`). */
+function currentRoute(): { path: string; param?: string } {
+  const [path, ...rest] = location.hash.replace(/^#\/?/, '').split('/');
+  if (!SCREENS.some((screen) => screen.path === path)) return { path: 'server' };
+  return { path, param: rest.length > 0 ? rest.join('/') : undefined };
 }
 
 /** Signed out: the sign-in. Signed in: the navigation and one screen, chosen by the URL's fragment. */
 export function App() {
   const [token, setToken] = useState(storedToken());
   const [notice, setNotice] = useState<string>();
-  const [path, setPath] = useState(currentPath());
+  const [route, setRoute] = useState(currentRoute());
+  const path = route.path;
 
   useEffect(() => {
-    const follow = () => setPath(currentPath());
+    const follow = () => setRoute(currentRoute());
     addEventListener('hashchange', follow);
     return () => removeEventListener('hashchange', follow);
   }, []);
@@ -56,7 +60,7 @@ export function App() {
   useEffect(() => {
     if (moved) document.getElementById('main')?.focus();
     setMoved(true);
-  }, [path]);
+  }, [path, route.param]);
 
   if (!api) {
     return (
@@ -101,7 +105,7 @@ export function App() {
       </header>
       <main id="main" tabIndex={-1}>
         <h1>{screen.title}</h1>
-        <screen.Screen api={api} key={path} />
+        <screen.Screen api={api} param={route.param} key={`${path}/${route.param ?? ''}`} />
       </main>
     </>
   );

@@ -139,7 +139,7 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
     // Each disclosure is withdrawn by the first operation that touched what it rested on.
     const firstChange = new Map<string, number>();
     for (const change of changes) {
-      for (const id of await this.candidates(change)) if (!firstChange.has(id)) firstChange.set(id, change.auditEventId);
+      for (const id of await this.candidates(change, changes)) if (!firstChange.has(id)) firstChange.set(id, change.auditEventId);
     }
     if (firstChange.size === 0) return 0;
     const rows: Outstanding[] = await this.dataSource.query(
@@ -161,8 +161,12 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
     return total;
   }
 
-  /** The outstanding disclosures whose coverage rested on the changed record (by index, never a scan). */
-  private async candidates(change: RecordChange): Promise<string[]> {
+  /**
+   * The outstanding disclosures whose coverage rested on the changed record (by index, never a
+   * scan). `changes` are the operations swept together (a request's, in order): a pair whose data
+   * source the same request removed afterwards still finds that source's resource URI.
+   */
+  private async candidates(change: RecordChange, changes: readonly RecordChange[]): Promise<string[]> {
     const id = String(change.recordId);
     if (DIRECT_BASIS.has(change.recordType) && isBasisKind(change.recordType)) return this.resting(change.recordType, [id]);
     switch (change.recordType) {
@@ -170,15 +174,8 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
         const uri = change.before?.resourceUri;
         return typeof uri === 'string' ? this.resting('data-source', [uri]) : [];
       }
-      case 'data-source-resource-definitions': {
-        const rows: { resource_uri: string }[] = await this.dataSource.query('SELECT resource_uri FROM data_source WHERE id = $1', [
-          Number(change.before?.dataSource),
-        ]);
-        return this.resting(
-          'data-source',
-          rows.map((row) => row.resource_uri),
-        );
-      }
+      case 'data-source-resource-definitions':
+        return this.resting('data-source', await this.resourceUrisOf(Number(change.before?.dataSource), changes));
       case 'resource-definition': {
         const rows: { id: string }[] = await this.dataSource.query('SELECT id::text AS id FROM requested_resource WHERE resource_definition_id = $1', [
           change.recordId,
@@ -201,6 +198,30 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
         // A purpose in use cannot be removed, and its name is not part of any decision.
         return [];
     }
+  }
+
+  /**
+   * The resource URIs a data source had: today's row, the URI its own removal or replacement in
+   * the swept changes recorded, and, once it is gone, the last one its audit events recorded.
+   */
+  private async resourceUrisOf(dataSourceId: number, changes: readonly RecordChange[]): Promise<string[]> {
+    if (!Number.isSafeInteger(dataSourceId)) return [];
+    const uris = new Set<string>();
+    const rows: { resource_uri: string }[] = await this.dataSource.query('SELECT resource_uri FROM data_source WHERE id = $1', [dataSourceId]);
+    for (const row of rows) uris.add(row.resource_uri);
+    for (const change of changes) {
+      const uri = change.recordType === 'data-source' && change.recordId === dataSourceId ? change.before?.resourceUri : undefined;
+      if (typeof uri === 'string') uris.add(uri);
+    }
+    if (uris.size === 0) {
+      const [last]: { uri: string | null }[] = await this.dataSource.query(
+        `SELECT COALESCE(after->>'resourceUri', before->>'resourceUri') AS uri FROM audit_event
+          WHERE record_type = 'data-source' AND record_id = $1 ORDER BY id DESC LIMIT 1`,
+        [dataSourceId],
+      );
+      if (last?.uri) uris.add(last.uri);
+    }
+    return [...uris];
   }
 
   private async resting(kind: BasisKind, refs: string[]): Promise<string[]> {

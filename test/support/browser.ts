@@ -70,15 +70,16 @@ export type BrowserSuite = {
  * A browser suite's set-up, registered as its hooks (call it once, at the top of the file): the
  * server and Chromium start before the first test and stop after the last, and after each test no
  * tab's request may have left the admin listener or carried the admin token in its URL.
+ * `environment` gives the server's variables (e.g. a fresh database: `DATABASE_URL`).
  */
-export function browserSuite(): BrowserSuite {
+export function browserSuite(environment: () => Promise<NodeJS.ProcessEnv> | NodeJS.ProcessEnv = () => ({})): BrowserSuite {
   let started: { server: TestApp; browser: Browser } | undefined;
   const running = () => {
     if (!started) throw new Error('the browser suite has not started (use it inside a test)');
     return started;
   };
   beforeAll(async () => {
-    const server = await startTestApp();
+    const server = await startTestApp(await environment());
     try {
       started = { server, browser: await launchChromium() };
     } catch (error) {

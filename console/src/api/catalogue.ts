@@ -24,6 +24,18 @@ export async function searchClients(api: ApiClient, search: string): Promise<Cho
   return page.data.map((client) => ({ id: client.id, label: text(client, 'clientId') }));
 }
 
+/**
+ * Clients allowed `uma_protection` whose clientId or name starts with the text: what a data
+ * source may introspect with. The scope is judged here, on one page of the server's matches.
+ */
+export async function searchProtectionClients(api: ApiClient, search: string): Promise<Choice[]> {
+  const page = await api.list('uma-client', 1, MAX_PAGE_SIZE, [], { filter: search ? { search } : {}, sort: 'clientId' });
+  return page.data
+    .filter((client) => text(client, 'allowedScopes').split(' ').includes('uma_protection'))
+    .slice(0, CHOICES)
+    .map((client) => ({ id: client.id, label: text(client, 'clientId') }));
+}
+
 export async function searchDefinitions(api: ApiClient, search: string): Promise<Choice[]> {
   const page = await api.list('resource-definition', 1, CHOICES, [], { filter: { search }, sort: 'name' });
   return page.data.map((definition) => ({ id: definition.id, label: text(definition, 'name') }));

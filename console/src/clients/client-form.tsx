@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { text, type ResourceObject } from '../api/documents.js';
 import { Checkbox, CheckboxGroup, ErrorSummary, SelectField, TextArea, TextField } from '../forms/fields.js';
+import { FormButtons } from '../forms/form-buttons.js';
 import { fieldText } from '../forms/form-data.js';
 import type { FormErrors, PointerLayout } from '../forms/form-errors.js';
 
@@ -153,16 +154,7 @@ export function ClientForm(props: {
         hint="1 to 86400; empty: the server's ACCESS_TOKEN_TTL. SMART backend clients: 300."
       />
       {!editing && <TextArea form={form} name="redirectUris" label="Redirect URIs (optional, one per line)" rows={2} errors={props.errors} />}
-      <div class="actions">
-        <button type="submit" disabled={busy}>
-          {editing ? 'Save client' : 'Enrol client'}
-        </button>
-        {props.onCancel && (
-          <button type="button" class="secondary" onClick={props.onCancel}>
-            Cancel
-          </button>
-        )}
-      </div>
+      <FormButtons submit={editing ? 'Save client' : 'Enrol client'} busy={busy} onCancel={props.onCancel} />
     </form>
   );
 }

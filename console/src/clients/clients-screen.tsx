@@ -5,7 +5,10 @@ import { ErrorSummary, Status } from '../forms/fields.js';
 import { NO_ERRORS } from '../forms/form-errors.js';
 import { useChange } from '../forms/use-change.js';
 import { whenLoaded } from '../api/when-loaded.js';
-import { PAGE_SIZE, Pager, pageCount, SearchBox, usePaged } from '../forms/paging.js';
+import { PAGE_SIZE, SearchBox, savedRow, usePaged, useShowSaved, withSaved } from '../forms/paging.js';
+import { RemoveButton, TableEnd } from '../forms/table-end.js';
+import { Words } from '../forms/words.js';
+import { recordsById } from '../api/catalogue.js';
 import { ClientForm, CLIENT_LAYOUT, type ClientValues } from './client-form.js';
 import { newClientSecret } from './client-secret.js';
 import { SecretPanel } from './secret-panel.js';
@@ -13,18 +16,20 @@ import { SecretPanel } from './secret-panel.js';
 type Mode = { kind: 'enrol' } | { kind: 'edit'; client: ResourceObject };
 
 /** One page of clients, newest first, narrowed by the search; and how many there are in all. */
-async function loadPage(api: ScreenProps['api'], page: number, search: string) {
+async function loadPage(api: ScreenProps['api'], page: number, search: string, highlight?: string) {
   const [found, all] = await Promise.all([
     api.list('uma-client', page, PAGE_SIZE, [], { filter: search ? { search } : {}, sort: '-id' }),
     search ? api.list('uma-client', 1, 1) : undefined,
   ]);
-  return { clients: found.data, matching: found.meta.total, total: (all ?? found).meta.total };
+  const clients = await withSaved(found.data, highlight, async (id) => (await recordsById(api, 'uma-client', [id])).get(id));
+  return { clients, matching: found.meta.total, total: (all ?? found).meta.total };
 }
 
 /** Wallet activity 4: clients (list and search, enrol, edit, rotate the secret, remove). */
 export function ClientsScreen({ api }: ScreenProps) {
-  const paged = usePaged((page, search) => loadPage(api, page, search));
+  const paged = usePaged((page, search, highlight) => loadPage(api, page, search, highlight));
   const clients = paged.loaded;
+  useShowSaved(paged.highlight, clients.value);
   const [mode, setMode] = useState<Mode>({ kind: 'enrol' });
   const [status, setStatus] = useState<string>();
   const form = useChange(api, setStatus);
@@ -38,8 +43,9 @@ export function ClientsScreen({ api }: ScreenProps) {
       onDone: ([result]) => {
         const generated = result?.meta?.clientSecret;
         if (generated) setSecret({ clientId: values.clientId ?? '', secret: generated });
-        // Shown by its id: the newest-first page may lead with ids chosen by callers.
-        paged.searchFor(values.clientId ?? '');
+        // The whole list again, the new client highlighted among the others.
+        if (result?.data) paged.showSaved(result.data.id);
+        else clients.reload();
       },
     });
   const save = (client: ResourceObject, values: ClientValues) =>
@@ -48,7 +54,7 @@ export function ClientsScreen({ api }: ScreenProps) {
       layout: CLIENT_LAYOUT,
       onDone: () => {
         setMode({ kind: 'enrol' });
-        clients.reload();
+        paged.showSaved(client.id);
       },
     });
   const listChange = (operation: Operation, done: string, newSecret?: { clientId: string; secret: string }) =>
@@ -82,7 +88,7 @@ export function ClientsScreen({ api }: ScreenProps) {
       <ErrorSummary form="client-list" errors={list.errors} />
       <div class="table-wrap">
         <table>
-          <caption>{`Clients (${matching} of ${total})`}</caption>
+          <caption>{paged.search ? `Clients (${matching} of ${total})` : `Clients (${total})`}</caption>
           <thead>
             <tr>
               <th scope="col">Client ID</th>
@@ -98,15 +104,19 @@ export function ClientsScreen({ api }: ScreenProps) {
               const clientId = text(client, 'clientId');
               const dpop = client.attributes.dpopBoundAccessTokens === true;
               return (
-                <tr key={client.id}>
+                <tr key={client.id} {...savedRow(paged.highlight === client.id)}>
                   <th scope="row">
-                    <code>{clientId}</code>
+                    <code class="id">{clientId}</code>
                   </th>
                   <td>{text(client, 'clientName')}</td>
-                  <td>{text(client, 'allowedScopes')}</td>
-                  <td>{text(client, 'grantTypes')}</td>
                   <td>
-                    {text(client, 'clientAuthenticationType')}
+                    <Words text={text(client, 'allowedScopes')} />
+                  </td>
+                  <td>
+                    <Words text={text(client, 'grantTypes')} />
+                  </td>
+                  <td>
+                    <span class="id">{text(client, 'clientAuthenticationType')}</span>
                     {dpop ? ', DPoP-bound tokens' : ''}
                   </td>
                   <td class="actions">
@@ -126,14 +136,10 @@ export function ClientsScreen({ api }: ScreenProps) {
                         Rotate secret
                       </button>
                     )}
-                    <button
-                      type="button"
-                      class="danger"
-                      aria-label={`Remove ${clientId}`}
-                      onClick={() => void listChange(remove('uma-client', client.id), `Client ${clientId} removed.`)}
-                    >
-                      Remove
-                    </button>
+                    <RemoveButton
+                      label={`Remove ${clientId}`}
+                      onRemove={() => void listChange(remove('uma-client', client.id), `Client ${clientId} removed.`)}
+                    />
                   </td>
                 </tr>
               );
@@ -141,7 +147,7 @@ export function ClientsScreen({ api }: ScreenProps) {
           </tbody>
         </table>
       </div>
-      <Pager label="Client pages" page={paged.page} pages={pageCount(matching)} onGo={paged.go} />
+      <TableEnd label="Client pages" page={paged.page} total={matching} shown={shown.length} onGo={paged.go} noun="clients" />
       {mode.kind === 'enrol' ? (
         <ClientForm key="enrol" errors={form.errors} onSubmit={enrol} />
       ) : (

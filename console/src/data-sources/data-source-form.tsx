@@ -1,13 +1,17 @@
 import { useState } from 'preact/hooks';
 import type { ApiClient } from '../api/api-client.js';
-import { searchClients, searchDefinitions, type Choice } from '../api/catalogue.js';
+import { searchDefinitions, searchProtectionClients, type Choice } from '../api/catalogue.js';
 import { text, type ResourceObject } from '../api/documents.js';
 import { Combobox } from '../forms/combobox.js';
 import { CheckboxGroup, ErrorSummary, SelectField, TextField } from '../forms/fields.js';
 import { fieldText } from '../forms/form-data.js';
+import { FormButtons } from '../forms/form-buttons.js';
 import type { FormErrors } from '../forms/form-errors.js';
 
-export type DataSourceValues = { name: string; kind: string; resourceUri: string; definitions: string[]; client: string };
+/** A client enrolled in place, for the data source to introspect with (allowed uma_protection). */
+export type NewClient = { clientId: string; clientName: string; redirectUri: string };
+
+export type DataSourceValues = { name: string; kind: string; resourceUri: string; definitions: string[]; client: string; newClient?: NewClient };
 
 const KINDS = [
   { value: 'resource-server', label: 'resource server' },
@@ -34,6 +38,8 @@ export function DataSourceForm(props: {
   });
   const [offered, setOffered] = useState<Choice[]>(props.served ?? []);
   const [client, setClient] = useState<Choice | undefined>(props.client);
+  // Enrolling the introspection client here, in the same request (the seed enrols the data source before any client).
+  const [enrolClient, setEnrolClient] = useState(false);
   const offer = (definition: Choice | undefined) => {
     if (!definition) return;
     if (!offered.some((candidate) => candidate.id === definition.id)) setOffered([...offered, definition]);
@@ -48,7 +54,14 @@ export function DataSourceForm(props: {
     const data = new FormData(element);
     const read = (name: string) => fieldText(data, name);
     setBusy(true);
-    const ok = await props.onSubmit({ name: read('name'), resourceUri: read('resourceUri'), ...choice, client: client?.id ?? '' });
+    const newClient = enrolClient ? { clientId: read('newClientId'), clientName: read('newClientName'), redirectUri: read('newRedirectUri') } : undefined;
+    const ok = await props.onSubmit({
+      name: read('name'),
+      resourceUri: read('resourceUri'),
+      ...choice,
+      client: enrolClient ? '' : (client?.id ?? ''),
+      newClient,
+    });
     setBusy(false);
     if (ok && !source) {
       element.reset();
@@ -56,6 +69,7 @@ export function DataSourceForm(props: {
       setOffered([]);
       setClient(undefined);
     }
+    if (ok) setEnrolClient(false);
   };
 
   return (
@@ -102,27 +116,48 @@ export function DataSourceForm(props: {
         search={(typed) => searchDefinitions(props.api, typed)}
         onChange={offer}
       />
-      <Combobox
-        form={form}
-        name="client"
-        label="Introspection client"
-        errors={props.errors}
-        value={client}
-        placeholder="(none): type the start of a client ID"
-        hint="The client it introspects tokens with; it must be allowed uma_protection. Empty the field for none."
-        search={(typed) => searchClients(props.api, typed)}
-        onChange={setClient}
-      />
-      <div class="actions">
-        <button type="submit" disabled={busy}>
-          {source ? 'Save data source' : 'Enrol data source'}
-        </button>
-        {props.onCancel && (
-          <button type="button" class="secondary" onClick={props.onCancel}>
-            Cancel
+      {enrolClient ? (
+        <fieldset class="group" id={`${form}-new-client`}>
+          <legend>New introspection client</legend>
+          <p class="hint">
+            Enrolled with this data source, in the same request: allowed uma_protection and the client_credentials grant. Its secret is shown once, after the
+            save.
+          </p>
+          <TextField form={form} name="newClientId" label="New client ID" errors={props.errors} hint="e.g. glucose-api" />
+          <TextField form={form} name="newClientName" label="New client name" errors={props.errors} />
+          <TextField
+            form={form}
+            name="newRedirectUri"
+            label="Redirect URI (optional)"
+            type="url"
+            errors={props.errors}
+            hint="Where the authorization server may send the user back, e.g. https://glucose.example/callback"
+          />
+          <button type="button" class="secondary" onClick={() => setEnrolClient(false)}>
+            Pick an existing client instead
           </button>
-        )}
-      </div>
+        </fieldset>
+      ) : (
+        <>
+          <Combobox
+            form={form}
+            name="client"
+            label="Introspection client"
+            errors={props.errors}
+            value={client}
+            placeholder="(none): type the start of a client ID"
+            hint="The client it introspects tokens with. Only clients allowed uma_protection are offered. Leave it empty to choose one later."
+            search={(typed) => searchProtectionClients(props.api, typed)}
+            onChange={setClient}
+          />
+          <p class="field">
+            <button type="button" class="secondary" onClick={() => setEnrolClient(true)}>
+              Enrol a new introspection client
+            </button>
+          </p>
+        </>
+      )}
+      <FormButtons submit={source ? 'Save data source' : 'Enrol data source'} busy={busy} onCancel={props.onCancel} />
     </form>
   );
 }

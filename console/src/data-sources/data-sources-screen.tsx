@@ -7,15 +7,21 @@ import { ErrorSummary, Status } from '../forms/fields.js';
 import { NO_ERRORS, type PointerLayout } from '../forms/form-errors.js';
 import { useChange } from '../forms/use-change.js';
 import { whenLoaded } from '../api/when-loaded.js';
-import { PAGE_SIZE, Pager, pageCount, SearchBox, usePaged } from '../forms/paging.js';
-import { DataSourceForm, type DataSourceValues } from './data-source-form.js';
+import { PAGE_SIZE, SearchBox, savedRow, usePaged, useShowSaved, withSaved } from '../forms/paging.js';
+import { RemoveButton, TableEnd } from '../forms/table-end.js';
+import { Words } from '../forms/words.js';
+import type { Reference } from '../api/documents.js';
+import { SecretPanel } from '../clients/secret-panel.js';
+import { DataSourceForm, type DataSourceValues, type NewClient } from './data-source-form.js';
+import { dataSourceWording } from './data-source-wording.js';
 import { UmaResourcesPanel } from './uma-resources-panel.js';
 
 type Mode = { kind: 'enrol' } | { kind: 'edit'; source: ResourceObject };
 
 /** One page of data sources (newest first, narrowed by the search), what they serve, their clients. */
-async function loadPage(api: ScreenProps['api'], page: number, search: string) {
-  const sources = await api.list('data-source', page, PAGE_SIZE, [], { filter: search ? { search } : {}, sort: '-id' });
+async function loadPage(api: ScreenProps['api'], page: number, search: string, highlight?: string) {
+  const found = await api.list('data-source', page, PAGE_SIZE, [], { filter: search ? { search } : {}, sort: '-id' });
+  const sources = { ...found, data: await withSaved(found.data, highlight, async (id) => (await recordsById(api, 'data-source', [id])).get(id)) };
   if (sources.data.length === 0) return { sources: [], total: sources.meta.total, pairs: [], definitions: [], clients: new Map<string, ResourceObject>() };
   const [pairs, clients] = await Promise.all([
     api.list('data-source-resource-definitions', 1, MAX_PAGE_SIZE, ['resourceDefinition'], {
@@ -32,7 +38,9 @@ async function loadPage(api: ScreenProps['api'], page: number, search: string) {
 
 /** Wallet activity 3: data sources (resource servers, identity providers) and what they serve. */
 export function DataSourcesScreen({ api }: ScreenProps) {
-  const paged = usePaged((page, search) => loadPage(api, page, search));
+  const paged = usePaged((page, search, highlight) => loadPage(api, page, search, highlight));
+  const [secret, setSecret] = useState<{ clientId: string; secret: string }>();
+  useShowSaved(paged.highlight, paged.loaded.value);
   const data = paged.loaded;
   const [mode, setMode] = useState<Mode>({ kind: 'enrol' });
   const [status, setStatus] = useState<string>();
@@ -56,24 +64,56 @@ export function DataSourcesScreen({ api }: ScreenProps) {
     return id ? { id, label: clientName(id) } : undefined;
   };
 
-  const submit = (operations: Operation[], layout: PointerLayout, done: string, show?: string) =>
+  const submit = (operations: Operation[], layout: PointerLayout, done: string, newClient?: NewClient) =>
     form.run(operations, {
       done,
       layout,
-      onDone: () => {
+      wording: dataSourceWording,
+      onDone: (results) => {
         setMode({ kind: 'enrol' });
-        // A new data source is shown by its name: the newest-first page may lead with ids chosen by callers.
-        if (show !== undefined) paged.searchFor(show);
+        const generated = newClient ? results[0]?.meta?.clientSecret : undefined;
+        if (newClient && generated) setSecret({ clientId: newClient.clientId, secret: generated });
+        // The whole list again, the saved data source highlighted among the others.
+        const saved = results.find((result) => result.data?.type === 'data-source')?.data?.id;
+        if (saved) paged.showSaved(saved);
         else data.reload();
       },
     });
+  /** The client enrolled in place, first in the request, and the reference the data source makes to it. */
+  const clientOperations = (values: DataSourceValues): { operations: Operation[]; layout: PointerLayout; reference: Reference | null } => {
+    if (!values.newClient) return { operations: [], layout: [], reference: values.client ? { type: 'uma-client', id: values.client } : null };
+    const { clientId, clientName, redirectUri } = values.newClient;
+    return {
+      operations: [
+        add(
+          'uma-client',
+          {
+            clientId,
+            clientName,
+            allowedScopes: 'uma_protection',
+            grantTypes: 'client_credentials',
+            clientAuthenticationType: 'client_secret_basic',
+            ...(redirectUri ? { redirectUris: [redirectUri] } : {}),
+          },
+          undefined,
+          'client',
+        ),
+      ],
+      layout: [
+        { clientId: 'newClientId', clientName: 'newClientName', redirectUris: 'newRedirectUri', allowedScopes: 'newClientId', grantTypes: 'newClientId' },
+      ],
+      reference: { type: 'uma-client', lid: 'client' },
+    };
+  };
   const enrol = (values: DataSourceValues) => {
     const source = { type: 'data-source', lid: 'source' };
+    const client = clientOperations(values);
     const operations = [
+      ...client.operations,
       add(
         'data-source',
         { name: values.name, kind: values.kind, resourceUri: values.resourceUri },
-        values.client ? { umaClient: { type: 'uma-client', id: values.client } } : undefined,
+        client.reference ? { umaClient: client.reference } : undefined,
         'source',
       ),
       ...values.definitions.map((definition) =>
@@ -81,23 +121,22 @@ export function DataSourcesScreen({ api }: ScreenProps) {
       ),
     ];
     const layout = [
+      ...client.layout,
       { name: 'name', kind: 'kind', resourceUri: 'resourceUri', umaClient: 'client' },
       ...values.definitions.map(() => ({ resourceDefinition: 'definitions', dataSource: 'definitions' })),
     ];
-    return submit(operations, layout, `Data source ${values.name} enrolled.`, values.name);
+    const withClient = values.newClient ? ` with its introspection client ${values.newClient.clientId}` : '';
+    return submit(operations, layout, `Data source ${values.name} enrolled${withClient}.`, values.newClient);
   };
   const save = (source: ResourceObject, values: DataSourceValues) => {
     const pairs = pairsOf(source);
     const served = pairs.map((pair) => related(pair, 'resourceDefinition'));
     const added = values.definitions.filter((definition) => !served.includes(definition));
     const removed = pairs.filter((pair) => !values.definitions.includes(related(pair, 'resourceDefinition') ?? ''));
+    const client = clientOperations(values);
     const operations = [
-      replace(
-        'data-source',
-        source.id,
-        { name: values.name, kind: values.kind, resourceUri: values.resourceUri },
-        { umaClient: values.client ? { type: 'uma-client', id: values.client } : null },
-      ),
+      ...client.operations,
+      replace('data-source', source.id, { name: values.name, kind: values.kind, resourceUri: values.resourceUri }, { umaClient: client.reference }),
       ...removed.map((pair) => remove('data-source-resource-definitions', pair.id)),
       ...added.map((definition) =>
         add(
@@ -108,11 +147,12 @@ export function DataSourcesScreen({ api }: ScreenProps) {
       ),
     ];
     const layout = [
+      ...client.layout,
       { name: 'name', kind: 'kind', resourceUri: 'resourceUri', umaClient: 'client' },
       ...removed.map(() => ({ path: 'definitions' })),
       ...added.map(() => ({ resourceDefinition: 'definitions' })),
     ];
-    return submit(operations, layout, `Data source ${values.name} saved.`);
+    return submit(operations, layout, `Data source ${values.name} saved.`, values.newClient);
   };
   const removeSource = (source: ResourceObject) =>
     list.run([...pairsOf(source).map((pair) => remove('data-source-resource-definitions', pair.id)), remove('data-source', source.id)], {
@@ -126,6 +166,7 @@ export function DataSourcesScreen({ api }: ScreenProps) {
   return whenLoaded(data, ({ sources, total }) => (
     <>
       {status && <Status>{status}</Status>}
+      {secret && <SecretPanel clientId={secret.clientId} secret={secret.secret} onDone={() => setSecret(undefined)} />}
       <ErrorSummary form="source-list" errors={list.errors} />
       <SearchBox
         id="source-search"
@@ -152,18 +193,24 @@ export function DataSourcesScreen({ api }: ScreenProps) {
             </thead>
             <tbody>
               {sources.map((source) => (
-                <tr key={source.id}>
+                <tr key={source.id} {...savedRow(paged.highlight === source.id)}>
                   <th scope="row">{text(source, 'name')}</th>
-                  <td>{text(source, 'kind')}</td>
                   <td>
-                    <code class="wrap">{text(source, 'resourceUri')}</code>
+                    <span class="id">{text(source, 'kind')}</span>
                   </td>
                   <td>
-                    {pairsOf(source)
-                      .map((pair) => definitionName(related(pair, 'resourceDefinition')))
-                      .join(', ')}
+                    <code class="id">{text(source, 'resourceUri')}</code>
                   </td>
-                  <td>{clientName(related(source, 'umaClient'))}</td>
+                  <td>
+                    <Words
+                      text={pairsOf(source)
+                        .map((pair) => definitionName(related(pair, 'resourceDefinition')))
+                        .join(' ')}
+                    />
+                  </td>
+                  <td>
+                    <span class="id">{clientName(related(source, 'umaClient'))}</span>
+                  </td>
                   <td class="actions">
                     <button
                       type="button"
@@ -181,9 +228,7 @@ export function DataSourcesScreen({ api }: ScreenProps) {
                         UMA resources
                       </button>
                     )}
-                    <button type="button" class="danger" aria-label={`Remove data source ${text(source, 'name')}`} onClick={() => void removeSource(source)}>
-                      Remove
-                    </button>
+                    <RemoveButton label={`Remove data source ${text(source, 'name')}`} onRemove={() => void removeSource(source)} />
                   </td>
                 </tr>
               ))}
@@ -191,7 +236,7 @@ export function DataSourcesScreen({ api }: ScreenProps) {
           </table>
         </div>
       )}
-      <Pager label="Data source pages" page={paged.page} pages={pageCount(total)} onGo={paged.go} />
+      <TableEnd label="Data source pages" page={paged.page} total={total} shown={sources.length} onGo={paged.go} noun="data sources" />
       {umaOf && <UmaResourcesPanel key={umaOf.id} api={api} source={umaOf} onClose={() => setUmaOf(undefined)} />}
       {mode.kind === 'enrol' ? (
         <DataSourceForm key="enrol" api={api} errors={form.errors} onSubmit={enrol} />

@@ -1,12 +1,15 @@
 import { useState } from 'preact/hooks';
 import type { ScreenProps } from '../app.js';
 import { withScopes, type Definition } from '../api/catalogue.js';
-import { add, remove, replace, type Operation } from '../api/documents.js';
+import { add, remove, replace, type Operation, type OperationResult } from '../api/documents.js';
 import { ErrorSummary, SelectField, Status, TextField } from '../forms/fields.js';
 import { NO_ERRORS, type PointerLayout } from '../forms/form-errors.js';
 import { useChange } from '../forms/use-change.js';
 import { whenLoaded } from '../api/when-loaded.js';
-import { PAGE_SIZE, Pager, pageCount, SearchBox, usePaged } from '../forms/paging.js';
+import { PAGE_SIZE, SearchBox, savedRow, usePaged, useShowSaved, withSaved } from '../forms/paging.js';
+import { FormButtons } from '../forms/form-buttons.js';
+import { RemoveButton, TableEnd } from '../forms/table-end.js';
+import { recordsById } from '../api/catalogue.js';
 
 type FormName = 'add-definition' | 'add-scope' | 'rename-definition' | 'rename-scope' | 'map-definition' | 'scope-permissions' | 'list';
 
@@ -14,9 +17,10 @@ type FormName = 'add-definition' | 'add-scope' | 'rename-definition' | 'rename-s
 const optional = (value: string | undefined, clearing: boolean) => (value ? value : clearing ? null : undefined);
 
 /** One page of definitions (newest first, narrowed by the search) with their scopes. */
-async function loadPage(api: ScreenProps['api'], page: number, search: string) {
+async function loadPage(api: ScreenProps['api'], page: number, search: string, highlight?: string) {
   const found = await api.list('resource-definition', page, PAGE_SIZE, [], { filter: search ? { search } : {}, sort: '-id' });
-  return { definitions: await withScopes(api, found.data), total: found.meta.total };
+  const rows = await withSaved(found.data, highlight, async (id) => (await recordsById(api, 'resource-definition', [id])).get(id));
+  return { definitions: await withScopes(api, rows), total: found.meta.total };
 }
 
 /**
@@ -24,8 +28,9 @@ async function loadPage(api: ScreenProps['api'], page: number, search: string) {
  * forms pick among the definitions of the page shown: the search brings any other one there.
  */
 export function DefinitionsScreen({ api }: ScreenProps) {
-  const paged = usePaged((page, search) => loadPage(api, page, search));
+  const paged = usePaged((page, search, highlight) => loadPage(api, page, search, highlight));
   const definitions = paged.loaded;
+  useShowSaved(paged.highlight, definitions.value);
   const [status, setStatus] = useState<string>();
   const changes = useChange(api, setStatus, { clearStatusOnError: true });
   // The form whose change was refused last: only it shows the errors.
@@ -34,15 +39,23 @@ export function DefinitionsScreen({ api }: ScreenProps) {
   const errorsOf = (form: FormName) => (failed === form ? changes.errors : NO_ERRORS);
 
   /** One change, one request; the form is emptied and the list read again only when it succeeded. */
-  const change = (form: FormName, operations: Operation[], layout: PointerLayout, done: string, element?: HTMLFormElement, show?: string) =>
+  const change = (
+    form: FormName,
+    operations: Operation[],
+    layout: PointerLayout,
+    done: string,
+    element?: HTMLFormElement,
+    saved?: (results: OperationResult[]) => string | undefined,
+  ) =>
     changes.run(operations, {
       done,
       layout,
-      onDone: () => {
+      onDone: (results) => {
         element?.reset();
         setChosen({ definition: '', scope: '' });
-        // A new definition is shown by its name: the newest-first page may lead with ids chosen by callers.
-        if (show !== undefined) paged.searchFor(show);
+        // The whole list again, the saved definition highlighted among the others.
+        const id = saved?.(results);
+        if (id) paged.showSaved(id);
         else definitions.reload();
       },
       onFailed: () => setFailed(form),
@@ -63,7 +76,7 @@ export function DefinitionsScreen({ api }: ScreenProps) {
       [{ name: 'name', description: 'description', fhirResourceType: 'fhirResourceType', fhirQuery: 'fhirQuery' }],
       `Resource definition ${values.name} added.`,
       element,
-      values.name,
+      (results) => results[0]?.data?.id,
     );
   };
   const addScope = (event: Event) => {
@@ -75,6 +88,7 @@ export function DefinitionsScreen({ api }: ScreenProps) {
       [{ name: 'name', resourceDefinition: 'definition', smartPermissions: 'smartPermissions' }],
       `Scope ${values.name} added.`,
       element,
+      () => values.definition,
     );
   };
   const mapDefinition = (event: Event) => {
@@ -86,6 +100,7 @@ export function DefinitionsScreen({ api }: ScreenProps) {
       [{ fhirResourceType: 'fhirResourceType', fhirQuery: 'fhirQuery', path: 'definition' }],
       'FHIR mapping saved.',
       element,
+      () => values.definition,
     );
   };
   const setPermissions = (event: Event) => {
@@ -106,6 +121,7 @@ export function DefinitionsScreen({ api }: ScreenProps) {
       [{ name: 'name', path: 'definition' }],
       `Resource definition renamed to ${values.name}.`,
       element,
+      () => values.definition,
     );
   };
   const renameScope = (event: Event) => {
@@ -136,11 +152,12 @@ export function DefinitionsScreen({ api }: ScreenProps) {
         <DefinitionTable
           definitions={list}
           searching={paged.search !== ''}
+          highlight={paged.highlight}
           onRemove={(operation, label) => void change('list', [operation], [], `${label} removed.`)}
         />
-        <Pager label="Definition pages" page={paged.page} pages={pageCount(total)} onGo={paged.go} />
+        <TableEnd label="Definition pages" page={paged.page} total={total} shown={list.length} onGo={paged.go} noun="definitions" />
         <div class="forms">
-          <form onSubmit={addDefinition} noValidate>
+          <form aria-labelledby="add-definition-title" onSubmit={addDefinition} noValidate>
             <h2 id="add-definition-title">Add a resource definition</h2>
             <ErrorSummary form="add-definition" errors={errorsOf('add-definition')} />
             <TextField
@@ -165,106 +182,115 @@ export function DefinitionsScreen({ api }: ScreenProps) {
               errors={errorsOf('add-definition')}
               hint="Only with a type: param=value pairs joined by &, e.g. category=laboratory"
             />
-            <button type="submit">Add definition</button>
+            <FormButtons submit="Add definition" />
           </form>
-          <form onSubmit={addScope} noValidate>
-            <h2 id="add-scope-title">Add a scope</h2>
-            <ErrorSummary form="add-scope" errors={errorsOf('add-scope')} />
-            <SelectField
-              form="add-scope"
-              name="definition"
-              label="Resource definition"
-              options={definitionOptions}
-              placeholder="Choose a definition"
-              value={chosen.definition}
-              onChange={(definition) => setChosen({ ...chosen, definition })}
-              errors={errorsOf('add-scope')}
-            />
-            <TextField form="add-scope" name="name" label="Scope name" errors={errorsOf('add-scope')} hint="e.g. read; clients ask for definition:scope" />
-            <TextField
-              form="add-scope"
-              name="smartPermissions"
-              label="SMART permissions (optional)"
-              errors={errorsOf('add-scope')}
-              hint="Letters of cruds in that order, e.g. rs for read and search"
-            />
-            <button type="submit">Add scope</button>
-          </form>
-          <form onSubmit={mapDefinition} noValidate>
-            <h2 id="map-definition-title">Map a definition to FHIR</h2>
-            <ErrorSummary form="map-definition" errors={errorsOf('map-definition')} />
-            <SelectField
-              form="map-definition"
-              name="definition"
-              label="Definition to map"
-              options={definitionOptions}
-              placeholder="Choose a definition"
-              errors={errorsOf('map-definition')}
-            />
-            <TextField
-              form="map-definition"
-              name="fhirResourceType"
-              label="FHIR resource type"
-              errors={errorsOf('map-definition')}
-              hint="Empty removes the mapping"
-            />
-            <TextField
-              form="map-definition"
-              name="fhirQuery"
-              label="FHIR query"
-              errors={errorsOf('map-definition')}
-              hint="Optional, e.g. category=laboratory"
-            />
-            <button type="submit">Save mapping</button>
-          </form>
-          <form onSubmit={setPermissions} noValidate>
-            <h2 id="scope-permissions-title">Set a scope's SMART permissions</h2>
-            <ErrorSummary form="scope-permissions" errors={errorsOf('scope-permissions')} />
-            <SelectField
-              form="scope-permissions"
-              name="scope"
-              label="Scope to set"
-              options={scopeOptions}
-              placeholder="Choose a scope"
-              errors={errorsOf('scope-permissions')}
-            />
-            <TextField
-              form="scope-permissions"
-              name="smartPermissions"
-              label="SMART permissions"
-              errors={errorsOf('scope-permissions')}
-              hint="e.g. rs; empty removes them"
-            />
-            <button type="submit">Save permissions</button>
-          </form>
-          <form onSubmit={renameDefinition} noValidate>
-            <h2 id="rename-definition-title">Rename a resource definition</h2>
-            <ErrorSummary form="rename-definition" errors={errorsOf('rename-definition')} />
-            <SelectField
-              form="rename-definition"
-              name="definition"
-              label="Definition to rename"
-              options={definitionOptions}
-              placeholder="Choose a definition"
-              errors={errorsOf('rename-definition')}
-            />
-            <TextField form="rename-definition" name="name" label="New name of the definition" errors={errorsOf('rename-definition')} />
-            <button type="submit">Rename definition</button>
-          </form>
-          <form onSubmit={renameScope} noValidate>
-            <h2 id="rename-scope-title">Rename a scope</h2>
-            <ErrorSummary form="rename-scope" errors={errorsOf('rename-scope')} />
-            <SelectField
-              form="rename-scope"
-              name="scope"
-              label="Scope to rename"
-              options={scopeOptions}
-              placeholder="Choose a scope"
-              errors={errorsOf('rename-scope')}
-            />
-            <TextField form="rename-scope" name="name" label="New name of the scope" errors={errorsOf('rename-scope')} />
-            <button type="submit">Rename scope</button>
-          </form>
+          {/* An empty list shows one form: the others need a definition (or a scope) to act on. */}
+          {list.length > 0 && (
+            <>
+              <form aria-labelledby="add-scope-title" onSubmit={addScope} noValidate>
+                <h2 id="add-scope-title">Add a scope</h2>
+                <ErrorSummary form="add-scope" errors={errorsOf('add-scope')} />
+                <SelectField
+                  form="add-scope"
+                  name="definition"
+                  label="Resource definition"
+                  options={definitionOptions}
+                  placeholder="Choose a definition"
+                  value={chosen.definition}
+                  onChange={(definition) => setChosen({ ...chosen, definition })}
+                  errors={errorsOf('add-scope')}
+                />
+                <TextField form="add-scope" name="name" label="Scope name" errors={errorsOf('add-scope')} hint="e.g. read; clients ask for definition:scope" />
+                <TextField
+                  form="add-scope"
+                  name="smartPermissions"
+                  label="SMART permissions (optional)"
+                  errors={errorsOf('add-scope')}
+                  hint="Letters of cruds in that order, e.g. rs for read and search"
+                />
+                <FormButtons submit="Add scope" />
+              </form>
+              <form aria-labelledby="map-definition-title" onSubmit={mapDefinition} noValidate>
+                <h2 id="map-definition-title">Map a definition to FHIR</h2>
+                <ErrorSummary form="map-definition" errors={errorsOf('map-definition')} />
+                <SelectField
+                  form="map-definition"
+                  name="definition"
+                  label="Definition to map"
+                  options={definitionOptions}
+                  placeholder="Choose a definition"
+                  errors={errorsOf('map-definition')}
+                />
+                <TextField
+                  form="map-definition"
+                  name="fhirResourceType"
+                  label="FHIR resource type"
+                  errors={errorsOf('map-definition')}
+                  hint="Empty removes the mapping"
+                />
+                <TextField
+                  form="map-definition"
+                  name="fhirQuery"
+                  label="FHIR query"
+                  errors={errorsOf('map-definition')}
+                  hint="Optional, e.g. category=laboratory"
+                />
+                <FormButtons submit="Save mapping" />
+              </form>
+              <form aria-labelledby="rename-definition-title" onSubmit={renameDefinition} noValidate>
+                <h2 id="rename-definition-title">Rename a resource definition</h2>
+                <ErrorSummary form="rename-definition" errors={errorsOf('rename-definition')} />
+                <SelectField
+                  form="rename-definition"
+                  name="definition"
+                  label="Definition to rename"
+                  options={definitionOptions}
+                  placeholder="Choose a definition"
+                  errors={errorsOf('rename-definition')}
+                />
+                <TextField form="rename-definition" name="name" label="New name of the definition" errors={errorsOf('rename-definition')} />
+                <FormButtons submit="Rename definition" />
+              </form>
+            </>
+          )}
+          {scopeOptions.length > 0 && (
+            <>
+              <form aria-labelledby="scope-permissions-title" onSubmit={setPermissions} noValidate>
+                <h2 id="scope-permissions-title">Set a scope's SMART permissions</h2>
+                <ErrorSummary form="scope-permissions" errors={errorsOf('scope-permissions')} />
+                <SelectField
+                  form="scope-permissions"
+                  name="scope"
+                  label="Scope to set"
+                  options={scopeOptions}
+                  placeholder="Choose a scope"
+                  errors={errorsOf('scope-permissions')}
+                />
+                <TextField
+                  form="scope-permissions"
+                  name="smartPermissions"
+                  label="SMART permissions"
+                  errors={errorsOf('scope-permissions')}
+                  hint="e.g. rs; empty removes them"
+                />
+                <FormButtons submit="Save permissions" />
+              </form>
+              <form aria-labelledby="rename-scope-title" onSubmit={renameScope} noValidate>
+                <h2 id="rename-scope-title">Rename a scope</h2>
+                <ErrorSummary form="rename-scope" errors={errorsOf('rename-scope')} />
+                <SelectField
+                  form="rename-scope"
+                  name="scope"
+                  label="Scope to rename"
+                  options={scopeOptions}
+                  placeholder="Choose a scope"
+                  errors={errorsOf('rename-scope')}
+                />
+                <TextField form="rename-scope" name="name" label="New name of the scope" errors={errorsOf('rename-scope')} />
+                <FormButtons submit="Rename scope" />
+              </form>
+            </>
+          )}
         </div>
       </>
     );
@@ -275,9 +301,14 @@ function withoutUndefined(attributes: Record<string, unknown>): Record<string, u
   return Object.fromEntries(Object.entries(attributes).filter(([, value]) => value !== undefined));
 }
 
-function DefinitionTable(props: { definitions: Definition[]; searching: boolean; onRemove: (operation: Operation, label: string) => void }) {
+function DefinitionTable(props: {
+  definitions: Definition[];
+  searching: boolean;
+  highlight?: string;
+  onRemove: (operation: Operation, label: string) => void;
+}) {
   if (props.definitions.length === 0)
-    return <p>{props.searching ? 'No resource definition matches.' : 'No resource definition yet: add the first one below.'}</p>;
+    return <p>{props.searching ? 'No resource definition matches.' : 'No resource definition yet: add the first one with the form below.'}</p>;
   return (
     <div class="table-wrap">
       <table>
@@ -293,8 +324,10 @@ function DefinitionTable(props: { definitions: Definition[]; searching: boolean;
         </thead>
         <tbody>
           {props.definitions.map((definition) => (
-            <tr key={definition.id}>
-              <th scope="row">{definition.name}</th>
+            <tr key={definition.id} {...savedRow(props.highlight === definition.id)}>
+              <th scope="row">
+                <span class="id">{definition.name}</span>
+              </th>
               <td>{definition.description}</td>
               <td>
                 {definition.fhirResourceType && (
@@ -312,27 +345,19 @@ function DefinitionTable(props: { definitions: Definition[]; searching: boolean;
                         {scope.name}
                         {scope.smartPermissions && ` (${scope.smartPermissions})`}
                       </span>{' '}
-                      <button
-                        type="button"
-                        class="link"
-                        aria-label={`Remove scope ${scope.name} of ${definition.name}`}
-                        onClick={() => props.onRemove(remove('scope', scope.id), `Scope ${scope.name}`)}
-                      >
-                        remove
-                      </button>
+                      <RemoveButton
+                        label={`Remove scope ${scope.name} of ${definition.name}`}
+                        onRemove={() => props.onRemove(remove('scope', scope.id), `Scope ${scope.name}`)}
+                      />
                     </li>
                   ))}
                 </ul>
               </td>
               <td>
-                <button
-                  type="button"
-                  class="danger"
-                  aria-label={`Remove definition ${definition.name}`}
-                  onClick={() => props.onRemove(remove('resource-definition', definition.id), `Resource definition ${definition.name}`)}
-                >
-                  Remove
-                </button>
+                <RemoveButton
+                  label={`Remove definition ${definition.name}`}
+                  onRemove={() => props.onRemove(remove('resource-definition', definition.id), `Resource definition ${definition.name}`)}
+                />
               </td>
             </tr>
           ))}

@@ -5,6 +5,7 @@ import type { ListDocument } from '../api/documents.js';
 import { useLoad } from '../api/use-load.js';
 import { besideLoad } from '../api/when-loaded.js';
 import { pageCount } from '../forms/paging.js';
+import { TableEnd } from '../forms/table-end.js';
 import { Checkbox, TextField } from '../forms/fields.js';
 import { messageOf, NO_ERRORS } from '../forms/form-errors.js';
 import { disclosureSentence, type DisclosureAttributes } from './disclosure-sentence.js';
@@ -46,9 +47,16 @@ async function loadPage(api: ApiClient, filters: Filters, page: number) {
   return { rows: document.data, total: document.meta.total };
 }
 
+/** The filters a link sets: `#/disclosures/ticket/T-1` or `#/disclosures/client/glucose-app` (the audit trail links so). */
+function filtersOf(param: string | undefined): Filters {
+  const [kind, value] = (param ?? '').split('/');
+  const decoded = value ? decodeURIComponent(value) : '';
+  return { client: kind === 'client' ? decoded : '', ticket: kind === 'ticket' ? decoded : '', activeOnly: false };
+}
+
 /** Wallet activity 8: who was given access to what, newest first, with the filters and the CSV export. */
-export function DisclosuresScreen({ api }: ScreenProps) {
-  const [filters, setFilters] = useState<Filters>({ client: '', ticket: '', activeOnly: false });
+export function DisclosuresScreen({ api, param }: ScreenProps) {
+  const [filters, setFilters] = useState<Filters>(filtersOf(param));
   const [draft, setDraft] = useState<Filters>(filters);
   const [page, setPage] = useState(1);
   const [downloadError, setDownloadError] = useState<string>();
@@ -133,22 +141,38 @@ function DisclosureList(props: { rows: ListDocument['data']; total: number; page
       <ul class="sentences">
         {props.rows.map((row) => (
           <li key={row.id}>
-            <span class="sentence">{disclosureSentence(row.attributes as DisclosureAttributes)}</span>
+            <span class="sentence">
+              <Sentence attributes={row.attributes as DisclosureAttributes} />
+            </span>
             <span class="detail">disclosure {row.id}</span>
           </li>
         ))}
       </ul>
-      <nav class="pager" aria-label="Disclosure pages">
-        <button type="button" class="secondary" disabled={props.page <= 1} onClick={() => props.onPage(props.page - 1)}>
-          Newer
-        </button>
-        <span>
-          Page {props.page} of {pages}
-        </span>
-        <button type="button" class="secondary" disabled={props.page >= pages} onClick={() => props.onPage(props.page + 1)}>
-          Older
-        </button>
-      </nav>
+      <TableEnd
+        label="Disclosure pages"
+        page={props.page}
+        total={props.total}
+        shown={props.rows.length}
+        size={PAGE_SIZE}
+        onGo={props.onPage}
+        previous="Newer"
+        next="Older"
+        noun="disclosures"
+      />
     </section>
+  );
+}
+
+/** The sentence, its "change N" a link to that change in the audit trail. */
+function Sentence({ attributes }: { attributes: DisclosureAttributes }) {
+  const sentence = disclosureSentence(attributes);
+  const change = attributes.withdrawnBy;
+  const tail = `change ${change}`;
+  if (change === null || !sentence.endsWith(tail)) return <>{sentence}</>;
+  return (
+    <>
+      {sentence.slice(0, -tail.length)}
+      <a href={`#/audit/${change}`}>{tail}</a>
+    </>
   );
 }

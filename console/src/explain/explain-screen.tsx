@@ -7,6 +7,7 @@ import { fieldText } from '../forms/form-data.js';
 import { formErrorsOf, NO_ERRORS, type FormErrors } from '../forms/form-errors.js';
 import { formatDuration } from '../tickets/ticket-sentence.js';
 import type { ScopeVerdict, Verdict } from './verdict.js';
+import { FormButtons } from '../forms/form-buttons.js';
 
 /** Explain: what the token endpoint would answer a client right now, and the first missing link. */
 export function ExplainScreen({ api }: ScreenProps) {
@@ -69,9 +70,7 @@ export function ExplainScreen({ api }: ScreenProps) {
           errors={errors}
           hint="Resource indicators (RFC 8707): the data sources the token would be for, by their resource URI."
         />
-        <button type="submit" disabled={busy}>
-          Explain
-        </button>
+        <FormButtons submit="Explain" busy={busy} />
       </form>
       {verdict && <VerdictView verdict={verdict} />}
     </>

@@ -1,4 +1,5 @@
 import { ApiError } from '../api/api-client.js';
+import type { ErrorObject } from '../api/documents.js';
 
 /** What a refused change shows: a summary at the top, and messages beside their fields. */
 export type FormErrors = { summary: { message: string; field?: string }[]; fields: Record<string, string> };
@@ -21,16 +22,23 @@ export function fieldOfPointer(pointer: string | undefined, layout: PointerLayou
   return operation && member ? operation[member.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
 }
 
+/**
+ * A form's own words for a refusal of the server: given the field the error names (if any) and
+ * the error object, the message to show instead of the server's detail (undefined: keep it).
+ */
+export type Wording = (field: string | undefined, error: ErrorObject) => string | undefined;
+
 /** A failure as the form shows it; a field gets the first message that names it. */
-export function formErrorsOf(error: unknown, layout: PointerLayout = []): FormErrors {
+export function formErrorsOf(error: unknown, layout: PointerLayout = [], wording?: Wording): FormErrors {
   if (!(error instanceof ApiError)) {
     return { summary: [{ message: 'The server could not be reached. Try again.' }], fields: {} };
   }
   const fields: Record<string, string> = {};
   const summary = error.errors.map((object) => {
     const field = fieldOfPointer(object.source?.pointer, layout);
-    if (field && !(field in fields)) fields[field] = object.detail;
-    return { message: object.status === '401' ? 'Your session has ended: sign in again.' : object.detail, field };
+    const detail = (object.status !== '401' && wording?.(field, object)) || object.detail;
+    if (field && !(field in fields)) fields[field] = detail;
+    return { message: object.status === '401' ? 'Your session has ended: sign in again.' : detail, field };
   });
   return { summary, fields };
 }

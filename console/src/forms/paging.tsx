@@ -8,27 +8,68 @@ export function pageCount(total: number, size = PAGE_SIZE): number {
   return Math.max(1, Math.ceil(total / size));
 }
 
-export type Paged<T> = { loaded: Loaded<T>; page: number; search: string; go: (page: number) => void; searchFor: (text: string) => void };
+export type Paged<T> = {
+  loaded: Loaded<T>;
+  page: number;
+  search: string;
+  /** The id of the record just saved, shown highlighted among the others until the list moves on. */
+  highlight?: string;
+  go: (page: number) => void;
+  searchFor: (text: string) => void;
+  /** After a save: the whole list again (first page, no search), with the saved record highlighted. */
+  showSaved: (id: string) => void;
+};
 
 /** A list read one page at a time, narrowed by a search the server runs (docs/guides/console.md). */
-export function usePaged<T>(load: (page: number, search: string) => Promise<T>): Paged<T> {
+export function usePaged<T>(load: (page: number, search: string, highlight?: string) => Promise<T>): Paged<T> {
   const [page, setPage] = useState(1);
   const [search, setSearch] = useState('');
-  const loaded = useLoad(() => load(page, search));
+  const [highlight, setHighlight] = useState<string>();
+  const loaded = useLoad(() => load(page, search, highlight));
   return {
     loaded,
     page,
     search,
+    highlight,
     go: (next) => {
       setPage(next);
+      setHighlight(undefined);
       loaded.reload();
     },
     searchFor: (text) => {
       setSearch(text);
       setPage(1);
+      setHighlight(undefined);
+      loaded.reload();
+    },
+    showSaved: (id) => {
+      setSearch('');
+      setPage(1);
+      setHighlight(id);
       loaded.reload();
     },
   };
+}
+
+/**
+ * A page of records with the saved one among them: when the page (newest first) does not hold it
+ * (callers may choose low ids), it is put first, fetched by id.
+ */
+export async function withSaved<R extends { id: string }>(
+  rows: R[],
+  highlight: string | undefined,
+  fetch: (id: string) => Promise<R | undefined>,
+): Promise<R[]> {
+  if (!highlight || rows.some((row) => row.id === highlight)) return rows;
+  const saved = await fetch(highlight);
+  return saved ? [saved, ...rows.slice(0, PAGE_SIZE - 1)] : rows;
+}
+
+/** Scrolls the highlighted row into view once it is shown. */
+export function useShowSaved(highlight: string | undefined, shown: unknown): void {
+  useEffect(() => {
+    if (highlight) document.querySelector('[data-saved="true"]')?.scrollIntoView({ block: 'center' });
+  }, [highlight, shown]);
 }
 
 // Long enough not to ask the server at every keystroke.
@@ -90,4 +131,9 @@ export function Pager(props: { label: string; page: number; pages: number; onGo:
       </button>
     </nav>
   );
+}
+
+/** The attributes of a list row: the record just saved is marked (and styled) as such. */
+export function savedRow(saved: boolean): { 'data-saved'?: 'true'; class?: string; 'aria-current'?: 'true' } {
+  return saved ? { 'data-saved': 'true', class: 'saved', 'aria-current': 'true' } : {};
 }

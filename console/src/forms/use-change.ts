@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { ApiClient } from '../api/api-client.js';
 import type { Operation, OperationResult } from '../api/documents.js';
-import { formErrorsOf, NO_ERRORS, type FormErrors, type PointerLayout } from './form-errors.js';
+import { formErrorsOf, NO_ERRORS, type FormErrors, type PointerLayout, type Wording } from './form-errors.js';
 
 /** What one change says and does once the server accepted it (or refused it). */
 export type ChangeOutcome = {
@@ -11,6 +11,8 @@ export type ChangeOutcome = {
   layout?: PointerLayout;
   /** Runs when it succeeded (empty the form, read the list again...). */
   onDone?: (results: OperationResult[]) => void;
+  /** The form's own words for the server's refusals (else the server's). */
+  wording?: Wording;
   /** Runs when it was refused. */
   onFailed?: () => void;
 };
@@ -38,7 +40,7 @@ export function useChange(api: ApiClient, setStatus: (status: string | undefined
       return true;
     } catch (error) {
       if (options.clearStatusOnError) setStatus(undefined);
-      setErrors(formErrorsOf(error, outcome.layout));
+      setErrors(formErrorsOf(error, outcome.layout, outcome.wording));
       outcome.onFailed?.();
       return false;
     }

@@ -3,6 +3,7 @@ import { ApiClient, ApiError } from '../api/api-client.js';
 import { TextField } from '../forms/fields.js';
 import { fieldText } from '../forms/form-data.js';
 import { NO_ERRORS, type FormErrors } from '../forms/form-errors.js';
+import { FormButtons } from '../forms/form-buttons.js';
 
 /** Sign-in with the admin token: checked against the admin interface before it is kept. */
 export function SignInScreen(props: { notice?: string; onSignedIn: (token: string) => void }) {
@@ -56,9 +57,7 @@ export function SignInScreen(props: { notice?: string; onSignedIn: (token: strin
           alert
           hint="The server's administrative token (ADMIN_TOKEN, or .data/admin-token). It is kept in this tab only, until you sign out or close it."
         />
-        <button type="submit" disabled={busy}>
-          Sign in
-        </button>
+        <FormButtons submit="Sign in" busy={busy} />
       </form>
     </main>
   );

@@ -9,7 +9,7 @@ import type { ListDocument } from '../api/documents.js';
 export async function activeTokensByTicket(api: ApiClient, ticketRecordIds: string[]): Promise<Map<string, number>> {
   const counts = await Promise.all(
     [...new Set(ticketRecordIds)].map(async (id) => {
-      const query = new URLSearchParams({ 'filter[capabilityTicket]': id, 'filter[active]': 'true', 'page[size]': '1' });
+      const query = new URLSearchParams({ 'filter[capabilityTicket]': id, 'filter[active]': 'true', 'page[number]': '1', 'page[size]': '1' });
       const { meta } = await api.get<ListDocument>(`/admin/disclosure?${query.toString()}`);
       return [id, meta.total] as const;
     }),

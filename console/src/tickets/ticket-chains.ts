@@ -17,21 +17,29 @@ export type Chain = TicketChain & {
   scopeBindingIds: string[];
 };
 
-/** One page of one client's capability tickets, as chains; `total` counts the client's tickets. */
+/** One page of capability tickets (one client's, or everyone's), as chains; `total` counts the tickets. */
 export type ClientTickets = { chains: Chain[]; total: number };
 
 const byIds = (records: ResourceObject[]) => records.map((record) => record.id).join(',');
 
 /**
- * Reads one page of a client's tickets and the records each chain is made of: a handful of
- * filtered requests (by client, then by the ids found), never a whole collection.
+ * Reads one page of tickets, newest first (of one client when `client` is given, of every client
+ * otherwise), and the records each chain is made of: a handful of filtered requests (by client,
+ * then by the ids found), never a whole collection.
  */
-export async function loadClientTickets(api: ApiClient, client: Choice, page: number, search: string): Promise<ClientTickets> {
+export async function loadTickets(api: ApiClient, client: Choice | undefined, page: number, search: string): Promise<ClientTickets> {
   const tickets = await api.list('capability-ticket', page, PAGE_SIZE, ['purpose'], {
-    filter: { umaClient: client.id, ...(search ? { search } : {}) },
-    sort: 'ticketId',
+    filter: { ...(client ? { umaClient: client.id } : {}), ...(search ? { search } : {}) },
+    sort: '-id',
   });
   if (tickets.data.length === 0) return { chains: [], total: tickets.meta.total };
+  const clients = client
+    ? new Map<string, ResourceObject>([[client.id, { type: 'uma-client', id: client.id, attributes: { clientId: client.label } }]])
+    : await recordsById(
+        api,
+        'uma-client',
+        tickets.data.map((ticket) => related(ticket, 'umaClient')),
+      );
   const combinations = await api.list('requested-resources-capability-tickets', 1, MAX_PAGE_SIZE, ['requestedResource'], {
     filter: { capabilityTicket: byIds(tickets.data) },
   });
@@ -57,8 +65,11 @@ export async function loadClientTickets(api: ApiClient, client: Choice, page: nu
       const purposeId = related(ticket, 'purpose') ?? '';
       chains.push({
         combinationId: combination.id,
-        clientRecordId: client.id,
-        clientId: client.label,
+        clientRecordId: related(ticket, 'umaClient') ?? '',
+        clientId: text(
+          clients.get(related(ticket, 'umaClient') ?? '') ?? { type: 'uma-client', id: '', attributes: { clientId: '(removed client)' } },
+          'clientId',
+        ),
         ticketRecordId: ticket.id,
         ticketId: text(ticket, 'ticketId'),
         ticketName: text(ticket, 'ticketName'),

@@ -5,6 +5,7 @@ import { add, text, type Operation } from '../api/documents.js';
 import { Combobox } from '../forms/combobox.js';
 import { CheckboxGroup, ErrorSummary, TextField, type Option } from '../forms/fields.js';
 import { fieldText } from '../forms/form-data.js';
+import { FormButtons } from '../forms/form-buttons.js';
 import { NO_ERRORS, type FormErrors, type PointerLayout } from '../forms/form-errors.js';
 
 export type TicketValues = {
@@ -161,7 +162,7 @@ export function TicketForm(props: { api: ApiClient; errors: FormErrors; onSubmit
   };
 
   return (
-    <form onSubmit={(event) => void submit(event)} noValidate class="wide">
+    <form onSubmit={(event) => void submit(event)} noValidate class="wide" aria-labelledby="ticket-form-title">
       <h2 id="ticket-form-title">Create a consent ticket</h2>
       <p class="hint">
         One form, one request: the purpose, the capability ticket, the requested resource, its scopes and their combination are written together, or not at all.
@@ -232,9 +233,7 @@ export function TicketForm(props: { api: ApiClient; errors: FormErrors; onSubmit
           hint="The longest a token for it may live, e.g. 1800"
         />
       </div>
-      <button type="submit" disabled={busy}>
-        Create ticket
-      </button>
+      <FormButtons submit="Create ticket" busy={busy} />
     </form>
   );
 }

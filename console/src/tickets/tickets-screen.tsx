@@ -1,12 +1,12 @@
 import { useState } from 'preact/hooks';
 import type { ScreenProps } from '../app.js';
 import type { ApiClient } from '../api/api-client.js';
-import { searchClients, type Choice } from '../api/catalogue.js';
-import { useLoad } from '../api/use-load.js';
+import type { Choice } from '../api/catalogue.js';
 import { ErrorSummary, Status } from '../forms/fields.js';
 import { useChange } from '../forms/use-change.js';
-import { Pager, pageCount, SearchBox, usePaged, type Paged } from '../forms/paging.js';
-import { loadClientTickets, removalOf, type Chain, type ClientTickets } from './ticket-chains.js';
+import { SearchBox, usePaged, type Paged } from '../forms/paging.js';
+import { RemoveButton, TableEnd } from '../forms/table-end.js';
+import { loadTickets, removalOf, type Chain, type ClientTickets } from './ticket-chains.js';
 import { TicketForm, ticketOperations, type TicketValues } from './ticket-form.js';
 import { ticketSentence } from './ticket-sentence.js';
 import { activeTokensByTicket, activeTokensText, ConfirmRemoval } from './active-tokens.js';
@@ -24,31 +24,50 @@ async function existingPurpose(api: ApiClient, name: string): Promise<string | u
   }
 }
 
+/** The client whose client ID is exactly this text, if any (the filter takes what was typed). */
+async function clientByClientId(api: ApiClient, clientId: string): Promise<Choice | undefined> {
+  const found = await api.list('uma-client', 1, 1, [], { filter: { clientId } });
+  const client = found.data[0];
+  return client ? { id: client.id, label: clientId } : undefined;
+}
+
+/** Which tickets the screen shows: every client's, or one client's (or none: no such client). */
+type Shown = { kind: 'all' } | { kind: 'client'; client: Choice } | { kind: 'unknown'; clientId: string };
+
 /**
- * Consent tickets: the tickets of one client at a time (the client found by search), as
- * sentences; the one form; removal of a whole chain.
+ * Consent tickets: the newest tickets of every client, as sentences, paged on the server and
+ * searched by ticket ID or name; a "Client" filter narrows them to one client. The one form;
+ * removal of a whole chain (confirmed first when it withdraws active tokens).
  */
 export function TicketsScreen({ api }: ScreenProps) {
-  const [client, setClient] = useState<Choice>();
-  const [clientSearch, setClientSearch] = useState('');
-  const matches = useLoad(() => (clientSearch ? searchClients(api, clientSearch) : Promise.resolve([])));
+  const [shown, setShown] = useState<Shown>({ kind: 'all' });
+  const [draft, setDraft] = useState('');
   const tickets = usePaged((page, search) =>
-    client ? loadWithActiveTokens(api, client, page, search) : Promise.resolve({ chains: [], total: 0, active: new Map<string, number>() }),
+    shown.kind === 'unknown'
+      ? Promise.resolve({ chains: [], total: 0, active: new Map<string, number>() })
+      : loadWithActiveTokens(api, shown.kind === 'client' ? shown.client : undefined, page, search),
   );
   const [status, setStatus] = useState<string>();
   const form = useChange(api, setStatus, { clearStatusOnError: true });
   const list = useChange(api, setStatus);
   const [confirming, setConfirming] = useState<string>();
 
-  const show = (chosen: Choice) => {
-    setClient(chosen);
-    setClientSearch('');
-    matches.reload();
+  const show = (next: Shown) => {
+    setShown(next);
+    setDraft(next.kind === 'client' ? next.client.label : next.kind === 'unknown' ? next.clientId : '');
     tickets.searchFor('');
   };
-  const create = async (values: TicketValues, owner: Choice) => {
+  const filter = async (event: Event) => {
+    event.preventDefault();
+    const clientId = draft.trim();
+    if (clientId === '') return show({ kind: 'all' });
+    const client = await clientByClientId(api, clientId).catch(() => undefined);
+    show(client ? { kind: 'client', client } : { kind: 'unknown', clientId });
+  };
+  const create = async (values: TicketValues) => {
     const { operations, layout } = ticketOperations(values, await existingPurpose(api, values.purpose));
-    return form.run(operations, { done: `Ticket ${values.ticketId} created.`, layout, onDone: () => show(owner) });
+    // The new ticket is the newest: it leads the list, in whichever view is shown.
+    return form.run(operations, { done: `Ticket ${values.ticketId} created.`, layout, onDone: () => tickets.searchFor('') });
   };
   const removeChain = async (chain: Chain) => {
     setConfirming(undefined);
@@ -57,48 +76,47 @@ export function TicketsScreen({ api }: ScreenProps) {
       onDone: () => tickets.loaded.reload(),
     });
   };
+  const title = shown.kind === 'all' ? 'Newest tickets of all clients' : `Tickets of ${shown.kind === 'client' ? shown.client.label : shown.clientId}`;
 
   return (
     <>
       {status && <Status>{status}</Status>}
       <ErrorSummary form="ticket-list" errors={list.errors} />
-      <section>
-        <h2 id="tickets-title">Tickets of one client</h2>
-        <SearchBox
-          id="ticket-client-search"
-          label="Search ticket holders"
-          hint="The start of a client ID or name; then choose the client whose tickets to show."
-          onSearch={(text) => {
-            setClientSearch(text);
-            matches.reload();
-          }}
+      <section aria-labelledby="tickets-title">
+        <h2 id="tickets-title">{title}</h2>
+        <form class="filters" role="search" aria-label="Ticket filters" onSubmit={(event) => void filter(event)} noValidate>
+          <div class="field">
+            <label for="ticket-filter-client">Client</label>
+            <input
+              id="ticket-filter-client"
+              type="text"
+              value={draft}
+              autoComplete="off"
+              spellcheck={false}
+              aria-describedby="ticket-filter-client-hint"
+              onInput={(event) => setDraft(event.currentTarget.value)}
+            />
+            <p class="hint" id="ticket-filter-client-hint">
+              A client ID, to show only that client's tickets; empty for every client.
+            </p>
+          </div>
+          <div class="actions">
+            <button type="submit">Show</button>
+            {shown.kind !== 'all' && (
+              <button type="button" class="secondary" onClick={() => show({ kind: 'all' })}>
+                All clients
+              </button>
+            )}
+          </div>
+        </form>
+        <TicketList
+          key={shown.kind === 'client' ? shown.client.id : shown.kind}
+          shown={shown}
+          tickets={tickets}
+          confirming={confirming}
+          onConfirming={setConfirming}
+          onRemove={(chain) => void removeChain(chain)}
         />
-        {clientSearch &&
-          matches.value &&
-          (matches.value.length === 0 ? (
-            <p>No client starts with “{clientSearch}”.</p>
-          ) : (
-            <ul class="choices" aria-label="Clients found">
-              {matches.value.map((match) => (
-                <li key={match.id}>
-                  <button type="button" class="secondary" aria-label={`Show the tickets of ${match.label}`} onClick={() => show(match)}>
-                    {match.label}
-                  </button>
-                </li>
-              ))}
-            </ul>
-          ))}
-        {client ? (
-          <ClientTicketList
-            client={client}
-            tickets={tickets}
-            confirming={confirming}
-            onConfirming={setConfirming}
-            onRemove={(chain) => void removeChain(chain)}
-          />
-        ) : (
-          <p>Search for a client to see its tickets, or create a ticket with the form below.</p>
-        )}
       </section>
       <TicketForm api={api} errors={form.errors} onSubmit={create} />
     </>
@@ -107,9 +125,9 @@ export function TicketsScreen({ api }: ScreenProps) {
 
 type TicketsWithActiveTokens = ClientTickets & { active: Map<string, number> };
 
-/** One page of a client's tickets, with how many active tokens each ticket covers. */
-async function loadWithActiveTokens(api: ScreenProps['api'], client: Choice, page: number, search: string): Promise<TicketsWithActiveTokens> {
-  const found = await loadClientTickets(api, client, page, search);
+/** One page of tickets, with how many active tokens each ticket covers. */
+async function loadWithActiveTokens(api: ScreenProps['api'], client: Choice | undefined, page: number, search: string): Promise<TicketsWithActiveTokens> {
+  const found = await loadTickets(api, client, page, search);
   return {
     ...found,
     active: await activeTokensByTicket(
@@ -119,8 +137,8 @@ async function loadWithActiveTokens(api: ScreenProps['api'], client: Choice, pag
   };
 }
 
-function ClientTicketList(props: {
-  client: Choice;
+function TicketList(props: {
+  shown: Shown;
   tickets: Paged<TicketsWithActiveTokens>;
   confirming: string | undefined;
   onConfirming: (combinationId: string | undefined) => void;
@@ -128,10 +146,18 @@ function ClientTicketList(props: {
 }) {
   const { loaded, page, go, searchFor } = props.tickets;
   const activeOf = (chain: Chain) => loaded.value?.active.get(chain.ticketRecordId) ?? 0;
+  const whose = props.shown.kind === 'client' ? props.shown.client.label : props.shown.kind === 'unknown' ? props.shown.clientId : undefined;
+  const empty =
+    props.shown.kind === 'unknown'
+      ? `No client has the client ID “${props.shown.clientId}”.`
+      : props.tickets.search
+        ? 'No ticket ID or name starts with that.'
+        : whose
+          ? `No consent ticket for ${whose} yet.`
+          : 'No consent ticket yet: create the first one with the form below.';
   return (
-    <section class="client-tickets" aria-labelledby="client-tickets-title">
-      <h3 id="client-tickets-title">{props.client.label}</h3>
-      <SearchBox key={props.client.id} id="ticket-search" label="Search tickets" hint="The start of a ticket ID or name." onSearch={searchFor} />
+    <>
+      <SearchBox id="ticket-search" label="Search tickets" hint="The start of a ticket ID or name; newest tickets first." onSearch={searchFor} />
       {loaded.error && (
         <p class="load-error" role="alert">
           {loaded.error}
@@ -140,9 +166,9 @@ function ClientTicketList(props: {
       {!loaded.value ? (
         <p class="loading">Loading…</p>
       ) : loaded.value.chains.length === 0 ? (
-        <p>No consent ticket for {props.client.label} here.</p>
+        <p>{empty}</p>
       ) : (
-        <ul class="sentences">
+        <ul class="sentences" aria-label={whose ? `Tickets of ${whose}` : 'Tickets of all clients'}>
           {loaded.value.chains.map((chain) => (
             <li key={chain.combinationId}>
               <span class="sentence">{ticketSentence(chain)}</span>
@@ -150,14 +176,10 @@ function ClientTicketList(props: {
                 {chain.ticketName} · requested resource {chain.requestedResourceId} · {activeTokensText(activeOf(chain))}
               </span>
               {/* A removal that withdraws tokens is confirmed first. */}
-              <button
-                type="button"
-                class="danger"
-                aria-label={`Remove ticket ${chain.ticketId}`}
-                onClick={() => (activeOf(chain) > 0 ? props.onConfirming(chain.combinationId) : props.onRemove(chain))}
-              >
-                Remove
-              </button>
+              <RemoveButton
+                label={`Remove ticket ${chain.ticketId}`}
+                onRemove={() => (activeOf(chain) > 0 ? props.onConfirming(chain.combinationId) : props.onRemove(chain))}
+              />
               {props.confirming === chain.combinationId && (
                 <ConfirmRemoval
                   ticketId={chain.ticketId}
@@ -170,7 +192,7 @@ function ClientTicketList(props: {
           ))}
         </ul>
       )}
-      {loaded.value && <Pager label={`Ticket pages of ${props.client.label}`} page={page} pages={pageCount(loaded.value.total)} onGo={go} />}
-    </section>
+      {loaded.value && <TableEnd label="Ticket pages" page={page} total={loaded.value.total} shown={loaded.value.chains.length} onGo={go} noun="tickets" />}
+    </>
   );
 }
