@@ -11,9 +11,6 @@ import { ServerScreen } from './server/server-screen.js';
 import { SignInScreen } from './sign-in/sign-in-screen.js';
 import { TicketsScreen } from './tickets/tickets-screen.js';
 
-/** What a screen gets: the API, and what the URL says after its path (`#/audit/412`: "412"). */
-export type ScreenProps = { api: ApiClient; param?: string };
-
 const SCREENS = [
   { path: 'server', title: 'Authorization server', Screen: ServerScreen },
   { path: 'definitions', title: 'Resource definitions', Screen: DefinitionsScreen },

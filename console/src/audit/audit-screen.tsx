@@ -1,4 +1,4 @@
-import type { ScreenProps } from '../app.js';
+import type { ScreenProps } from '../screen-props.js';
 import type { ApiClient } from '../api/api-client.js';
 import { recordsById } from '../api/catalogue.js';
 import { text, type ResourceObject } from '../api/documents.js';

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { ScreenProps } from '../app.js';
+import type { ScreenProps } from '../screen-props.js';
 import { add, remove, replace, text, type Operation, type ResourceObject } from '../api/documents.js';
 import { ErrorSummary, Status } from '../forms/fields.js';
 import { NO_ERRORS } from '../forms/form-errors.js';

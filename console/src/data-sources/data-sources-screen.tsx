@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { ScreenProps } from '../app.js';
+import type { ScreenProps } from '../screen-props.js';
 import { MAX_PAGE_SIZE } from '../api/api-client.js';
 import { recordsById, type Choice } from '../api/catalogue.js';
 import { add, related, remove, replace, text, type Operation, type ResourceObject } from '../api/documents.js';

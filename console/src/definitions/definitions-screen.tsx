@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { ScreenProps } from '../app.js';
+import type { ScreenProps } from '../screen-props.js';
 import { withScopes, type Definition } from '../api/catalogue.js';
 import { add, remove, replace, type Operation, type OperationResult } from '../api/documents.js';
 import { ErrorSummary, SelectField, Status, TextField } from '../forms/fields.js';

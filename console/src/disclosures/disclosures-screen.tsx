@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { ScreenProps } from '../app.js';
+import type { ScreenProps } from '../screen-props.js';
 import type { ApiClient } from '../api/api-client.js';
 import type { ListDocument } from '../api/documents.js';
 import { useLoad } from '../api/use-load.js';

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { ScreenProps } from '../app.js';
+import type { ScreenProps } from '../screen-props.js';
 import { searchClients, type Choice } from '../api/catalogue.js';
 import { Combobox } from '../forms/combobox.js';
 import { ErrorSummary, TextArea, TextField } from '../forms/fields.js';

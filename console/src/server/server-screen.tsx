@@ -1,6 +1,6 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
-import type { ScreenProps } from '../app.js';
+import type { ScreenProps } from '../screen-props.js';
 import { useLoad } from '../api/use-load.js';
 import { whenLoaded } from '../api/when-loaded.js';
 import { Status } from '../forms/fields.js';

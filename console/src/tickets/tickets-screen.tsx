@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { ScreenProps } from '../app.js';
+import type { ScreenProps } from '../screen-props.js';
 import type { ApiClient } from '../api/api-client.js';
 import type { Choice } from '../api/catalogue.js';
 import { ErrorSummary, Status } from '../forms/fields.js';
