@@ -46,6 +46,10 @@ export type AppConfig = {
   tls?: TlsFiles;
   /** Days a disclosure row is kept after its token expired (docs/guides/consent-withdrawal.md). */
   disclosureRetentionDays: number;
+  /** DYNAMIC_CLIENT_REGISTRATION: /oauth2/register answers (always behind initial access tokens); see docs/guides/dynamic-registration.md. */
+  dynamicClientRegistration: boolean;
+  /** DCR_SOFTWARE_STATEMENT_JWKS_FILE, read at start: the keys of trusted software-statement publishers; undefined: statements refused. */
+  softwareStatementKeys?: { keys: Record<string, unknown>[] };
 };
 
 export type ClientAssertionAudience = 'issuer-or-token-endpoint' | 'issuer';

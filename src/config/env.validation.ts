@@ -8,6 +8,7 @@ import { Type } from 'class-transformer';
 import type { AppConfig, ClientAssertionAudience, LogFormat, LogLevel, SigningAlgorithm, TrustProxy } from './app-config.js';
 import { describedVariables, Describe, type DescribedVariable } from './variable-description.js';
 import { loadTlsFiles } from './tls-files.js';
+import { loadSoftwareStatementKeys } from './software-statement-keys.js';
 
 /** A configuration value that stops the process: the message is one line naming the variable. */
 export class ConfigurationError extends Error {}
@@ -284,6 +285,24 @@ class Environment {
   @IsOptional()
   @IsString()
   TLS_KEY_FILE?: string;
+
+  @Describe({
+    meaning:
+      '`true`: clients may register themselves at `/oauth2/register`, always with an initial access token an administrator issued (there is no open mode); `false`: those paths answer 404 and no `registration_endpoint` is advertised. See [dynamic client registration](../guides/dynamic-registration.md).',
+    default: '`true`',
+  })
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'DYNAMIC_CLIENT_REGISTRATION must be true or false' })
+  DYNAMIC_CLIENT_REGISTRATION?: string;
+
+  @Describe({
+    meaning:
+      'JWKS file of the public keys of trusted software-statement publishers; a `software_statement` must be signed by one of them. See [dynamic client registration](../guides/dynamic-registration.md#software-statements).',
+    default: 'unset: every software statement is refused',
+  })
+  @IsOptional()
+  @IsString()
+  DCR_SOFTWARE_STATEMENT_JWKS_FILE?: string;
 }
 
 /** The variables loadConfig reads (a variable missing here is ignored, even if validated above). */
@@ -313,6 +332,8 @@ export const VARIABLES = [
   'TLS_CERT_FILE',
   'TLS_KEY_FILE',
   'DISCLOSURE_RETENTION_DAYS',
+  'DYNAMIC_CLIENT_REGISTRATION',
+  'DCR_SOFTWARE_STATEMENT_JWKS_FILE',
 ];
 
 /** The validated variables with their descriptions, for docs/reference/configuration.md. */
@@ -380,6 +401,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     clientAssertionAudience: (environment.CLIENT_ASSERTION_AUDIENCE ?? 'issuer-or-token-endpoint') as ClientAssertionAudience,
     tls,
     disclosureRetentionDays: environment.DISCLOSURE_RETENTION_DAYS ?? 2190,
+    dynamicClientRegistration: environment.DYNAMIC_CLIENT_REGISTRATION !== 'false',
+    softwareStatementKeys: loadSoftwareStatementKeys(environment.DCR_SOFTWARE_STATEMENT_JWKS_FILE),
   };
 }
 

@@ -21,6 +21,8 @@ import { PermissionTicket } from '../uma/permission-ticket.entity.js';
 import { Disclosure } from '../disclosures/disclosure.entity.js';
 import { DisclosureBasis } from '../disclosures/disclosure-basis.entity.js';
 import { PendingWithdrawal } from '../disclosures/pending-withdrawal.entity.js';
+import { InitialAccessToken } from '../registration/initial-access-token.entity.js';
+import { ClientRegistrationRecord } from '../registration/client-registration.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 export const ENTITIES = [
@@ -46,6 +48,8 @@ export const ENTITIES = [
   Disclosure,
   DisclosureBasis,
   PendingWithdrawal,
+  InitialAccessToken,
+  ClientRegistrationRecord,
 ];
 
 /**
