@@ -107,6 +107,7 @@ async function main(argv: string[]): Promise<void> {
             jwksUri: values['jwks-uri'],
             dpopBound: values['dpop-bound'],
             accessTokenLifetime,
+            origin: { registeredVia: 'cli' },
           },
           { actor: cliActor() },
         );

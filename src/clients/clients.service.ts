@@ -19,7 +19,14 @@ export type CreatedClient = IssuedCredentials & { id: number; secretGenerated: b
  * interface passes its request's, so several operations commit together; without one, the change
  * has a transaction of its own.
  */
-export type ChangeContext = { actor: string; manager?: EntityManager };
+export type ChangeContext = {
+  actor: string;
+  manager?: EntityManager;
+  /** Runs the new secret's slow hash under a bound (the token endpoint's SlowHashGate, for dynamic registration); without it, at once. */
+  slowHashes?: { run<T>(work: () => Promise<T>): Promise<T> };
+  /** More work for the creation's own transaction, once the client's rows are written (dynamic registration takes its initial access token's use there). */
+  alsoInTransaction?: (manager: EntityManager, recordId: number) => Promise<void>;
+};
 
 /** The one place clients are created (CLI, admin interface, console, test factories) and their secrets rotated. */
 @Injectable()
@@ -43,11 +50,14 @@ export class ClientsService {
     const registration = this.validate(input);
     const secret = newSecretOf(registration);
     // The slow hash runs before the transaction, so it holds no row or connection meanwhile.
-    const clientSecretHash = secret.value === undefined ? null : await hashClientSecret(secret.value);
+    const hash = (value: string) => (context.slowHashes ? context.slowHashes.run(() => hashClientSecret(value)) : hashClientSecret(value));
+    const clientSecretHash = secret.value === undefined ? null : await hash(secret.value);
     const attributes = newClientAttributes(registration, input);
     const id = await this.inTransaction(context.manager, async (manager) => {
-      const recordId = await insertClient(manager, { requestedId: input.id, attributes, clientSecretHash });
-      await recordAuditEvent(manager, { actor: context.actor, operation: 'add', recordType: 'uma-client', recordId, before: null, after: attributes });
+      const recordId = await insertClient(manager, { requestedId: input.id, attributes, clientSecretHash, origin: input.origin });
+      await context.alsoInTransaction?.(manager, recordId);
+      const after = input.origin ? { ...attributes, registeredVia: input.origin.registeredVia } : attributes;
+      await recordAuditEvent(manager, { actor: context.actor, operation: 'add', recordType: 'uma-client', recordId, before: null, after });
       return recordId;
     });
     return { id, clientId: registration.clientId, clientSecret: secret.value, secretGenerated: secret.generated };
