@@ -8,6 +8,7 @@ import { HealthModule } from './health/health.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { TokensModule } from './tokens/tokens.module.js';
 import { UmaModule } from './uma/uma.module.js';
+import { RegistrationModule } from './registration/registration.module.js';
 
 /**
  * The application: token endpoint, JWKS, metadata and health on PORT; the admin interface,
@@ -18,7 +19,18 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [DatabaseModule.forRoot(config), MetricsModule, ClientsModule, TokensModule, UmaModule, AdminModule, ConsoleModule, HealthModule],
+      imports: [
+        DatabaseModule.forRoot(config),
+        MetricsModule,
+        ClientsModule,
+        TokensModule,
+        UmaModule,
+        // docs/guides/dynamic-registration.md: DYNAMIC_CLIENT_REGISTRATION=false leaves its paths unrouted (404).
+        ...(config.dynamicClientRegistration ? [RegistrationModule] : []),
+        AdminModule,
+        ConsoleModule,
+        HealthModule,
+      ],
     };
   }
 }
