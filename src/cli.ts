@@ -144,7 +144,10 @@ async function main(argv: string[]): Promise<void> {
       return run(async (app) => {
         const issued = await app
           .get(InitialAccessTokens)
-          .create({ name, scopes, grantTypes: values['grant-types'], authMethods: values['auth-methods'], accessTokenLifetime, maxUses, expiresInSeconds }, cliActor());
+          .create(
+            { name, scopes, grantTypes: values['grant-types'], authMethods: values['auth-methods'], accessTokenLifetime, maxUses, expiresInSeconds },
+            cliActor(),
+          );
         process.stdout.write(
           values.json
             ? JSON.stringify({ id: String(issued.id), token: issued.token, expires_at: issued.expiresAt.toISOString() }) + '\n'
@@ -235,7 +238,12 @@ main(process.argv.slice(2)).then(
   () => process.exit(0),
   (error: unknown) => {
     const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    const known = error instanceof UsageError || error instanceof RegistrationError || error instanceof InitialAccessTokenError || error instanceof ConfigurationError || error instanceof NotFoundError;
+    const known =
+      error instanceof UsageError ||
+      error instanceof RegistrationError ||
+      error instanceof InitialAccessTokenError ||
+      error instanceof ConfigurationError ||
+      error instanceof NotFoundError;
     const argumentError = (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     const usage = error instanceof UsageError || argumentError;
     const text = known || argumentError ? message : `cannot complete the command: ${message}`;

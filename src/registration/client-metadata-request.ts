@@ -88,11 +88,13 @@ export function readMetadata(body: Record<string, unknown>, ceilings: Ceilings, 
   if (jwks !== undefined && jwksUri !== null) refuse('jwks, jwks_uri: give one of them, not both');
   const hasKeys = jwks !== undefined || jwksUri !== null;
   if (KEY_METHODS.has(authMethod) && !hasKeys) refuse(`jwks, jwks_uri: a ${authMethod} client must register its public keys (jwks or jwks_uri)`);
-  if (!KEY_METHODS.has(authMethod) && hasKeys) refuse(`${jwks !== undefined ? 'jwks' : 'jwks_uri'}: only for private_key_jwt (and self_signed_tls_client_auth) clients`);
+  if (!KEY_METHODS.has(authMethod) && hasKeys)
+    refuse(`${jwks !== undefined ? 'jwks' : 'jwks_uri'}: only for private_key_jwt (and self_signed_tls_client_auth) clients`);
 
   const tlsMembers = TLS_CLIENT_AUTH_MEMBERS.filter((member) => body[member] !== undefined);
   for (const member of tlsMembers) optionalString(body, member);
-  if (authMethod === 'tls_client_auth' && tlsMembers.length !== 1) refuse(`tls_client_auth_*: a tls_client_auth client registers exactly one of ${TLS_CLIENT_AUTH_MEMBERS.join(', ')}`);
+  if (authMethod === 'tls_client_auth' && tlsMembers.length !== 1)
+    refuse(`tls_client_auth_*: a tls_client_auth client registers exactly one of ${TLS_CLIENT_AUTH_MEMBERS.join(', ')}`);
   if (authMethod !== 'tls_client_auth' && tlsMembers.length > 0) refuse(`${tlsMembers[0]}: only for tls_client_auth clients`);
 
   const dpopBound = optionalBoolean(body, 'dpop_bound_access_tokens') ?? false;

@@ -69,7 +69,8 @@ export function checkAuthMethods(value: unknown, mtls: boolean): string {
     if ((MTLS_AUTH_METHODS as readonly string[]).includes(name) && !mtls) {
       throw new InitialAccessTokenError('authMethods', `${name} needs mutual TLS, which is not enabled on this server`);
     }
-    if (!enabled.includes(name)) throw new InitialAccessTokenError('authMethods', `authentication method "${name}" is not supported (use ${enabled.join(', ')})`);
+    if (!enabled.includes(name))
+      throw new InitialAccessTokenError('authMethods', `authentication method "${name}" is not supported (use ${enabled.join(', ')})`);
   }
   return names.join(' ');
 }
@@ -78,7 +79,10 @@ export function checkLifetime(value: unknown): number | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'number') throw new InitialAccessTokenError('accessTokenLifetime', 'accessTokenLifetime must be a number of seconds or null', 'type');
   if (!Number.isInteger(value) || value < 1 || value > MAX_ACCESS_TOKEN_LIFETIME) {
-    throw new InitialAccessTokenError('accessTokenLifetime', `accessTokenLifetime must be a whole number of seconds from 1 to ${MAX_ACCESS_TOKEN_LIFETIME}, or null`);
+    throw new InitialAccessTokenError(
+      'accessTokenLifetime',
+      `accessTokenLifetime must be a whole number of seconds from 1 to ${MAX_ACCESS_TOKEN_LIFETIME}, or null`,
+    );
   }
   return value;
 }
@@ -99,7 +103,8 @@ export function checkExpiresAt(value: unknown, now = new Date()): Date {
   if (value === undefined) return new Date(now.getTime() + DEFAULT_EXPIRES_IN_SECONDS * 1000);
   if (typeof value !== 'string') throw new InitialAccessTokenError('expiresAt', 'expiresAt must be a string (RFC 3339 date-time)', 'type');
   const date = typeof value === 'string' && RFC_3339.test(value) ? new Date(value) : undefined;
-  if (!date || Number.isNaN(date.getTime())) throw new InitialAccessTokenError('expiresAt', 'expiresAt must be an RFC 3339 date-time such as 2026-12-01T12:00:00Z');
+  if (!date || Number.isNaN(date.getTime()))
+    throw new InitialAccessTokenError('expiresAt', 'expiresAt must be an RFC 3339 date-time such as 2026-12-01T12:00:00Z');
   if (date.getTime() <= now.getTime()) throw new InitialAccessTokenError('expiresAt', 'expiresAt must be in the future');
   if (date.getTime() > now.getTime() + MAX_LIFETIME_DAYS * 86_400_000) {
     throw new InitialAccessTokenError('expiresAt', `expiresAt must be at most ${MAX_LIFETIME_DAYS} days ahead`);

@@ -37,7 +37,8 @@ export class InitialAccessTokens {
   ) {}
 
   async create(input: NewInitialAccessToken, actor: string): Promise<{ id: number; token: string; expiresAt: Date }> {
-    if (typeof input.name !== 'string' || input.name.trim() === '' || input.name.length > 255) throw new InitialAccessTokenError('name', 'name must be 1 to 255 characters');
+    if (typeof input.name !== 'string' || input.name.trim() === '' || input.name.length > 255)
+      throw new InitialAccessTokenError('name', 'name must be 1 to 255 characters');
     const attributes = {
       name: input.name,
       scopeCeiling: checkScopeCeiling(input.scopes),
@@ -53,7 +54,17 @@ export class InitialAccessTokens {
       await manager.query(
         `INSERT INTO initial_access_token (id, name, token_hash, scope_ceiling, grant_types, auth_methods, access_token_lifetime, max_uses, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [recordId, attributes.name, tokenHash(token), attributes.scopeCeiling, attributes.grantTypes, attributes.authMethods, attributes.accessTokenLifetime, attributes.maxUses, attributes.expiresAt],
+        [
+          recordId,
+          attributes.name,
+          tokenHash(token),
+          attributes.scopeCeiling,
+          attributes.grantTypes,
+          attributes.authMethods,
+          attributes.accessTokenLifetime,
+          attributes.maxUses,
+          attributes.expiresAt,
+        ],
       );
       await recordAuditEvent(manager, {
         actor,
@@ -74,7 +85,14 @@ export class InitialAccessTokens {
       const rows = await manager.query<unknown[]>('DELETE FROM initial_access_token WHERE id = $1 RETURNING name', [id]);
       const removed = Array.isArray(rows[0]) ? (rows[0] as unknown[]) : rows;
       if (removed.length === 0) return false;
-      await recordAuditEvent(manager, { actor, operation: 'remove', recordType: 'initial-access-token', recordId: id, before: removed[0] as Record<string, unknown>, after: null });
+      await recordAuditEvent(manager, {
+        actor,
+        operation: 'remove',
+        recordType: 'initial-access-token',
+        recordId: id,
+        before: removed[0] as Record<string, unknown>,
+        after: null,
+      });
       return true;
     });
   }

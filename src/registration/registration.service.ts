@@ -81,7 +81,12 @@ export class RegistrationService {
 
   /** POST /oauth2/register: the client, its secret (secret methods) and its registration access token, shown once. */
   async register(iat: IatRow, requestBody: Record<string, unknown>, address: string): Promise<RegistrationResponse> {
-    const ceilings: Ceilings = { scopeCeiling: iat.scope_ceiling, grantTypes: iat.grant_types, authMethods: iat.auth_methods, accessTokenLifetime: iat.access_token_lifetime };
+    const ceilings: Ceilings = {
+      scopeCeiling: iat.scope_ceiling,
+      grantTypes: iat.grant_types,
+      authMethods: iat.auth_methods,
+      accessTokenLifetime: iat.access_token_lifetime,
+    };
     const body = await applySoftwareStatement(requestBody, this.config.softwareStatementKeys);
     const metadata = readMetadata(body, ceilings, mutualTlsEnabled(this.config));
     // A flood of registrations meets the bound of the token endpoint's slow hashes before any write.
@@ -128,7 +133,16 @@ export class RegistrationService {
     await this.passThrottle(address);
     const token = bearerToken(authorization, "the client's registration access token");
     const [row] = await this.dataSource.query<
-      { id: number; client_id: string; registration_management: boolean; token_hash: string; scope_ceiling: string; grant_types: string; auth_methods: string; access_token_lifetime: number | null }[]
+      {
+        id: number;
+        client_id: string;
+        registration_management: boolean;
+        token_hash: string;
+        scope_ceiling: string;
+        grant_types: string;
+        auth_methods: string;
+        access_token_lifetime: number | null;
+      }[]
     >(
       `SELECT c.id, c.client_id, c.registration_management, r.token_hash, r.scope_ceiling, r.grant_types, r.auth_methods, r.access_token_lifetime
          FROM client c JOIN client_registration r ON r.client_id = c.id WHERE c.client_id = $1`,
@@ -168,7 +182,10 @@ export class RegistrationService {
     );
     if (!current) throw tokenRefused('the registration access token is not valid for this client');
     if (metadata.authMethod !== current.client_authentication_type) {
-      throw metadataError('invalid_client_metadata', `token_endpoint_auth_method: cannot change from ${current.client_authentication_type} (register a new client instead)`);
+      throw metadataError(
+        'invalid_client_metadata',
+        `token_endpoint_auth_method: cannot change from ${current.client_authentication_type} (register a new client instead)`,
+      );
     }
     await this.checkSecretUnchanged(body.client_secret, current.client_secret_hash);
     const registration = toClientRegistration(metadata, client.clientId, client.ceilings);
@@ -184,21 +201,26 @@ export class RegistrationService {
     };
     const registrationToken = generateToken();
     try {
-      await this.records.update('uma-client', client.id, { data: { type: 'uma-client', id: String(client.id), attributes } }, `dcr:rat:${client.clientId}@${address}`, async (manager) => {
-        await manager.query('UPDATE client SET contacts = $2, software_id = $3, software_version = $4 WHERE id = $1', [
-          client.id,
-          metadata.contacts.length > 0 ? JSON.stringify(metadata.contacts) : null,
-          metadata.softwareId,
-          metadata.softwareVersion,
-        ]);
-        // Replaced only if it is still the token this request presented: of two concurrent updates, one wins.
-        const replaced = await manager.query<unknown[]>('UPDATE client_registration SET token_hash = $3 WHERE client_id = $1 AND token_hash = $2 RETURNING client_id', [
-          client.id,
-          client.tokenHash,
-          tokenHash(registrationToken),
-        ]);
-        if (affected(replaced) === 0) throw tokenRefused('the registration access token is not valid for this client');
-      });
+      await this.records.update(
+        'uma-client',
+        client.id,
+        { data: { type: 'uma-client', id: String(client.id), attributes } },
+        `dcr:rat:${client.clientId}@${address}`,
+        async (manager) => {
+          await manager.query('UPDATE client SET contacts = $2, software_id = $3, software_version = $4 WHERE id = $1', [
+            client.id,
+            metadata.contacts.length > 0 ? JSON.stringify(metadata.contacts) : null,
+            metadata.softwareId,
+            metadata.softwareVersion,
+          ]);
+          // Replaced only if it is still the token this request presented: of two concurrent updates, one wins.
+          const replaced = await manager.query<unknown[]>(
+            'UPDATE client_registration SET token_hash = $3 WHERE client_id = $1 AND token_hash = $2 RETURNING client_id',
+            [client.id, client.tokenHash, tokenHash(registrationToken)],
+          );
+          if (affected(replaced) === 0) throw tokenRefused('the registration access token is not valid for this client');
+        },
+      );
     } catch (error) {
       throw asOAuthError(error);
     }
@@ -211,7 +233,10 @@ export class RegistrationService {
     try {
       await this.records.remove('uma-client', client.id, `dcr:rat:${client.clientId}@${address}`, async (manager) => {
         // The token that authorised this removal must still be the current one.
-        const rows = await manager.query<unknown[]>('SELECT 1 FROM client_registration WHERE client_id = $1 AND token_hash = $2 FOR UPDATE', [client.id, client.tokenHash]);
+        const rows = await manager.query<unknown[]>('SELECT 1 FROM client_registration WHERE client_id = $1 AND token_hash = $2 FOR UPDATE', [
+          client.id,
+          client.tokenHash,
+        ]);
         if (rows.length === 0) throw tokenRefused('the registration access token is not valid for this client');
       });
     } catch (error) {
@@ -229,7 +254,8 @@ export class RegistrationService {
   private async checkSecretUnchanged(secret: unknown, currentHash: string | null): Promise<void> {
     if (secret === undefined) return;
     const same = typeof secret === 'string' && currentHash !== null && (await this.slowHashes.run(() => verifyClientSecret(secret, currentHash)));
-    if (!same) throw metadataError('invalid_client_metadata', 'client_secret: differs from the current one (secrets are rotated by an administrator, not by an update)');
+    if (!same)
+      throw metadataError('invalid_client_metadata', 'client_secret: differs from the current one (secrets are rotated by an administrator, not by an update)');
   }
 
   private async describe(clientId: string): Promise<RegistrationResponse> {
@@ -298,7 +324,14 @@ function asOAuthError(error: unknown): unknown {
   if (error.status === 409) return new OAuthError('invalid_request', `${error.detail}: remove those first`).withStatus(409);
   if (error.status === 404) return tokenRefused('the registration access token is not valid for this client');
   const member = /\/attributes\/(\w+)/.exec(error.pointer ?? '')?.[1];
-  const names: Record<string, string> = { allowedScopes: 'scope', clientName: 'client_name', jwksRaw: 'jwks', jwksUri: 'jwks_uri', redirectUris: 'redirect_uris', grantTypes: 'grant_types' };
+  const names: Record<string, string> = {
+    allowedScopes: 'scope',
+    clientName: 'client_name',
+    jwksRaw: 'jwks',
+    jwksUri: 'jwks_uri',
+    redirectUris: 'redirect_uris',
+    grantTypes: 'grant_types',
+  };
   const name = member ? (names[member] ?? member) : 'metadata';
   return metadataError(name === 'redirect_uris' ? 'invalid_redirect_uri' : 'invalid_client_metadata', `${name}: ${error.detail}`);
 }

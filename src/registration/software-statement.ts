@@ -23,11 +23,12 @@ export async function applySoftwareStatement(
   if (typeof statement !== 'string' || statement.length > 16_384) throw invalid('must be a compact JWS (a string)');
   let header: Record<string, unknown>;
   try {
-    header = decodeProtectedHeader(statement) as Record<string, unknown>;
+    header = decodeProtectedHeader(statement);
   } catch {
     throw invalid('is not a compact JWS');
   }
-  if (typeof header.alg !== 'string' || !(ALGORITHMS as string[]).includes(header.alg)) throw invalid(`its "alg" is not accepted (use ${ALGORITHMS.join(', ')})`);
+  if (typeof header.alg !== 'string' || !(ALGORITHMS as string[]).includes(header.alg))
+    throw invalid(`its "alg" is not accepted (use ${ALGORITHMS.join(', ')})`);
   const verified = await verify(statement, publishers);
   let claims: Record<string, unknown>;
   try {
@@ -48,7 +49,7 @@ export async function applySoftwareStatement(
 }
 
 async function verify(statement: string, publishers: { keys: Record<string, unknown>[] }): Promise<CompactVerifyResult> {
-  const keys = createLocalJWKSet(publishers as never);
+  const keys = createLocalJWKSet(publishers);
   try {
     return await compactVerify(statement, keys, { algorithms: ALGORITHMS });
   } catch (error) {

@@ -1,3 +1,5 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment --
+   RFC 7591/7592 answers are read member by member here (supertest types every body as any). */
 import * as oidc from 'openid-client';
 import request from 'supertest';
 import { clientKey } from '../support/keys.js';
@@ -73,7 +75,7 @@ describe('registering with openid-client', () => {
     });
     const metadata = configuration.clientMetadata();
     expect(metadata.token_endpoint_auth_method).toBe('client_secret_basic');
-    const basic = new oidc.Configuration(configuration.serverMetadata(), metadata.client_id, undefined, oidc.ClientSecretBasic(metadata.client_secret as string));
+    const basic = new oidc.Configuration(configuration.serverMetadata(), metadata.client_id, undefined, oidc.ClientSecretBasic(metadata.client_secret));
     oidc.allowInsecureRequests(basic);
     const tokens = await oidc.clientCredentialsGrant(basic, { scope: 'write' });
     expect(tokens.scope).toBe('write');
@@ -84,7 +86,7 @@ describe('registering with openid-client', () => {
     const iat = await createIat();
     const configuration = await oidc.dynamicClientRegistration(
       new URL(first.url),
-      { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [key.jwk] }, scope: 'read' } as Partial<oidc.ClientMetadata>,
+      { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [key.jwk] }, scope: 'read' },
       oidc.PrivateKeyJwt(key.privateKey),
       { initialAccessToken: iat.token, ...insecure },
     );
@@ -238,28 +240,75 @@ describe('refusals of POST /oauth2/register store nothing and use nothing', () =
     ['a wrong JSON type', () => ({ token: iat.token, body: { contacts: 'ops@example' } }), 400, 'invalid_client_metadata'],
     ['an over-long client_name', () => ({ token: iat.token, body: { client_name: 'x'.repeat(256) } }), 400, 'invalid_client_metadata'],
     ['a scope outside the ceiling', () => ({ token: iat.token, body: { scope: 'read admin' } }), 400, 'invalid_client_metadata'],
-    ['a grant type outside the ceiling', () => ({ token: iat.token, body: { grant_types: ['client_credentials', 'urn:ietf:params:oauth:grant-type:uma-ticket'] } }), 400, 'invalid_client_metadata'],
+    [
+      'a grant type outside the ceiling',
+      () => ({ token: iat.token, body: { grant_types: ['client_credentials', 'urn:ietf:params:oauth:grant-type:uma-ticket'] } }),
+      400,
+      'invalid_client_metadata',
+    ],
     ['grant types without client_credentials', () => ({ token: iat.token, body: { grant_types: ['refresh_token'] } }), 400, 'invalid_client_metadata'],
-    ['an auth method outside the ceiling', () => ({ token: iat.token, body: { token_endpoint_auth_method: 'client_secret_post' } }), 400, 'invalid_client_metadata'],
-    ['tls_client_auth while mutual TLS is off', () => ({ token: iat.token, body: { token_endpoint_auth_method: 'tls_client_auth', tls_client_auth_san_dns: 'a.example' } }), 400, 'invalid_client_metadata'],
-    ['certificate-bound tokens while mutual TLS is off', () => ({ token: iat.token, body: { tls_client_certificate_bound_access_tokens: true } }), 400, 'invalid_client_metadata'],
-    ['a tls_client_auth member for a secret client', () => ({ token: iat.token, body: { tls_client_auth_san_dns: 'a.example' } }), 400, 'invalid_client_metadata'],
+    [
+      'an auth method outside the ceiling',
+      () => ({ token: iat.token, body: { token_endpoint_auth_method: 'client_secret_post' } }),
+      400,
+      'invalid_client_metadata',
+    ],
+    [
+      'tls_client_auth while mutual TLS is off',
+      () => ({ token: iat.token, body: { token_endpoint_auth_method: 'tls_client_auth', tls_client_auth_san_dns: 'a.example' } }),
+      400,
+      'invalid_client_metadata',
+    ],
+    [
+      'certificate-bound tokens while mutual TLS is off',
+      () => ({ token: iat.token, body: { tls_client_certificate_bound_access_tokens: true } }),
+      400,
+      'invalid_client_metadata',
+    ],
+    [
+      'a tls_client_auth member for a secret client',
+      () => ({ token: iat.token, body: { tls_client_auth_san_dns: 'a.example' } }),
+      400,
+      'invalid_client_metadata',
+    ],
     ['response types', () => ({ token: iat.token, body: { response_types: ['code'] } }), 400, 'invalid_client_metadata'],
     ['private_key_jwt without keys', () => ({ token: iat.token, body: { token_endpoint_auth_method: 'private_key_jwt' } }), 400, 'invalid_client_metadata'],
-    ['both jwks and jwks_uri', () => ({ token: iat.token, body: { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [] }, jwks_uri: 'https://a.example/jwks' } }), 400, 'invalid_client_metadata'],
+    [
+      'both jwks and jwks_uri',
+      () => ({ token: iat.token, body: { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [] }, jwks_uri: 'https://a.example/jwks' } }),
+      400,
+      'invalid_client_metadata',
+    ],
     ['keys for a secret client', () => ({ token: iat.token, body: { jwks_uri: 'https://a.example/jwks' } }), 400, 'invalid_client_metadata'],
-    ['a JWKS with a private key', () => ({ token: iat.token, body: { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [{ kty: 'oct', k: 'AAAA' }] } } }), 400, 'invalid_client_metadata'],
-    ['both bindings', () => ({ token: iat.token, body: { dpop_bound_access_tokens: true, tls_client_certificate_bound_access_tokens: true } }), 400, 'invalid_client_metadata'],
+    [
+      'a JWKS with a private key',
+      () => ({ token: iat.token, body: { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [{ kty: 'oct', k: 'AAAA' }] } } }),
+      400,
+      'invalid_client_metadata',
+    ],
+    [
+      'both bindings',
+      () => ({ token: iat.token, body: { dpop_bound_access_tokens: true, tls_client_certificate_bound_access_tokens: true } }),
+      400,
+      'invalid_client_metadata',
+    ],
     ['an http redirect URI', () => ({ token: iat.token, body: { redirect_uris: ['http://a.example/cb'] } }), 400, 'invalid_redirect_uri'],
     ['a redirect URI with a fragment', () => ({ token: iat.token, body: { redirect_uris: ['https://a.example/cb#x'] } }), 400, 'invalid_redirect_uri'],
-    ['a software statement without trusted publishers', () => ({ token: iat.token, body: { software_statement: 'a.b.c' } }), 400, 'unapproved_software_statement'],
+    [
+      'a software statement without trusted publishers',
+      () => ({ token: iat.token, body: { software_statement: 'a.b.c' } }),
+      400,
+      'unapproved_software_statement',
+    ],
     ['a body over 64 KiB', () => ({ token: iat.token, body: { client_name: 'x', padding: 'y'.repeat(70_000) } }), 413, 'invalid_client_metadata'],
   ];
 
   it.each(cases)('%s', async (_name, make, status, error) => {
     const before = await counts();
     const { token, body, contentType } = make();
-    const call = request(first.url).post('/oauth2/register').set('Content-Type', contentType ?? 'application/json');
+    const call = request(first.url)
+      .post('/oauth2/register')
+      .set('Content-Type', contentType ?? 'application/json');
     if (token !== undefined) call.set('Authorization', `Bearer ${token}`);
     const response = await call.send(typeof body === 'string' ? body : JSON.stringify(body));
     expect(response.status).toBe(status);

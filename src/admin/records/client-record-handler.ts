@@ -225,7 +225,13 @@ export class ClientRecordHandler implements RecordHandler {
     const relationships = {
       initialAccessToken: { data: row.initial_access_token_id === null ? null : { type: 'initial-access-token', id: String(row.initial_access_token_id) } },
     };
-    return { type: this.type, id: String(row.id), attributes, relationships, meta: { version: row.version, dateCreated: row.date_created, lastUpdated: row.last_updated } };
+    return {
+      type: this.type,
+      id: String(row.id),
+      attributes,
+      relationships,
+      meta: { version: row.version, dateCreated: row.date_created, lastUpdated: row.last_updated },
+    };
   }
 
   private registrationOf(row: Row): ClientRegistration & Record<string, unknown> {
