@@ -174,7 +174,8 @@ describe('POST /oauth2/register', () => {
     expect(listed.body.data[0].attributes).toMatchObject({ registeredVia: 'dcr', softwareId: 'gw-8', registrationManagement: true });
     expect(listed.body.data[0].relationships.initialAccessToken.data).toEqual({ type: 'initial-access-token', id: iat.id });
     const byIat = await getAdmin(first, `/admin/uma-client?filter[initialAccessToken]=${iat.id}`);
-    expect(byIat.body.data.map((client: { attributes: { clientId: string } }) => client.attributes.clientId)).toEqual([body.client_id]);
+    const byIatClients = byIat.body.data as { attributes: { clientId: string } }[];
+    expect(byIatClients.map((client) => client.attributes.clientId)).toEqual([body.client_id]);
     const [event] = await first.dataSource.query<{ actor: string; after: Record<string, unknown> }[]>(
       `SELECT actor, after FROM audit_event WHERE record_type = 'uma-client' AND after->>'clientId' = $1`,
       [body.client_id],
