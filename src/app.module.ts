@@ -10,6 +10,7 @@ import { MetricsModule } from './metrics/metrics.module.js';
 import { TokensModule } from './tokens/tokens.module.js';
 import { UmaModule } from './uma/uma.module.js';
 import { StatusListsModule } from './status-lists/status-lists.module.js';
+import { RegistrationModule } from './registration/registration.module.js';
 
 /**
  * The application: token endpoint, JWKS, metadata and health on PORT; the admin interface,
@@ -27,6 +28,8 @@ export class AppModule {
         TokensModule,
         StatusListsModule,
         UmaModule,
+        // docs/guides/dynamic-registration.md: DYNAMIC_CLIENT_REGISTRATION=false leaves its paths unrouted (404).
+        ...(config.dynamicClientRegistration ? [RegistrationModule] : []),
         AdminModule,
         ConsoleModule,
         HealthModule,

@@ -20,6 +20,8 @@ import { verdictText } from './tickets/verdict-text.js';
 import { cliActor } from './audit/audit-trail.js';
 import { parseScope } from './oauth/scope.js';
 import { OAuthError } from './oauth/oauth-error.js';
+import { InitialAccessTokens } from './registration/initial-access-tokens.js';
+import { InitialAccessTokenError } from './clients/initial-access-token-rules.js';
 
 const USAGE = `usage:
   cli client create --client-id ID --name NAME --scopes "a b" [--auth-method client_secret_basic|client_secret_post]
@@ -28,6 +30,10 @@ const USAGE = `usage:
                     [--access-token-lifetime SECONDS]
   cli client rotate-secret ID [--json]
   cli keys rotate [--now]
+  cli initial-access-token create --name N --scopes "a b" [--grant-types "client_credentials refresh_token"]
+                    [--auth-methods "client_secret_basic private_key_jwt"] [--access-token-lifetime SECONDS]
+                    [--max-uses N] [--expires-in SECONDS] [--json]
+  cli initial-access-token revoke ID
   cli explain --client-id ID --scope "a b" [--resource URI]... [--json]`;
 
 /** A mistake in the command line: exit code 2 and the usage. */
@@ -43,7 +49,7 @@ class CliModule {
     return {
       module: CliModule,
       imports: [DatabaseModule.forRoot(config, ENTITIES), ClientsModule, TicketsModule],
-      providers: [SigningKeysService],
+      providers: [SigningKeysService, InitialAccessTokens],
     };
   }
 }
@@ -67,6 +73,9 @@ async function main(argv: string[]): Promise<void> {
       'jwks-uri': { type: 'string' },
       'dpop-bound': { type: 'boolean', default: false },
       'access-token-lifetime': { type: 'string' },
+      'auth-methods': { type: 'string' },
+      'max-uses': { type: 'string' },
+      'expires-in': { type: 'string' },
       json: { type: 'boolean', default: false },
       now: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
@@ -110,6 +119,7 @@ async function main(argv: string[]): Promise<void> {
             jwksUri: values['jwks-uri'],
             dpopBound: values['dpop-bound'],
             accessTokenLifetime,
+            origin: { registeredVia: 'cli' },
           },
           { actor: cliActor() },
         );
@@ -130,6 +140,37 @@ async function main(argv: string[]): Promise<void> {
             ? JSON.stringify({ kid, alg: config.tokenSigningAlg, signs_from: at }) + '\n'
             : `new ${config.tokenSigningAlg} signing key: ${kid}\npublished in the JWKS now; signs new tokens from ${at}${values.now ? ' (at once)' : ''}\n`,
         );
+      });
+    }
+    case 'initial-access-token create': {
+      if (positionals.length !== 2) throw new UsageError('initial-access-token create takes no positional arguments');
+      const name = required(values.name, '--name');
+      const scopes = required(values.scopes, '--scopes');
+      const accessTokenLifetime = lifetimeOf(values['access-token-lifetime']);
+      const maxUses = wholeNumberOf(values['max-uses'], '--max-uses');
+      const expiresInSeconds = wholeNumberOf(values['expires-in'], '--expires-in');
+      return run(async (app) => {
+        const issued = await app
+          .get(InitialAccessTokens)
+          .create(
+            { name, scopes, grantTypes: values['grant-types'], authMethods: values['auth-methods'], accessTokenLifetime, maxUses, expiresInSeconds },
+            cliActor(),
+          );
+        process.stdout.write(
+          values.json
+            ? JSON.stringify({ id: String(issued.id), token: issued.token, expires_at: issued.expiresAt.toISOString() }) + '\n'
+            : `id:         ${issued.id}\ntoken:      ${issued.token}\nexpires at: ${issued.expiresAt.toISOString()}\n` +
+                'The token is shown only this once and stored only as a hash: hand it to the client now.\n',
+        );
+      });
+    }
+    case 'initial-access-token revoke': {
+      if (positionals.length !== 3 || !/^\d{1,10}$/.test(positionals[2])) throw new UsageError('initial-access-token revoke takes exactly one numeric id');
+      return run(async (app) => {
+        if (!(await app.get(InitialAccessTokens).revoke(Number(positionals[2]), cliActor()))) {
+          throw new NotFoundError(`no initial access token with id ${positionals[2]}`);
+        }
+        process.stdout.write(`initial access token ${positionals[2]} revoked: it registers nothing more; its clients stay\n`);
       });
     }
     case 'explain': {
@@ -157,6 +198,12 @@ function required(value: string | undefined, flag: string): string {
 function lifetimeOf(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d{1,9}$/.test(value)) throw new UsageError('--access-token-lifetime must be a whole number of seconds');
+  return Number(value);
+}
+
+function wholeNumberOf(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(value)) throw new UsageError(`${flag} must be a whole number`);
   return Number(value);
 }
 
@@ -199,7 +246,12 @@ main(process.argv.slice(2)).then(
   () => process.exit(0),
   (error: unknown) => {
     const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    const known = error instanceof UsageError || error instanceof RegistrationError || error instanceof ConfigurationError || error instanceof NotFoundError;
+    const known =
+      error instanceof UsageError ||
+      error instanceof RegistrationError ||
+      error instanceof InitialAccessTokenError ||
+      error instanceof ConfigurationError ||
+      error instanceof NotFoundError;
     const argumentError = (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     const usage = error instanceof UsageError || argumentError;
     const text = known || argumentError ? message : `cannot complete the command: ${message}`;

@@ -24,6 +24,8 @@ import { Disclosure } from './disclosures/disclosure.entity.js';
 import { DisclosureBasis } from './disclosures/disclosure-basis.entity.js';
 import { PendingWithdrawal } from './disclosures/pending-withdrawal.entity.js';
 import { StatusList } from './status-lists/status-list.entity.js';
+import { InitialAccessToken } from './clients/initial-access-token.entity.js';
+import { ClientRegistrationRecord } from './registration/client-registration.entity.js';
 
 export const ENTITIES = [
   Client,
@@ -49,4 +51,6 @@ export const ENTITIES = [
   DisclosureBasis,
   PendingWithdrawal,
   StatusList,
+  InitialAccessToken,
+  ClientRegistrationRecord,
 ];

@@ -1,4 +1,7 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { mutualTlsEnabled } from '../clients/mutual-tls.js';
+import { InitialAccessTokenRecordHandler } from './records/initial-access-token-record-handler.js';
 import { ClientsService } from '../clients/clients.service.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -23,6 +26,9 @@ export const MAX_OPERATIONS = 1000;
 /** What one applied operation answers: `{data}` (and a generated secret, once). */
 export type OperationResult = { data: ResourceObject | null; meta?: Record<string, unknown> };
 
+/** Work a caller adds to the transaction of a single change (it fails the change by throwing). */
+export type InTransaction = (manager: EntityManager) => Promise<void>;
+
 export type PatchOutcome = { ok: true; results: OperationResult[] } | { ok: false; status: number; errors: { errors: ErrorObject[] }[] };
 
 /**
@@ -40,13 +46,14 @@ export class AdminRecordsService {
     clientsService: ClientsService,
     private readonly withdrawals: DisclosureWithdrawals,
     private readonly changeFeed: ChangeFeed,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
     const clients = new ClientRecordHandler(clientsService);
+    const initialAccessTokens = new InitialAccessTokenRecordHandler(mutualTlsEnabled(config));
     this.handlers = new Map(
-      [...TICKET_RECORD_HANDLERS, ...DATA_SOURCE_RECORD_HANDLERS, clients, new AuditEventHandler(), new DisclosureRecordHandler()].map((handler) => [
-        handler.type,
-        handler,
-      ]),
+      [...TICKET_RECORD_HANDLERS, ...DATA_SOURCE_RECORD_HANDLERS, clients, initialAccessTokens, new AuditEventHandler(), new DisclosureRecordHandler()].map(
+        (handler) => [handler.type, handler],
+      ),
     );
   }
 
@@ -107,11 +114,18 @@ export class AdminRecordsService {
     return result;
   }
 
-  /** PATCH /admin/<type>/<id> (type checked by the controller): one replace. */
-  async update(type: string, id: number, document: unknown, actor: string): Promise<OperationResult> {
+  /**
+   * PATCH /admin/<type>/<id> (type checked by the controller): one replace. `alsoInTransaction` is
+   * more work for the same transaction (dynamic registration's client management replaces its token there).
+   */
+  async update(type: string, id: number, document: unknown, actor: string, alsoInTransaction?: InTransaction): Promise<OperationResult> {
     const changes: RecordChange[] = [];
     const result = await this.dataSource
-      .transaction((manager) => this.apply(manager, { op: 'replace', type, id, value: dataOf(document) }, actor, changes))
+      .transaction(async (manager) => {
+        const applied = await this.apply(manager, { op: 'replace', type, id, value: dataOf(document) }, actor, changes);
+        await alsoInTransaction?.(manager);
+        return applied;
+      })
       .catch((error: unknown) => {
         throw inDocument(error);
       });
@@ -131,9 +145,12 @@ export class AdminRecordsService {
   }
 
   /** DELETE /admin/<type>/<id> (type checked by the controller). */
-  async remove(type: string, id: number, actor: string): Promise<void> {
+  async remove(type: string, id: number, actor: string, alsoInTransaction?: InTransaction): Promise<void> {
     const changes: RecordChange[] = [];
-    await this.dataSource.transaction((manager) => this.apply(manager, { op: 'remove', type, id }, actor, changes));
+    await this.dataSource.transaction(async (manager) => {
+      await alsoInTransaction?.(manager);
+      await this.apply(manager, { op: 'remove', type, id }, actor, changes);
+    });
     await this.afterCommit(changes);
   }
 

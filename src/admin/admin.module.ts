@@ -17,5 +17,7 @@ import { UmaResourcesController } from './uma-resources.controller.js';
   // Static paths first: they must win over AdminController's GET /admin/:type.
   controllers: [ExplainController, AuthorizationServerController, UmaResourcesController, DisclosuresController, AdminController],
   providers: [AdminRecordsService, AdminTokenGuard],
+  // Dynamic registration's client management removes and replaces clients exactly as an administrator does.
+  exports: [AdminRecordsService],
 })
 export class AdminModule {}

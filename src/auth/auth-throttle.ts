@@ -60,6 +60,16 @@ export class AuthThrottle {
     }
   }
 
+  /** Seconds to wait when the source address's limit is used up (dynamic registration's tokens count toward it too). */
+  async addressBlockedFor(address: string): Promise<number | undefined> {
+    return exhausted(await this.perAddress.get(keyOf(address)), FAILURES_PER_ADDRESS);
+  }
+
+  /** A failure that concerns no client (a refused initial or registration access token): counted for the address only. */
+  async recordAddressFailure(address: string): Promise<void> {
+    await this.perAddress.penalty(keyOf(address), 1);
+  }
+
   async recordFailure(clientId: string, address: string): Promise<void> {
     await Promise.all([this.perClient.penalty(keyOf(clientId), 1), this.perAddress.penalty(keyOf(address), 1)]);
   }

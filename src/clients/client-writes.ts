@@ -2,9 +2,10 @@ import type { EntityManager } from 'typeorm';
 import { allocateId } from '../database/record-ids.js';
 import type { ClientAttributes } from './client-attributes.js';
 import { ClientTakenError } from './client-registration.js';
+import type { ClientOrigin } from './new-client.js';
 
 /** A new client's rows: its attributes, the hash of its secret (null without one), and the record id the caller chose, if any. */
-export type ClientRows = { requestedId?: number; attributes: ClientAttributes; clientSecretHash: string | null };
+export type ClientRows = { requestedId?: number; attributes: ClientAttributes; clientSecretHash: string | null; origin?: ClientOrigin };
 
 /**
  * Writes the metadata row, the client row and its redirect URIs in the caller's transaction and
@@ -16,9 +17,21 @@ export async function insertClient(manager: EntityManager, rows: ClientRows): Pr
   const metadataId = await insertMetadata(manager, attributes, rows.clientSecretHash);
   // ON CONFLICT DO NOTHING waits for a concurrent writer of the same key and then inserts nothing,
   // without aborting the transaction: the stored rows then say which key was taken.
+  const origin = rows.origin ?? { registeredVia: 'admin' };
   const inserted = await manager.query<{ id: number }[]>(
-    'INSERT INTO client (id, client_id, client_name, metadata_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING id',
-    [id, attributes.clientId, attributes.clientName, metadataId],
+    `INSERT INTO client (id, client_id, client_name, metadata_id, registered_via, initial_access_token_id, contacts, software_id, software_version)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING RETURNING id`,
+    [
+      id,
+      attributes.clientId,
+      attributes.clientName,
+      metadataId,
+      origin.registeredVia,
+      origin.initialAccessTokenId ?? null,
+      origin.contacts && origin.contacts.length > 0 ? JSON.stringify(origin.contacts) : null,
+      origin.softwareId ?? null,
+      origin.softwareVersion ?? null,
+    ],
   );
   if (inserted.length === 0) {
     await manager.query('DELETE FROM client_metadata WHERE id = $1', [metadataId]);

@@ -1,4 +1,5 @@
-import { Index, Column, Entity, JoinColumn, OneToMany, OneToOne, type Relation } from 'typeorm';
+import { Index, Column, Entity, JoinColumn, ManyToOne, OneToMany, OneToOne, type Relation } from 'typeorm';
+import { InitialAccessToken } from './initial-access-token.entity.js';
 import { RecordEntity } from '../database/record.entity.js';
 import { ClientMetadata } from './client-metadata.entity.js';
 import { RedirectUri } from './redirect-uri.entity.js';
@@ -23,4 +24,29 @@ export class Client extends RecordEntity {
 
   @OneToMany(() => RedirectUri, (redirectUri) => redirectUri.client, { cascade: true })
   redirectUris!: Relation<RedirectUri>[];
+
+  /** How the client came to be (docs/guides/dynamic-registration.md): `admin`, `cli` or `dcr`. */
+  @Index('IDX_client_registered_via')
+  @Column({ name: 'registered_via', type: 'varchar', length: 8, default: 'admin' })
+  registeredVia!: string;
+
+  /** The initial access token a dynamically registered client used; null once that token is removed. */
+  @Index('IDX_client_initial_access_token_id')
+  @ManyToOne(() => InitialAccessToken, { nullable: true, onDelete: 'SET NULL' })
+  @JoinColumn({ name: 'initial_access_token_id' })
+  initialAccessToken!: Relation<InitialAccessToken> | null;
+
+  /** false: an administrator froze the client's own management of its registration (RFC 7592 PUT and DELETE). */
+  @Column({ name: 'registration_management', type: 'boolean', default: true })
+  registrationManagement!: boolean;
+
+  /** The contacts a dynamically registered client gave, as a JSON array of strings; null: none. */
+  @Column({ type: 'text', nullable: true })
+  contacts!: string | null;
+
+  @Column({ name: 'software_id', type: 'varchar', length: 255, nullable: true })
+  softwareId!: string | null;
+
+  @Column({ name: 'software_version', type: 'varchar', length: 255, nullable: true })
+  softwareVersion!: string | null;
 }

@@ -19,7 +19,14 @@ export type CreatedClient = IssuedCredentials & { id: number; secretGenerated: b
  * interface passes its request's, so several operations commit together; without one, the change
  * has a transaction of its own.
  */
-export type ChangeContext = { actor: string; manager?: EntityManager };
+export type ChangeContext = {
+  actor: string;
+  manager?: EntityManager;
+  /** Runs the new secret's slow hash under a bound (the token endpoint's SlowHashGate, for dynamic registration); without it, at once. */
+  slowHashes?: { run<T>(work: () => Promise<T>): Promise<T> };
+  /** More work for the creation's own transaction, once the client's rows are written (dynamic registration takes its initial access token's use there). */
+  alsoInTransaction?: (manager: EntityManager, recordId: number) => Promise<void>;
+};
 
 /** The one place clients are created (CLI, admin interface, console, test factories) and their secrets rotated. */
 @Injectable()
@@ -40,17 +47,12 @@ export class ClientsService {
    * RegistrationError (ClientTakenError for a taken id or clientId).
    */
   async create(input: NewClient, context: ChangeContext): Promise<CreatedClient> {
-    const prepared = await this.prepare(input);
+    const prepared = await this.prepare(input, context.slowHashes);
     return this.inTransaction(context.manager, async (manager) => {
       const created = await this.insert(manager, input, prepared);
-      await recordAuditEvent(manager, {
-        actor: context.actor,
-        operation: 'add',
-        recordType: 'uma-client',
-        recordId: created.id,
-        before: null,
-        after: prepared.attributes,
-      });
+      await context.alsoInTransaction?.(manager, created.id);
+      const after = input.origin ? { ...prepared.attributes, registeredVia: input.origin.registeredVia } : prepared.attributes;
+      await recordAuditEvent(manager, { actor: context.actor, operation: 'add', recordType: 'uma-client', recordId: created.id, before: null, after });
       return created;
     });
   }
@@ -64,16 +66,17 @@ export class ClientsService {
   }
 
   // The slow hash runs before the transaction, so it holds no row or connection meanwhile.
-  private async prepare(input: NewClient) {
+  private async prepare(input: NewClient, slowHashes?: ChangeContext['slowHashes']) {
     const registration = this.validate(input);
     const secret = newSecretOf(registration);
-    const clientSecretHash = secret.value === undefined ? null : await hashClientSecret(secret.value);
+    const hash = (value: string) => (slowHashes ? slowHashes.run(() => hashClientSecret(value)) : hashClientSecret(value));
+    const clientSecretHash = secret.value === undefined ? null : await hash(secret.value);
     return { registration, secret, clientSecretHash, attributes: newClientAttributes(registration, input) };
   }
 
   private async insert(manager: EntityManager, input: NewClient, prepared: Awaited<ReturnType<ClientsService['prepare']>>): Promise<CreatedClient> {
     const { registration, secret, clientSecretHash, attributes } = prepared;
-    const id = await insertClient(manager, { requestedId: input.id, attributes, clientSecretHash });
+    const id = await insertClient(manager, { requestedId: input.id, attributes, clientSecretHash, origin: input.origin });
     return { id, clientId: registration.clientId, clientSecret: secret.value, secretGenerated: secret.generated };
   }
 

@@ -8,6 +8,17 @@ export type NewClient = ClientRegistration & {
   id?: number;
   issuerUri?: string | null;
   metaDataRaw?: string | null;
+  /** How the client comes to be (docs/guides/dynamic-registration.md); without it, `admin`. */
+  origin?: ClientOrigin;
+};
+
+/** Where a client came from: the admin interface (and console), the CLI, or dynamic registration with what the client said of itself. */
+export type ClientOrigin = {
+  registeredVia: 'admin' | 'cli' | 'dcr';
+  initialAccessTokenId?: number | null;
+  contacts?: string[];
+  softwareId?: string | null;
+  softwareVersion?: string | null;
 };
 
 /** The secret a new client gets, shown once: none for private_key_jwt, else the given one or a generated one. */

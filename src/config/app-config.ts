@@ -61,6 +61,10 @@ export type AppConfig = {
   statusListSize: number;
   /** Seconds a rotated signing key is published before it signs (docs/operations/key-rotation.md). */
   signingKeyPublishAhead: number;
+  /** DYNAMIC_CLIENT_REGISTRATION: /oauth2/register answers (always behind initial access tokens); see docs/guides/dynamic-registration.md. */
+  dynamicClientRegistration: boolean;
+  /** DCR_SOFTWARE_STATEMENT_JWKS_FILE: the key set of trusted software-statement publishers (read by the registration service at start); unset: statements refused. */
+  softwareStatementJwksFile?: string;
 };
 
 export const CLIENT_ASSERTION_AUDIENCES = ['issuer-or-token-endpoint', 'issuer'] as const;

@@ -60,6 +60,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     statusListTtl: values.STATUS_LIST_TTL,
     statusListSize: values.STATUS_LIST_SIZE,
     signingKeyPublishAhead: values.SIGNING_KEY_PUBLISH_AHEAD,
+    dynamicClientRegistration: values.DYNAMIC_CLIENT_REGISTRATION,
+    softwareStatementJwksFile: values.DCR_SOFTWARE_STATEMENT_JWKS_FILE,
   };
 }
 

@@ -223,6 +223,17 @@ export const VARIABLES = {
     unit: 'seconds',
     default: 600,
   }),
+  DYNAMIC_CLIENT_REGISTRATION: flag({
+    meaning:
+      '`true`: clients may register themselves at `/oauth2/register`, always with an initial access token an administrator issued (there is no open mode); `false`: those paths answer 404 and no `registration_endpoint` is advertised. See [dynamic client registration](../guides/dynamic-registration.md).',
+    default: true,
+  }),
+  DCR_SOFTWARE_STATEMENT_JWKS_FILE: text({
+    meaning:
+      'JWKS file of the public keys of trusted software-statement publishers; a `software_statement` must be signed by one of them. See [dynamic client registration](../guides/dynamic-registration.md#software-statements).',
+    accepted: 'a file path',
+    defaultText: 'unset: every software statement is refused',
+  }),
   DISCLOSURE_RETENTION_DAYS: wholeNumber({
     meaning:
       'Days a disclosure row is kept after its token expired; a job deletes older rows at start and hourly; see [consent withdrawal and the accounting of disclosures](../guides/consent-withdrawal.md).',

@@ -17,7 +17,13 @@ export type OAuthErrorCode =
   | 'not_found'
   | 'unsupported_method_type'
   | 'invalid_resource_id'
-  | 'request_denied';
+  | 'request_denied'
+  // Dynamic client registration (RFC 7591 §3.2.2, RFC 7592): docs/reference/registration-endpoint.md.
+  | 'invalid_client_metadata'
+  | 'invalid_redirect_uri'
+  | 'invalid_software_statement'
+  | 'unapproved_software_statement'
+  | 'access_denied';
 
 const STATUS: Record<OAuthErrorCode, number> = {
   invalid_request: 400,
@@ -38,6 +44,11 @@ const STATUS: Record<OAuthErrorCode, number> = {
   unsupported_method_type: 405,
   invalid_resource_id: 400,
   request_denied: 403,
+  invalid_client_metadata: 400,
+  invalid_redirect_uri: 400,
+  invalid_software_statement: 400,
+  unapproved_software_statement: 400,
+  access_denied: 403,
 };
 
 /** An RFC 6749 §5.2 error, turned into `{error, error_description}` by OAuthExceptionFilter. */

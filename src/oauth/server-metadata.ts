@@ -18,6 +18,8 @@ export function serverMetadata(config: AppConfig): Record<string, unknown> {
     jwks_uri: `${issuer}/oauth2/jwks`,
     introspection_endpoint: `${issuer}/oauth2/introspect`,
     revocation_endpoint: `${issuer}/oauth2/revoke`,
+    // docs/guides/dynamic-registration.md: always behind an initial access token; absent when DYNAMIC_CLIENT_REGISTRATION=false.
+    ...(config.dynamicClientRegistration ? { registration_endpoint: `${issuer}/oauth2/register` } : {}),
     grant_types_supported: GRANT_TYPES,
     token_endpoint_auth_methods_supported: AUTH_METHODS,
     introspection_endpoint_auth_methods_supported: AUTH_METHODS,

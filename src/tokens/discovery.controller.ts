@@ -42,6 +42,8 @@ export class DiscoveryController {
       jwks_uri: `${issuer}/oauth2/jwks`,
       introspection_endpoint: `${issuer}/oauth2/introspect`,
       revocation_endpoint: `${issuer}/oauth2/revoke`,
+      // SMART App Launch 2.2 §2.1 (optional member): where a backend service registers itself (docs/guides/dynamic-registration.md).
+      ...(this.config.dynamicClientRegistration ? { registration_endpoint: `${issuer}/oauth2/register` } : {}),
       grant_types_supported: ['client_credentials', 'refresh_token'],
       token_endpoint_auth_methods_supported: AUTH_METHODS,
       token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,

@@ -30,7 +30,19 @@ const ATTRIBUTES: AttributeSpec[] = [
   { name: 'accessTokenLifetime', column: 'access_token_lifetime', kind: 'positive-integer', required: false, nullable: true, max: MAX_ACCESS_TOKEN_LIFETIME },
   // Write-only: hashed at once, never read back.
   { name: 'clientSecret', column: 'client_secret', kind: 'string', required: false, writeOnly: true },
+  // docs/guides/dynamic-registration.md#what-an-administrator-keeps: false freezes a dynamically registered client's own management.
+  { name: 'registrationManagement', column: 'registration_management', kind: 'boolean', required: false },
 ];
+
+// docs/guides/dynamic-registration.md#what-an-administrator-keeps: how the client came to be and what it said of itself; never written here.
+const READ_ONLY_ATTRIBUTES: AttributeSpec[] = [
+  { name: 'registeredVia', column: 'registered_via', kind: 'string', required: false },
+  { name: 'softwareId', column: 'software_id', kind: 'string', required: false, nullable: true },
+  { name: 'softwareVersion', column: 'software_version', kind: 'string', required: false, nullable: true },
+  { name: 'contacts', column: 'contacts', kind: 'string-array', required: false },
+];
+// Shown and sortable, but not filters (no index serves them).
+const UNFILTERED = new Set(['registrationManagement', 'softwareId', 'softwareVersion']);
 
 // JSON:API attribute names → registration field names (clients module), and back.
 const FIELD_OF_ATTRIBUTE: Record<string, string> = { clientAuthenticationType: 'authenticationType', dpopBoundAccessTokens: 'dpopBound' };
@@ -55,26 +67,39 @@ type Row = {
   redirect_uris: string[];
   dpop_bound_access_tokens: boolean;
   access_token_lifetime: number | null;
+  registered_via: string;
+  registration_management: boolean;
+  contacts: string | null;
+  software_id: string | null;
+  software_version: string | null;
+  initial_access_token_id: number | null;
 };
 
 // Filters and sort (docs/reference/admin-filters.md): the client row's own columns, the rest on its metadata row.
-const CLIENT_COLUMNS = new Set(['client_id', 'client_name']);
+const CLIENT_COLUMNS = new Set(['client_id', 'client_name', 'registered_via', 'registration_management', 'software_id', 'software_version', 'contacts']);
 const COLLECTION: Collection = {
   from: 'FROM client c JOIN client_metadata m ON m.id = c.metadata_id',
-  fields: [idField('id', 'c.id'), ...attributeFields(ATTRIBUTES, (spec) => `${CLIENT_COLUMNS.has(spec.column) ? 'c' : 'm'}.${spec.column}`)],
+  fields: [
+    idField('id', 'c.id'),
+    ...attributeFields([...ATTRIBUTES, ...READ_ONLY_ATTRIBUTES], (spec) => `${CLIENT_COLUMNS.has(spec.column) ? 'c' : 'm'}.${spec.column}`).map((field) =>
+      UNFILTERED.has(field.name) ? { ...field, filter: false } : field,
+    ),
+    idField('initialAccessToken', 'c.initial_access_token_id'),
+  ],
   search: ['c.client_id', 'c.client_name'],
 };
 
 const COLUMNS = `SELECT c.id, c.version, c.date_created, c.last_updated, c.client_id, c.client_name, c.metadata_id,
     m.client_type, m.client_authentication_type, m.grant_types, m.allowed_scopes, m.issuer_uri, m.jwks_uri, m.jwks_raw, m.meta_data_raw,
     m.dpop_bound_access_tokens, m.access_token_lifetime,
+    c.registered_via, c.registration_management, c.contacts, c.software_id, c.software_version, c.initial_access_token_id,
     COALESCE((SELECT array_agg(r.uri ORDER BY r.id) FROM redirect_uri r WHERE r.client_id = c.id), '{}') AS redirect_uris`;
 const SELECT = `${COLUMNS} ${COLLECTION.from}`;
 
 /** `uma-client`: maps onto the clients module's registration; secrets go in, never out. */
 export class ClientRecordHandler implements RecordHandler {
   readonly type = 'uma-client';
-  readonly relationships = {};
+  readonly relationships = { initialAccessToken: 'initial-access-token' };
   readonly collection = COLLECTION;
 
   constructor(private readonly clients: ClientsService) {}
@@ -83,7 +108,11 @@ export class ClientRecordHandler implements RecordHandler {
   async create(manager: EntityManager, input: ResourceInput): Promise<Written> {
     const values = this.read(input, true);
     try {
-      const created = await this.clients.register({ ...(values as NewClient), id: input.id }, manager);
+      const { registrationManagement, ...registration } = values;
+      const created = await this.clients.register({ ...(registration as NewClient), id: input.id }, manager);
+      if (registrationManagement !== undefined) {
+        await manager.query('UPDATE client SET registration_management = $2 WHERE id = $1', [created.id, registrationManagement]);
+      }
       return { id: created.id, meta: created.secretGenerated ? { clientSecret: created.clientSecret } : undefined };
     } catch (error) {
       throw asAdminError(error);
@@ -97,11 +126,11 @@ export class ClientRecordHandler implements RecordHandler {
     const merged = { ...this.registrationOf(current), ...values } as ClientRegistration & Record<string, unknown>;
     const registration = this.validate(merged);
     await manager
-      .query('UPDATE client SET client_id = $2, client_name = $3, version = version + 1, last_updated = now() WHERE id = $1', [
-        id,
-        registration.clientId,
-        registration.clientName,
-      ])
+      .query(
+        `UPDATE client SET client_id = $2, client_name = $3, registration_management = COALESCE($4, registration_management),
+            version = version + 1, last_updated = now() WHERE id = $1`,
+        [id, registration.clientId, registration.clientName, values.registrationManagement ?? null],
+      )
       .catch((error: unknown) => {
         if (isUniqueViolation(error)) throw conflict(`another uma-client already has clientId "${registration.clientId}"`, '/value/attributes/clientId');
         throw error;
@@ -173,7 +202,7 @@ export class ClientRecordHandler implements RecordHandler {
   }
 
   private serialise(row: Row): ResourceObject {
-    const attributes: ClientAttributes = {
+    const attributes: ClientAttributes & Record<string, unknown> = {
       clientId: row.client_id,
       clientName: row.client_name,
       clientType: row.client_type,
@@ -187,8 +216,22 @@ export class ClientRecordHandler implements RecordHandler {
       metaDataRaw: row.meta_data_raw,
       dpopBoundAccessTokens: row.dpop_bound_access_tokens,
       accessTokenLifetime: row.access_token_lifetime,
+      registrationManagement: row.registration_management,
+      registeredVia: row.registered_via,
+      softwareId: row.software_id,
+      softwareVersion: row.software_version,
+      contacts: row.contacts === null ? [] : (JSON.parse(row.contacts) as string[]),
     };
-    return { type: this.type, id: String(row.id), attributes, meta: { version: row.version, dateCreated: row.date_created, lastUpdated: row.last_updated } };
+    const relationships = {
+      initialAccessToken: { data: row.initial_access_token_id === null ? null : { type: 'initial-access-token', id: String(row.initial_access_token_id) } },
+    };
+    return {
+      type: this.type,
+      id: String(row.id),
+      attributes,
+      relationships,
+      meta: { version: row.version, dateCreated: row.date_created, lastUpdated: row.last_updated },
+    };
   }
 
   private registrationOf(row: Row): ClientRegistration & Record<string, unknown> {
@@ -212,7 +255,11 @@ export class ClientRecordHandler implements RecordHandler {
   private read(input: ResourceInput, creating: boolean): Record<string, unknown> {
     if (input.relationships.size > 0) {
       const [name] = input.relationships.keys();
+      if (name === 'initialAccessToken') throw malformed('relationship "initialAccessToken" is read-only', `/value/relationships/${escape(name)}`);
       throw malformed(`uma-client has no relationship "${name}"`, `/value/relationships/${escape(name)}`);
+    }
+    for (const name of input.attributes.keys()) {
+      if (READ_ONLY_ATTRIBUTES.some((spec) => spec.name === name)) throw malformed(`attribute "${name}" is read-only`, `/value/attributes/${escape(name)}`);
     }
     const values: Record<string, unknown> = {};
     for (const [spec, value] of readAttributes(ATTRIBUTES, input.attributes, creating)) {

@@ -1,0 +1,23 @@
+import type { AppConfig } from '../config/app-config.js';
+
+/**
+ * The token endpoint authentication methods of mutual TLS (RFC 8705 §2). Dynamic registration and
+ * initial access tokens accept them only when mutual TLS is on: this is the one place that says
+ * whether it is, for every rule of docs/guides/dynamic-registration.md that depends on it.
+ */
+export const MTLS_AUTH_METHODS = ['tls_client_auth', 'self_signed_tls_client_auth'] as const;
+
+/** The `tls_client_auth_*` members of RFC 8705 §2.1.2, of which a tls_client_auth client registers exactly one. */
+export const TLS_CLIENT_AUTH_MEMBERS = [
+  'tls_client_auth_subject_dn',
+  'tls_client_auth_san_dns',
+  'tls_client_auth_san_uri',
+  'tls_client_auth_san_ip',
+  'tls_client_auth_san_email',
+] as const;
+
+/** Whether this deployment authenticates clients by certificate. This build has no mutual TLS: always false. */
+export function mutualTlsEnabled(config: AppConfig): boolean {
+  void config;
+  return false;
+}

@@ -1,0 +1,68 @@
+import { All, Controller, Delete, Get, Param, Post, Put, Req, Res, UseFilters } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { OAuthExceptionFilter } from '../http/oauth-exception.filter.js';
+import { sendNoStoreJson } from '../common/send-json.js';
+import { sendNoContent, unsupportedMethod } from '../uma/protection-responses.js';
+import { readRegistrationBody } from './registration-body.js';
+import { RegistrationService } from './registration.service.js';
+
+const COLLECTION_METHODS = 'POST';
+const ITEM_METHODS = 'GET, PUT, DELETE';
+
+/**
+ * RFC 7591 registration at `/oauth2/register`, behind an initial access token, and RFC 7592
+ * management at `/oauth2/register/{client_id}`, behind the client's registration access token
+ * (docs/reference/registration-endpoint.md). Public listener only.
+ */
+@ApiTags('oauth2')
+@ApiBearerAuth()
+@Controller('oauth2/register')
+@UseFilters(OAuthExceptionFilter)
+export class RegistrationController {
+  constructor(private readonly registrations: RegistrationService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Register a client (RFC 7591) with an initial access token: 201 with its credentials, shown once' })
+  @ApiResponse({ status: 201, description: 'The registered metadata, client_secret (secret methods) and registration_access_token' })
+  async register(@Req() request: Request, @Res() response: Response): Promise<void> {
+    const address = request.ip ?? 'unknown';
+    const iat = await this.registrations.authenticateIat(request.headers.authorization, address);
+    const registered = await this.registrations.register(iat, await readRegistrationBody(request), address);
+    sendNoStoreJson(response, 201, registered.body, { Location: registered.location });
+  }
+
+  @All()
+  collectionOther(@Req() request: Request): never {
+    throw unsupportedMethod(request.method, COLLECTION_METHODS);
+  }
+
+  @Get(':clientId')
+  @ApiOperation({ summary: 'Read a registration (RFC 7592 §2.1) with its registration access token' })
+  async read(@Req() request: Request, @Res() response: Response, @Param('clientId') clientId: string): Promise<void> {
+    const client = await this.registrations.authenticateClient(request.headers.authorization, clientId, request.ip ?? 'unknown');
+    sendNoStoreJson(response, 200, await this.registrations.read(client));
+  }
+
+  @Put(':clientId')
+  @ApiOperation({ summary: 'Replace a registration (RFC 7592 §2.2): a new registration access token' })
+  async update(@Req() request: Request, @Res() response: Response, @Param('clientId') clientId: string): Promise<void> {
+    const address = request.ip ?? 'unknown';
+    const client = await this.registrations.authenticateClient(request.headers.authorization, clientId, address);
+    sendNoStoreJson(response, 200, await this.registrations.update(client, await readRegistrationBody(request), address));
+  }
+
+  @Delete(':clientId')
+  @ApiOperation({ summary: "Delete a registration (RFC 7592 §2.3), as an administrator's remove: 204" })
+  async remove(@Req() request: Request, @Res() response: Response, @Param('clientId') clientId: string): Promise<void> {
+    const address = request.ip ?? 'unknown';
+    const client = await this.registrations.authenticateClient(request.headers.authorization, clientId, address);
+    await this.registrations.remove(client, address);
+    sendNoContent(response);
+  }
+
+  @All(':clientId')
+  itemOther(@Req() request: Request): never {
+    throw unsupportedMethod(request.method, ITEM_METHODS);
+  }
+}

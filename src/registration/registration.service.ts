@@ -1,0 +1,347 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { loadSoftwareStatementKeys } from './software-statement-keys.js';
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AdminRecordsService } from '../admin/admin-records.service.js';
+import { AdminError } from '../admin/json-api/admin-error.js';
+import { AuthThrottle } from '../auth/auth-throttle.js';
+import { SlowHashGate } from '../auth/slow-hash-gate.js';
+import { RegistrationError } from '../clients/client-registration.js';
+import { verifyClientSecret } from '../clients/client-secrets.js';
+import { ClientsService } from '../clients/clients.service.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { ChangeFeed } from '../database/change-feed.js';
+import { OAuthError } from '../oauth/oauth-error.js';
+import { asMetadataError, isSecretMethod, readMetadata, toClientRegistration, type Ceilings } from './client-metadata-request.js';
+import { generateToken, tokenHash } from '../clients/initial-access-token-rules.js';
+import { mutualTlsEnabled } from '../clients/mutual-tls.js';
+import { metadataError, tokenRefused, tokenRequired } from './registration-error.js';
+import { applySoftwareStatement } from './software-statement.js';
+
+/** What a registration or an update answers (RFC 7591 §3.2.1), with where the client is managed. */
+export type RegistrationResponse = { body: Record<string, unknown>; location: string };
+
+/** A dynamically registered client, authenticated by its registration access token. */
+export type ManagedClient = { id: number; clientId: string; registrationManagement: boolean; tokenHash: string; ceilings: Ceilings };
+
+type IatRow = { id: number; scope_ceiling: string; grant_types: string; auth_methods: string; access_token_lifetime: number | null };
+
+type ClientRow = {
+  id: number;
+  client_id: string;
+  client_name: string;
+  date_created: Date;
+  client_authentication_type: string;
+  grant_types: string;
+  allowed_scopes: string;
+  jwks_raw: string | null;
+  jwks_uri: string | null;
+  dpop_bound_access_tokens: boolean;
+  contacts: string | null;
+  software_id: string | null;
+  software_version: string | null;
+  redirect_uris: string[];
+};
+
+// RFC 7592 §2.2: members a client never sends back in an update.
+const SERVER_MEMBERS = ['registration_access_token', 'registration_client_uri', 'client_id_issued_at', 'client_secret_expires_at'];
+
+/**
+ * Dynamic client registration (RFC 7591) and its management (RFC 7592), docs/guides/dynamic-registration.md:
+ * always behind an initial access token; a registered client is created, replaced and removed
+ * through the same code as an administrator's, so every rule of the admin interface applies.
+ */
+@Injectable()
+export class RegistrationService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly clients: ClientsService,
+    private readonly records: AdminRecordsService,
+    private readonly throttle: AuthThrottle,
+    private readonly slowHashes: SlowHashGate,
+    private readonly changeFeed: ChangeFeed,
+  ) {
+    this.softwareStatementKeys = loadSoftwareStatementKeys(config.softwareStatementJwksFile);
+  }
+
+  /** The trusted publishers' keys, read once at start: a bad file stops the start naming the variable. */
+  private readonly softwareStatementKeys: { keys: Record<string, unknown>[] } | undefined;
+
+  /** The initial access token's row, when the request's bearer token is one that may still register. */
+  async authenticateIat(authorization: string | undefined, address: string): Promise<IatRow> {
+    await this.passThrottle(address);
+    const token = bearerToken(authorization, 'an initial access token');
+    const [row] = await this.dataSource.query<IatRow[]>(
+      `SELECT id, scope_ceiling, grant_types, auth_methods, access_token_lifetime FROM initial_access_token
+        WHERE token_hash = $1 AND expires_at > now() AND uses < max_uses`,
+      [tokenHash(token)],
+    );
+    if (!row) {
+      await this.throttle.recordAddressFailure(address);
+      throw tokenRefused('the initial access token is unknown, expired, removed or used up');
+    }
+    return row;
+  }
+
+  /** POST /oauth2/register: the client, its secret (secret methods) and its registration access token, shown once. */
+  async register(iat: IatRow, requestBody: Record<string, unknown>, address: string): Promise<RegistrationResponse> {
+    const ceilings: Ceilings = {
+      scopeCeiling: iat.scope_ceiling,
+      grantTypes: iat.grant_types,
+      authMethods: iat.auth_methods,
+      accessTokenLifetime: iat.access_token_lifetime,
+    };
+    const body = await applySoftwareStatement(requestBody, this.softwareStatementKeys);
+    const metadata = readMetadata(body, ceilings, mutualTlsEnabled(this.config));
+    // A flood of registrations meets the bound of the token endpoint's slow hashes before any write.
+    if (isSecretMethod(metadata.authMethod)) this.slowHashes.refuseIfFull();
+    const clientId = `dcr-${randomBytes(16).toString('base64url')}`;
+    const registrationToken = generateToken();
+    let created;
+    try {
+      created = await this.clients.create(
+        {
+          ...toClientRegistration(metadata, clientId, ceilings),
+          origin: {
+            registeredVia: 'dcr',
+            initialAccessTokenId: iat.id,
+            contacts: metadata.contacts,
+            softwareId: metadata.softwareId,
+            softwareVersion: metadata.softwareVersion,
+          },
+        },
+        {
+          actor: `dcr:iat:${iat.id}@${address}`,
+          slowHashes: this.slowHashes,
+          alsoInTransaction: async (manager, recordId) => {
+            await takeUse(manager, iat.id);
+            await manager.query(
+              `INSERT INTO client_registration (client_id, token_hash, scope_ceiling, grant_types, auth_methods, access_token_lifetime) VALUES ($1, $2, $3, $4, $5, $6)`,
+              [recordId, tokenHash(registrationToken), ceilings.scopeCeiling, ceilings.grantTypes, ceilings.authMethods, ceilings.accessTokenLifetime],
+            );
+          },
+        },
+      );
+    } catch (error) {
+      if (error instanceof RegistrationError) throw asMetadataError(error);
+      throw error;
+    }
+    this.changeFeed.committedHere();
+    const response = await this.describe(clientId);
+    const secret = created.clientSecret === undefined ? {} : { client_secret: created.clientSecret };
+    return { ...response, body: { ...withSecretFields(response.body, secret), registration_access_token: registrationToken } };
+  }
+
+  /** RFC 7592: the client named by the path, when the bearer token is its current registration access token. */
+  async authenticateClient(authorization: string | undefined, clientId: string, address: string): Promise<ManagedClient> {
+    await this.passThrottle(address);
+    const token = bearerToken(authorization, "the client's registration access token");
+    const [row] = await this.dataSource.query<
+      {
+        id: number;
+        client_id: string;
+        registration_management: boolean;
+        token_hash: string;
+        scope_ceiling: string;
+        grant_types: string;
+        auth_methods: string;
+        access_token_lifetime: number | null;
+      }[]
+    >(
+      `SELECT c.id, c.client_id, c.registration_management, r.token_hash, r.scope_ceiling, r.grant_types, r.auth_methods, r.access_token_lifetime
+         FROM client c JOIN client_registration r ON r.client_id = c.id WHERE c.client_id = $1`,
+      [clientId.slice(0, 255)],
+    );
+    const presented = Buffer.from(tokenHash(token));
+    const matches = row !== undefined && row.token_hash.length === presented.length && timingSafeEqual(Buffer.from(row.token_hash), presented);
+    if (!row || !matches) {
+      await this.throttle.recordAddressFailure(address);
+      throw tokenRefused('the registration access token is not valid for this client');
+    }
+    return {
+      id: row.id,
+      clientId: row.client_id,
+      registrationManagement: row.registration_management,
+      tokenHash: row.token_hash,
+      ceilings: { scopeCeiling: row.scope_ceiling, grantTypes: row.grant_types, authMethods: row.auth_methods, accessTokenLifetime: row.access_token_lifetime },
+    };
+  }
+
+  /** RFC 7592 §2.1: the registration as it stands, without the secret. */
+  async read(client: ManagedClient): Promise<Record<string, unknown>> {
+    return (await this.describe(client.clientId)).body;
+  }
+
+  /** RFC 7592 §2.2: the full metadata again, under the recorded ceilings; a new registration access token. */
+  async update(client: ManagedClient, requestBody: Record<string, unknown>, address: string): Promise<Record<string, unknown>> {
+    if (!client.registrationManagement) throw frozen();
+    if (requestBody.client_id !== client.clientId) throw metadataError('invalid_client_metadata', 'client_id: required, and equal to the client of this URL');
+    const server = SERVER_MEMBERS.find((member) => requestBody[member] !== undefined);
+    if (server !== undefined) throw metadataError('invalid_client_metadata', `${server}: set by the server, never sent in an update`);
+    const body = await applySoftwareStatement(requestBody, this.softwareStatementKeys);
+    const metadata = readMetadata(body, client.ceilings, mutualTlsEnabled(this.config));
+    const [current] = await this.dataSource.query<{ client_authentication_type: string; client_secret_hash: string | null }[]>(
+      'SELECT m.client_authentication_type, m.client_secret_hash FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.id = $1',
+      [client.id],
+    );
+    if (!current) throw tokenRefused('the registration access token is not valid for this client');
+    if (metadata.authMethod !== current.client_authentication_type) {
+      throw metadataError(
+        'invalid_client_metadata',
+        `token_endpoint_auth_method: cannot change from ${current.client_authentication_type} (register a new client instead)`,
+      );
+    }
+    await this.checkSecretUnchanged(body.client_secret, current.client_secret_hash);
+    const registration = toClientRegistration(metadata, client.clientId, client.ceilings);
+    const attributes = {
+      clientName: registration.clientName,
+      allowedScopes: registration.allowedScopes,
+      grantTypes: registration.grantTypes,
+      redirectUris: registration.redirectUris,
+      jwksRaw: registration.jwksRaw,
+      jwksUri: registration.jwksUri,
+      dpopBoundAccessTokens: registration.dpopBound,
+      accessTokenLifetime: registration.accessTokenLifetime,
+    };
+    const registrationToken = generateToken();
+    try {
+      await this.records.update(
+        'uma-client',
+        client.id,
+        { data: { type: 'uma-client', id: String(client.id), attributes } },
+        `dcr:rat:${client.clientId}@${address}`,
+        async (manager) => {
+          await manager.query('UPDATE client SET contacts = $2, software_id = $3, software_version = $4 WHERE id = $1', [
+            client.id,
+            metadata.contacts.length > 0 ? JSON.stringify(metadata.contacts) : null,
+            metadata.softwareId,
+            metadata.softwareVersion,
+          ]);
+          // Replaced only if it is still the token this request presented: of two concurrent updates, one wins.
+          const replaced = await manager.query<unknown[]>(
+            'UPDATE client_registration SET token_hash = $3 WHERE client_id = $1 AND token_hash = $2 RETURNING client_id',
+            [client.id, client.tokenHash, tokenHash(registrationToken)],
+          );
+          if (affected(replaced) === 0) throw tokenRefused('the registration access token is not valid for this client');
+        },
+      );
+    } catch (error) {
+      throw asOAuthError(error);
+    }
+    return { ...(await this.describe(client.clientId)).body, registration_access_token: registrationToken };
+  }
+
+  /** RFC 7592 §2.3: exactly an administrator's remove of the client. */
+  async remove(client: ManagedClient, address: string): Promise<void> {
+    if (!client.registrationManagement) throw frozen();
+    try {
+      await this.records.remove('uma-client', client.id, `dcr:rat:${client.clientId}@${address}`, async (manager) => {
+        // The token that authorised this removal must still be the current one.
+        const rows = await manager.query<unknown[]>('SELECT 1 FROM client_registration WHERE client_id = $1 AND token_hash = $2 FOR UPDATE', [
+          client.id,
+          client.tokenHash,
+        ]);
+        if (rows.length === 0) throw tokenRefused('the registration access token is not valid for this client');
+      });
+    } catch (error) {
+      throw asOAuthError(error);
+    }
+  }
+
+  /** §4's per-address limit of failed authentications covers these tokens too: 429 before any lookup. */
+  private async passThrottle(address: string): Promise<void> {
+    const wait = await this.throttle.addressBlockedFor(address);
+    if (wait !== undefined) throw OAuthError.tooManyRequests(wait);
+  }
+
+  /** RFC 7592 §2.2: a client_secret in an update must be the current one (secrets rotate only through the CLI or the admin interface). */
+  private async checkSecretUnchanged(secret: unknown, currentHash: string | null): Promise<void> {
+    if (secret === undefined) return;
+    const same = typeof secret === 'string' && currentHash !== null && (await this.slowHashes.run(() => verifyClientSecret(secret, currentHash)));
+    if (!same)
+      throw metadataError('invalid_client_metadata', 'client_secret: differs from the current one (secrets are rotated by an administrator, not by an update)');
+  }
+
+  private async describe(clientId: string): Promise<RegistrationResponse> {
+    const [row] = await this.dataSource.query<ClientRow[]>(
+      `SELECT c.id, c.client_id, c.client_name, c.date_created, m.client_authentication_type, m.grant_types, m.allowed_scopes, m.jwks_raw, m.jwks_uri,
+              m.dpop_bound_access_tokens, c.contacts, c.software_id, c.software_version,
+              COALESCE((SELECT array_agg(r.uri ORDER BY r.id) FROM redirect_uri r WHERE r.client_id = c.id), '{}') AS redirect_uris
+         FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.client_id = $1`,
+      [clientId],
+    );
+    if (!row) throw tokenRefused('the registration access token is not valid for this client');
+    const location = `${this.config.issuer}/oauth2/register/${encodeURIComponent(row.client_id)}`;
+    const body: Record<string, unknown> = {
+      client_id: row.client_id,
+      client_id_issued_at: Math.floor(new Date(row.date_created).getTime() / 1000),
+      ...(isSecretMethod(row.client_authentication_type) ? { client_secret_expires_at: 0 } : {}),
+      registration_client_uri: location,
+      client_name: row.client_name,
+      token_endpoint_auth_method: row.client_authentication_type,
+      grant_types: row.grant_types.split(' '),
+      response_types: [],
+      redirect_uris: row.redirect_uris,
+      scope: row.allowed_scopes,
+      contacts: row.contacts === null ? [] : (JSON.parse(row.contacts) as string[]),
+      software_id: row.software_id,
+      software_version: row.software_version,
+      dpop_bound_access_tokens: row.dpop_bound_access_tokens,
+      tls_client_certificate_bound_access_tokens: false,
+      ...(row.jwks_raw !== null ? { jwks: JSON.parse(row.jwks_raw) as unknown } : {}),
+      ...(row.jwks_uri !== null ? { jwks_uri: row.jwks_uri } : {}),
+    };
+    return { body, location };
+  }
+}
+
+/** Takes one use of the initial access token in the registration's transaction: one statement, so two instances never exceed maxUses. */
+async function takeUse(manager: EntityManager, iatId: number): Promise<void> {
+  const rows = await manager.query<unknown[]>(
+    `UPDATE initial_access_token SET uses = uses + 1, last_used_at = now()
+      WHERE id = $1 AND uses < max_uses AND expires_at > now() RETURNING id`,
+    [iatId],
+  );
+  if (affected(rows) === 0) throw tokenRefused('the initial access token is unknown, expired, removed or used up');
+}
+
+/** `client_secret` sits right after client_id_issued_at, as RFC 7591's example has it. */
+function withSecretFields(body: Record<string, unknown>, secret: Record<string, unknown>): Record<string, unknown> {
+  const { client_id, client_id_issued_at, ...rest } = body;
+  return { client_id, client_id_issued_at, ...secret, ...rest };
+}
+
+function bearerToken(authorization: string | undefined, what: string): string {
+  const match = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization ?? '');
+  if (match) return match[1];
+  if (/^bearer /i.test(authorization ?? '')) throw tokenRefused(`${what} is malformed`);
+  throw tokenRequired(what);
+}
+
+function frozen(): OAuthError {
+  return new OAuthError('access_denied', "an administrator has frozen this client's registration: it can be read, not changed or deleted here");
+}
+
+/** The admin interface's refusals, as this endpoint answers them. */
+function asOAuthError(error: unknown): unknown {
+  if (!(error instanceof AdminError)) return error;
+  if (error.status === 409) return new OAuthError('invalid_request', `${error.detail}: remove those first`).withStatus(409);
+  if (error.status === 404) return tokenRefused('the registration access token is not valid for this client');
+  const member = /\/attributes\/(\w+)/.exec(error.pointer ?? '')?.[1];
+  const names: Record<string, string> = {
+    allowedScopes: 'scope',
+    clientName: 'client_name',
+    jwksRaw: 'jwks',
+    jwksUri: 'jwks_uri',
+    redirectUris: 'redirect_uris',
+    grantTypes: 'grant_types',
+  };
+  const name = member ? (names[member] ?? member) : 'metadata';
+  return metadataError(name === 'redirect_uris' ? 'invalid_redirect_uri' : 'invalid_client_metadata', `${name}: ${error.detail}`);
+}
+
+function affected(result: unknown[]): number {
+  return Array.isArray(result[0]) ? (result[0] as unknown[]).length : result.length;
+}
