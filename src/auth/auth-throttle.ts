@@ -26,7 +26,7 @@ export type LimitsReached = { client?: number; address?: number };
 export type Standing = LimitsReached & { failing: boolean };
 
 /** Why an attempt was refused before any work (the reason of the throttle's warn lines). */
-export type ThrottleReason = 'address over its limit' | 'client over its limit';
+export type ThrottleReason = 'address over its limit' | 'client over its limit' | 'address failing for this client';
 
 /**
  * An attempt that may be verified. `lockedFor`: the client is over its limit and this attempt

@@ -111,6 +111,21 @@ describe('ClientAuthenticator', () => {
     await busy;
   });
 
+  it('keeps the queue for clean addresses: an address failing for the client is 429, counted, when no slow hash is free', async () => {
+    const gate = new WorkGate(1, 4);
+    const { throttle, attempt } = setup(record('hash-of:s3cret'), { failing: true }, gate);
+    let release!: () => void;
+    const busy = gate.run(() => new Promise<void>((resolve) => (release = resolve)));
+    await expect(attempt('guess')).rejects.toMatchObject({ status: 429, refusal: { reason: 'address failing for this client' } });
+    expect(throttle.countRefusal).toHaveBeenCalledWith('192.0.2.1');
+    // A clean address waits in the queue and is verified.
+    throttle.standing.mockResolvedValue({ failing: false });
+    const clean = attempt('s3cret');
+    release();
+    await busy;
+    await expect(clean).resolves.toMatchObject({ clientId: 'reader' });
+  });
+
   it('makes the address clean again for the client when the right secret comes from it', async () => {
     const { throttle, attempt } = setup(record('hash-of:s3cret'), { failing: true });
     await expect(attempt('s3cret')).resolves.toMatchObject({ clientId: 'reader' });

@@ -93,6 +93,12 @@ export class ClientAuthenticator {
     const client = await this.clients.find(attempt.clientId);
     // A private_key_jwt client has no hash (''): it costs the decoy's time, like an unknown id.
     const stored = client?.secretHash || (await decoySecretHash());
+    // An address that has failed for this client never waits in the queue: the queue's places are
+    // kept for clean addresses, whatever the flood's rate (no await between this and run()).
+    if (admission.failing && !this.slowHashes.hasFreeSlot()) {
+      await this.throttle.countRefusal(attempt.sourceAddress);
+      throw OAuthError.tooManyRequests(1).refusing(attempt.clientId, 'address failing for this client');
+    }
     const secretMatches = await this.slowHashes.run(() => verifyClientSecret(attempt.clientSecret, stored));
     if (!client || !secretMatches || client.authenticationType !== attempt.method) {
       await this.throttle.recordFailure(attempt.clientId, attempt.sourceAddress);

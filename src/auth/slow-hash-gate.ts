@@ -28,6 +28,11 @@ export class WorkGate {
     if (this.running >= this.atOnce && this.waiting.length >= this.queueLength) throw busy();
   }
 
+  /** Whether a piece of work would start now, without waiting in the queue. */
+  hasFreeSlot(): boolean {
+    return this.running < this.atOnce;
+  }
+
   async run<T>(work: () => Promise<T>): Promise<T> {
     await this.enter();
     try {
