@@ -42,10 +42,14 @@ async function rotate(client: TestClient): Promise<TestClient> {
 
 /** Floods until the flooding address has reached its own limit (bounded), so every refusal after it is 429 before any work. */
 async function untilAddressLimit(address: string): Promise<number> {
-  return eventually(async () => {
-    const count = await addressCount(server.dataSource, address);
-    return count >= FAILURES_PER_ADDRESS ? count : undefined;
-  }, 30_000, 100);
+  return eventually(
+    async () => {
+      const count = await addressCount(server.dataSource, address);
+      return count >= FAILURES_PER_ADDRESS ? count : undefined;
+    },
+    30_000,
+    100,
+  );
 }
 
 /**

@@ -31,7 +31,8 @@ export type ThrottleReason = 'address over its limit' | 'client over its limit' 
 /**
  * An attempt that may be verified. `lockedFor`: the client is over its limit and this attempt
  * took its one verification of this second (a wrong answer is then 429, Retry-After this long).
- * `failing`: the address has failed for this client within the window.
+ * `failing`: the address has failed for this client within the window, or has just claimed the
+ * locked client's verification (the claim counts as a failure until it succeeds).
  */
 export type Admission = { lockedFor?: number; failing: boolean };
 
@@ -51,6 +52,7 @@ export type ThrottleStore = {
   standing(clientId: string, address: string): Promise<Standing>;
   claimLockedVerification(clientId: string): Promise<boolean>;
   countRefusal(address: string): Promise<void>;
+  markFailing(clientId: string, address: string): Promise<void>;
 };
 
 /**
@@ -72,7 +74,12 @@ export async function admit(store: ThrottleStore, clientId: string, address: str
   if (!standing.failing) {
     if (options.proven) return { lockedFor: standing.client, failing: false };
     options.beforeClaim?.();
-    if (await store.claimLockedVerification(clientId)) return { lockedFor: standing.client, failing: false };
+    if (await store.claimLockedVerification(clientId)) {
+      // Counted as failing until it succeeds: the same address's next attempts (a flood from an
+      // address still clean) cannot claim the following seconds while this one is verified.
+      await store.markFailing(clientId, address);
+      return { lockedFor: standing.client, failing: true };
+    }
   }
   await store.countRefusal(address);
   throw refusal(clientId, 'client over its limit', standing.client);
@@ -144,6 +151,11 @@ export class AuthThrottle implements ThrottleStore {
   /** A refused attempt (429) counts toward its source address's limit. */
   async countRefusal(address: string): Promise<void> {
     await this.perAddress.penalty(keyOf(address), 1);
+  }
+
+  /** The address counts as failing for this client (until the window ends, or recordSuccess). */
+  async markFailing(clientId: string, address: string): Promise<void> {
+    await this.perClientAddress.penalty(pairKey(clientId, address), 1);
   }
 
   async recordFailure(clientId: string, address: string): Promise<void> {
