@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Pool } from 'pg';
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import { DataSource } from 'typeorm';
 import { OAuthError } from '../oauth/oauth-error.js';
 
@@ -50,9 +50,8 @@ export type AdmitOptions = {
 /** What admit() needs of the store: AuthThrottle, or a stand-in in unit tests. */
 export type ThrottleStore = {
   standing(clientId: string, address: string): Promise<Standing>;
-  claimLockedVerification(clientId: string): Promise<boolean>;
+  claimLockedVerification(clientId: string, address: string): Promise<boolean>;
   countRefusal(address: string): Promise<void>;
-  markFailing(clientId: string, address: string): Promise<void>;
 };
 
 /**
@@ -74,12 +73,9 @@ export async function admit(store: ThrottleStore, clientId: string, address: str
   if (!standing.failing) {
     if (options.proven) return { lockedFor: standing.client, failing: false };
     options.beforeClaim?.();
-    if (await store.claimLockedVerification(clientId)) {
-      // Counted as failing until it succeeds: the same address's next attempts (a flood from an
-      // address still clean) cannot claim the following seconds while this one is verified.
-      await store.markFailing(clientId, address);
-      return { lockedFor: standing.client, failing: true };
-    }
+    // The claim marks the address failing until it succeeds: the same address's next attempts (a
+    // flood from an address still clean) cannot claim the following seconds while this one is verified.
+    if (await store.claimLockedVerification(clientId, address)) return { lockedFor: standing.client, failing: true };
   }
   await store.countRefusal(address);
   throw refusal(clientId, 'client over its limit', standing.client);
@@ -100,7 +96,6 @@ export class AuthThrottle implements ThrottleStore {
   private readonly perClient: RateLimiterPostgres;
   private readonly perAddress: RateLimiterPostgres;
   private readonly perClientAddress: RateLimiterPostgres;
-  private readonly lockedVerifications: RateLimiterPostgres;
 
   constructor(@InjectDataSource() dataSource: DataSource) {
     this.pool = (dataSource.driver as unknown as { master: Pool }).master;
@@ -108,7 +103,6 @@ export class AuthThrottle implements ThrottleStore {
     this.perAddress = failureCounter(dataSource, 'address', FAILURES_PER_ADDRESS);
     // Any failure of this client from this address within the window makes the address "failing" for it.
     this.perClientAddress = failureCounter(dataSource, 'client-address', 1);
-    this.lockedVerifications = failureCounter(dataSource, 'locked-verification', VERIFICATIONS_PER_SECOND_WHEN_LOCKED, 1);
   }
 
   /** See admit(). */
@@ -134,28 +128,49 @@ export class AuthThrottle implements ThrottleStore {
   }
 
   /**
-   * Claims the one verification per second a client over its limit still gets. The claim is one
-   * atomic upsert in PostgreSQL, so every worker and instance shares the same slot: an attacker
-   * cannot lock the working client out, and cannot get more than one guess per second verified.
+   * Claims the one verification per second a client over its limit still gets, for an address
+   * that is not failing for it, and marks that address failing (until recordSuccess). One SQL
+   * statement: the check of the address, the claim and the mark see the same moment, so every
+   * worker and instance shares the one slot, and an address cannot claim a second time on a
+   * count it read before its first claim. An attacker cannot lock the working client out, and
+   * gets at most one guess per second verified.
    */
-  async claimLockedVerification(clientId: string): Promise<boolean> {
-    try {
-      await this.lockedVerifications.consume(keyOf(clientId), 1);
-      return true;
-    } catch (error) {
-      if (error instanceof RateLimiterRes) return false;
-      throw error;
-    }
+  async claimLockedVerification(clientId: string, address: string): Promise<boolean> {
+    const now = Date.now();
+    const { rows } = await this.pool.query<{ claimed: number | null }>({
+      name: 'auth-throttle-claim',
+      text: `WITH failing AS (
+          SELECT 1 FROM ${TABLE} WHERE key = $1 AND points > 0 AND (expire > $3 OR expire IS NULL)
+        ), claim AS (
+          INSERT INTO ${TABLE} AS f (key, points, expire)
+          SELECT $2, 1, $3::bigint + $4::bigint WHERE NOT EXISTS (SELECT 1 FROM failing)
+          ON CONFLICT (key) DO UPDATE SET
+            points = CASE WHEN f.expire <= $3::bigint THEN 1 ELSE f.points + 1 END,
+            expire = CASE WHEN f.expire <= $3::bigint THEN $3::bigint + $4::bigint ELSE f.expire END
+          RETURNING points
+        ), mark AS (
+          INSERT INTO ${TABLE} AS f (key, points, expire)
+          SELECT $1, 1, $3::bigint + $5::bigint FROM claim WHERE claim.points = 1
+          ON CONFLICT (key) DO UPDATE SET
+            points = CASE WHEN f.expire <= $3::bigint THEN 1 ELSE f.points + 1 END,
+            expire = CASE WHEN f.expire <= $3::bigint THEN $3::bigint + $5::bigint ELSE f.expire END
+          RETURNING points
+        )
+        SELECT (SELECT points FROM claim) AS claimed, (SELECT count(*) FROM mark) AS marked`,
+      values: [
+        `client-address:${pairKey(clientId, address)}`,
+        `locked-verification:${keyOf(clientId)}`,
+        now,
+        1000 / VERIFICATIONS_PER_SECOND_WHEN_LOCKED,
+        WINDOW_SECONDS * 1000,
+      ],
+    });
+    return rows[0]?.claimed === 1;
   }
 
   /** A refused attempt (429) counts toward its source address's limit. */
   async countRefusal(address: string): Promise<void> {
     await this.perAddress.penalty(keyOf(address), 1);
-  }
-
-  /** The address counts as failing for this client (until the window ends, or recordSuccess). */
-  async markFailing(clientId: string, address: string): Promise<void> {
-    await this.perClientAddress.penalty(pairKey(clientId, address), 1);
   }
 
   async recordFailure(clientId: string, address: string): Promise<void> {

@@ -35,7 +35,6 @@ function setup(stored: ClientRecord | null, limits: Partial<Standing> = {}, gate
     standing: jest.fn((): Promise<Standing> => Promise.resolve({ failing: false, ...limits })),
     claimLockedVerification: jest.fn(() => Promise.resolve(true)),
     countRefusal: jest.fn(() => Promise.resolve(undefined)),
-    markFailing: jest.fn(() => Promise.resolve(undefined)),
     recordFailure: jest.fn(() => Promise.resolve(undefined)),
     recordSuccess: jest.fn(() => Promise.resolve(undefined)),
     // The real decision, on the stand-in counts above.
@@ -152,7 +151,7 @@ describe('ClientAuthenticator', () => {
   it('marks the address that claims the verification of a locked client as failing until its secret proves right', async () => {
     const { throttle, attempt } = setup(record('hash-of:s3cret'), { client: 12 });
     await expect(attempt('s3cret')).resolves.toMatchObject({ clientId: 'reader' });
-    expect(throttle.markFailing).toHaveBeenCalledWith('reader', '192.0.2.1');
+    expect(throttle.claimLockedVerification).toHaveBeenCalledWith('reader', '192.0.2.1');
     expect(throttle.recordSuccess).toHaveBeenCalledWith('reader', '192.0.2.1');
   });
 
