@@ -31,10 +31,11 @@ export type ThrottleReason = 'address over its limit' | 'client over its limit' 
 /**
  * An attempt that may be verified. `lockedFor`: the client is over its limit and this attempt
  * took its one verification of this second (a wrong answer is then 429, Retry-After this long).
- * `failing`: the address has failed for this client within the window, or has just claimed the
- * locked client's verification (the claim counts as a failure until it succeeds).
+ * `failing`: the address has failed for this client within the window. `claimed`: the claim
+ * marked the address failing; unless the attempt proves wrong, the caller clears that mark
+ * (clearFailing), also when the attempt ends in another error.
  */
-export type Admission = { lockedFor?: number; failing: boolean };
+export type Admission = { lockedFor?: number; failing: boolean; claimed: boolean };
 
 export type AdmitOptions = {
   /** Runs just before the verification of a locked client is claimed (the slow-hash bound's 503 must not waste it). */
@@ -69,13 +70,13 @@ export type ThrottleStore = {
 export async function admit(store: ThrottleStore, clientId: string, address: string, options: AdmitOptions = {}): Promise<Admission> {
   const standing = await store.standing(clientId, address);
   if (standing.address !== undefined) throw refusal(clientId, 'address over its limit', Math.max(standing.address, standing.client ?? 0));
-  if (standing.client === undefined) return { failing: standing.failing };
+  if (standing.client === undefined) return { failing: standing.failing, claimed: false };
   if (!standing.failing) {
-    if (options.proven) return { lockedFor: standing.client, failing: false };
+    if (options.proven) return { lockedFor: standing.client, failing: false, claimed: false };
     options.beforeClaim?.();
     // The claim marks the address failing until it succeeds: the same address's next attempts (a
     // flood from an address still clean) cannot claim the following seconds while this one is verified.
-    if (await store.claimLockedVerification(clientId, address)) return { lockedFor: standing.client, failing: true };
+    if (await store.claimLockedVerification(clientId, address)) return { lockedFor: standing.client, failing: false, claimed: true };
   }
   await store.countRefusal(address);
   throw refusal(clientId, 'client over its limit', standing.client);
@@ -181,8 +182,8 @@ export class AuthThrottle implements ThrottleStore {
     ]);
   }
 
-  /** The right credentials from this address: it is clean again for this client. Only on the slow path. */
-  async recordSuccess(clientId: string, address: string): Promise<void> {
+  /** The right credentials from this address (or a claim that did not end in a failure): it is clean again for this client. Only on the slow path. */
+  async clearFailing(clientId: string, address: string): Promise<void> {
     await this.perClientAddress.delete(pairKey(clientId, address));
   }
 }

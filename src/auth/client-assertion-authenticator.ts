@@ -58,13 +58,16 @@ export class ClientAssertionAuthenticator {
       const replayed = await this.replays.useOnce(proof ? [proof.use, assertionUse] : [assertionUse]);
       if (proof && replayed === 0) throw await this.proofs.replayed();
       if (replayed !== -1) throw refused('the assertion\'s "jti" has already been used');
-      if (admission.failing) await this.throttle.recordSuccess(clientId, sourceAddress);
+      if (admission.failing || admission.claimed) await this.throttle.clearFailing(clientId, sourceAddress);
       this.prove(pair);
       return client;
     } catch (error) {
       if (error instanceof OAuthError && error.code === 'invalid_client') {
         await this.throttle.recordFailure(clientId, sourceAddress);
         if (admission.lockedFor !== undefined) throw OAuthError.tooManyRequests(admission.lockedFor).refusing(clientId, 'client over its limit');
+      } else if (admission.claimed) {
+        // A claim that did not prove wrong (a DPoP proof refused, a database error) leaves the address clean.
+        await this.throttle.clearFailing(clientId, sourceAddress);
       }
       throw error;
     }

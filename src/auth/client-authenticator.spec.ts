@@ -36,7 +36,7 @@ function setup(stored: ClientRecord | null, limits: Partial<Standing> = {}, gate
     claimLockedVerification: jest.fn(() => Promise.resolve(true)),
     countRefusal: jest.fn(() => Promise.resolve(undefined)),
     recordFailure: jest.fn(() => Promise.resolve(undefined)),
-    recordSuccess: jest.fn(() => Promise.resolve(undefined)),
+    clearFailing: jest.fn(() => Promise.resolve(undefined)),
     // The real decision, on the stand-in counts above.
     admit: (clientId: string, address: string, options?: AdmitOptions) => admit(throttle, clientId, address, options),
   };
@@ -118,6 +118,7 @@ describe('ClientAuthenticator', () => {
     const busy = gate.run(() => new Promise<void>((resolve) => (release = resolve)));
     await expect(attempt('guess')).rejects.toMatchObject({ status: 429, refusal: { reason: 'address failing for this client' } });
     expect(throttle.countRefusal).toHaveBeenCalledWith('192.0.2.1');
+    expect(throttle.clearFailing).not.toHaveBeenCalled();
     // A clean address waits in the queue and is verified.
     throttle.standing.mockResolvedValue({ failing: false });
     const clean = attempt('s3cret');
@@ -126,10 +127,23 @@ describe('ClientAuthenticator', () => {
     await expect(clean).resolves.toMatchObject({ clientId: 'reader' });
   });
 
+  it("does not leave the address that claimed a locked client's verification failing when the slow-hash bound refuses it", async () => {
+    const gate = new WorkGate(1, 0);
+    const { throttle, attempt } = setup(record('hash-of:s3cret'), { client: 12 }, gate);
+    let release!: () => void;
+    const busy = gate.run(() => new Promise<void>((resolve) => (release = resolve)));
+    // The gate fills between the claim and the hash: refuseIfFull passes, then run() is refused.
+    gate.refuseIfFull = () => undefined;
+    await expect(attempt('s3cret')).rejects.toMatchObject({ status: 503 });
+    expect(throttle.clearFailing).toHaveBeenCalledWith('reader', '192.0.2.1');
+    release();
+    await busy;
+  });
+
   it('makes the address clean again for the client when the right secret comes from it', async () => {
     const { throttle, attempt } = setup(record('hash-of:s3cret'), { failing: true });
     await expect(attempt('s3cret')).resolves.toMatchObject({ clientId: 'reader' });
-    expect(throttle.recordSuccess).toHaveBeenCalledWith('reader', '192.0.2.1');
+    expect(throttle.clearFailing).toHaveBeenCalledWith('reader', '192.0.2.1');
   });
 
   it("answers 429 without running the slow hash when the client is over its limit and this second's verification is taken", async () => {
@@ -152,7 +166,7 @@ describe('ClientAuthenticator', () => {
     const { throttle, attempt } = setup(record('hash-of:s3cret'), { client: 12 });
     await expect(attempt('s3cret')).resolves.toMatchObject({ clientId: 'reader' });
     expect(throttle.claimLockedVerification).toHaveBeenCalledWith('reader', '192.0.2.1');
-    expect(throttle.recordSuccess).toHaveBeenCalledWith('reader', '192.0.2.1');
+    expect(throttle.clearFailing).toHaveBeenCalledWith('reader', '192.0.2.1');
   });
 
   it('lets a recently verified secret through a lock-out', async () => {

@@ -89,26 +89,34 @@ export class ClientAuthenticator {
    */
   private async verifySlowly(attempt: AuthenticationAttempt, digest: Buffer): Promise<ClientRecord> {
     const admission = await this.throttle.admit(attempt.clientId, attempt.sourceAddress, { beforeClaim: () => this.slowHashes.refuseIfFull() });
-    if (admission.lockedFor === undefined) this.slowHashes.refuseIfFull();
-    const client = await this.clients.find(attempt.clientId);
-    // A private_key_jwt client has no hash (''): it costs the decoy's time, like an unknown id.
-    const stored = client?.secretHash || (await decoySecretHash());
-    // An address that has failed for this client never waits in the queue: the queue's places are
-    // kept for clean addresses, whatever the flood's rate (no await between this and run()).
-    if (admission.failing && !this.slowHashes.hasFreeSlot()) {
-      await this.throttle.countRefusal(attempt.sourceAddress);
-      throw OAuthError.tooManyRequests(1).refusing(attempt.clientId, 'address failing for this client');
+    let provedWrong = false;
+    let succeeded = false;
+    try {
+      if (admission.lockedFor === undefined) this.slowHashes.refuseIfFull();
+      const client = await this.clients.find(attempt.clientId);
+      // A private_key_jwt client has no hash (''): it costs the decoy's time, like an unknown id.
+      const stored = client?.secretHash || (await decoySecretHash());
+      // An address that has failed for this client never waits in the queue: the queue's places are
+      // kept for clean addresses, whatever the flood's rate (no await between this and run()).
+      if (admission.failing && !this.slowHashes.hasFreeSlot()) {
+        await this.throttle.countRefusal(attempt.sourceAddress);
+        throw OAuthError.tooManyRequests(1).refusing(attempt.clientId, 'address failing for this client');
+      }
+      const secretMatches = await this.slowHashes.run(() => verifyClientSecret(attempt.clientSecret, stored));
+      if (!client || !secretMatches || client.authenticationType !== attempt.method) {
+        provedWrong = true;
+        await this.throttle.recordFailure(attempt.clientId, attempt.sourceAddress);
+        if (admission.lockedFor !== undefined) throw OAuthError.tooManyRequests(admission.lockedFor).refusing(attempt.clientId, 'client over its limit');
+        throw OAuthError.invalidClient('client authentication failed', attempt.method === 'client_secret_basic');
+      }
+      this.remember(client, digest);
+      succeeded = true;
+      return client;
+    } finally {
+      // The right secret from an address that had failed for this client makes it clean again; so
+      // does the end of a claim that did not prove wrong (a 503 of the slow-hash bound, say).
+      if ((succeeded && admission.failing) || (admission.claimed && !provedWrong)) await this.throttle.clearFailing(attempt.clientId, attempt.sourceAddress);
     }
-    const secretMatches = await this.slowHashes.run(() => verifyClientSecret(attempt.clientSecret, stored));
-    if (!client || !secretMatches || client.authenticationType !== attempt.method) {
-      await this.throttle.recordFailure(attempt.clientId, attempt.sourceAddress);
-      if (admission.lockedFor !== undefined) throw OAuthError.tooManyRequests(admission.lockedFor).refusing(attempt.clientId, 'client over its limit');
-      throw OAuthError.invalidClient('client authentication failed', attempt.method === 'client_secret_basic');
-    }
-    // The right secret from an address that had failed for this client: the address is clean again.
-    if (admission.failing) await this.throttle.recordSuccess(attempt.clientId, attempt.sourceAddress);
-    this.remember(client, digest);
-    return client;
   }
 
   /**
