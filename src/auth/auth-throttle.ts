@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Pool } from 'pg';
+import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import { DataSource } from 'typeorm';
+import { OAuthError } from '../oauth/oauth-error.js';
 
 // docs/reference/token-endpoint.md#brute-force-protection: at most 20 failed authentications
 // per client per minute (from all addresses together) and 100 per source address per minute.
@@ -12,66 +14,187 @@ const WINDOW_SECONDS = 60;
 // While a client is over its limit, one attempt per second is still verified (docs/operations/security.md).
 const VERIFICATIONS_PER_SECOND_WHEN_LOCKED = 1;
 
+const TABLE = 'auth_failure';
+
 /** Seconds to wait for each limit that is used up. */
 export type LimitsReached = { client?: number; address?: number };
 
 /**
+ * Where an attempt stands before any work is done for it: the limits used up, and whether its
+ * source address has failed for this client within the window ("failing"; else "clean").
+ */
+export type Standing = LimitsReached & { failing: boolean };
+
+/** Why an attempt was refused before any work (the reason of the throttle's warn lines). */
+export type ThrottleReason = 'address over its limit' | 'client over its limit' | 'address failing for this client';
+
+/**
+ * An attempt that may be verified. `lockedFor`: the client is over its limit and this attempt
+ * took its one verification of this second (a wrong answer is then 429, Retry-After this long).
+ * `failing`: the address has failed for this client within the window. `claimed`: the claim
+ * marked the address failing; unless the attempt proves wrong, the caller clears that mark
+ * (clearFailing), also when the attempt ends in another error.
+ */
+export type Admission = { lockedFor?: number; failing: boolean; claimed: boolean };
+
+export type AdmitOptions = {
+  /** Runs just before the verification of a locked client is claimed (the slow-hash bound's 503 must not waste it). */
+  beforeClaim?: () => void;
+  /**
+   * This process has seen this client authenticate from this address: while the address stays
+   * clean for the client, its attempts are verified without the one-per-second claim (a working
+   * private_key_jwt client keeps its rate; a secret has its own cheap path).
+   */
+  proven?: boolean;
+};
+
+/** What admit() needs of the store: AuthThrottle, or a stand-in in unit tests. */
+export type ThrottleStore = {
+  standing(clientId: string, address: string): Promise<Standing>;
+  claimLockedVerification(clientId: string, address: string): Promise<boolean>;
+  countRefusal(address: string): Promise<void>;
+};
+
+/**
+ * Decides, before any slow hash, key fetch or signature check, whether an attempt may be verified
+ * (docs/operations/security.md, "Lock-out under a flood"):
+ * - an address over its limit is refused;
+ * - under the client's limit, every attempt is verified (undefined);
+ * - over the client's limit, an address that has failed for this client in the window is refused
+ *   outright, and a clean address may claim the client's one verification per second (the
+ *   client's wait is returned: a wrong answer is then 429 too). A failing address therefore never
+ *   uses up the verification a clean one gets.
+ * Every refusal counts toward its source address's limit, so an address that floods one client
+ * reaches its own limit, and is then refused before anything else is read.
+ */
+export async function admit(store: ThrottleStore, clientId: string, address: string, options: AdmitOptions = {}): Promise<Admission> {
+  const standing = await store.standing(clientId, address);
+  if (standing.address !== undefined) throw refusal(clientId, 'address over its limit', Math.max(standing.address, standing.client ?? 0));
+  if (standing.client === undefined) return { failing: standing.failing, claimed: false };
+  if (!standing.failing) {
+    if (options.proven) return { lockedFor: standing.client, failing: false, claimed: false };
+    options.beforeClaim?.();
+    // The claim marks the address failing until it succeeds: the same address's next attempts (a
+    // flood from an address still clean) cannot claim the following seconds while this one is verified.
+    if (await store.claimLockedVerification(clientId, address)) return { lockedFor: standing.client, failing: false, claimed: true };
+  }
+  await store.countRefusal(address);
+  throw refusal(clientId, 'client over its limit', standing.client);
+}
+
+function refusal(clientId: string, reason: ThrottleReason, wait: number): OAuthError {
+  return OAuthError.tooManyRequests(wait).refusing(clientId, reason);
+}
+
+/**
  * Counts failed client authentications in PostgreSQL (rate-limiter-flexible's store), so every
- * instance behind a load balancer shares one count. Touched only when the cheap check fails:
- * the hot path of a working client does no database write.
+ * instance and worker behind a load balancer shares one count. Touched only when the cheap check
+ * fails: the hot path of a working client does no database write.
  */
 @Injectable()
-export class AuthThrottle {
+export class AuthThrottle implements ThrottleStore {
+  private readonly pool: Pool;
   private readonly perClient: RateLimiterPostgres;
   private readonly perAddress: RateLimiterPostgres;
-  private readonly lockedVerifications: RateLimiterPostgres;
+  private readonly perClientAddress: RateLimiterPostgres;
 
   constructor(@InjectDataSource() dataSource: DataSource) {
+    this.pool = (dataSource.driver as unknown as { master: Pool }).master;
     this.perClient = failureCounter(dataSource, 'client', FAILURES_PER_CLIENT);
     this.perAddress = failureCounter(dataSource, 'address', FAILURES_PER_ADDRESS);
-    this.lockedVerifications = failureCounter(dataSource, 'locked-verification', VERIFICATIONS_PER_SECOND_WHEN_LOCKED, 1);
+    // Any failure of this client from this address within the window makes the address "failing" for it.
+    this.perClientAddress = failureCounter(dataSource, 'client-address', 1);
   }
 
-  /** Seconds to wait when either limit is used up; undefined when attempts may go on. */
-  async blockedFor(clientId: string, address: string): Promise<number | undefined> {
-    const { client, address: source } = await this.limitsReached(clientId, address);
-    const waits = [client, source].filter((wait): wait is number => wait !== undefined);
-    return waits.length > 0 ? Math.max(...waits) : undefined;
+  /** See admit(). */
+  admit(clientId: string, address: string, options?: AdmitOptions): Promise<Admission> {
+    return admit(this, clientId, address, options);
   }
 
-  /** Which of the two limits are used up, and for how long. */
-  async limitsReached(clientId: string, address: string): Promise<LimitsReached> {
-    const [client, source] = await Promise.all([this.perClient.get(keyOf(clientId)), this.perAddress.get(keyOf(address))]);
-    return { client: exhausted(client, FAILURES_PER_CLIENT), address: exhausted(source, FAILURES_PER_ADDRESS) };
+  /** Which of the two limits are used up, and for how long; and whether the address is failing for the client. One read. */
+  async standing(clientId: string, address: string): Promise<Standing> {
+    const keys = { client: `client:${keyOf(clientId)}`, address: `address:${keyOf(address)}`, pair: `client-address:${pairKey(clientId, address)}` };
+    const now = Date.now();
+    const { rows } = await this.pool.query<{ key: string; points: number; expire: string | null }>({
+      name: 'auth-throttle-standing',
+      text: `SELECT key, points, expire FROM ${TABLE} WHERE key = ANY($1) AND (expire > $2 OR expire IS NULL)`,
+      values: [[keys.client, keys.address, keys.pair], now],
+    });
+    const row = (key: string) => rows.find((candidate) => candidate.key === key);
+    return {
+      client: exhausted(row(keys.client), FAILURES_PER_CLIENT, now),
+      address: exhausted(row(keys.address), FAILURES_PER_ADDRESS, now),
+      failing: (row(keys.pair)?.points ?? 0) > 0,
+    };
   }
 
   /**
-   * Claims the one verification per second a client over its limit still gets. The claim is one
-   * atomic upsert in PostgreSQL, so every worker and instance shares the same slot: an attacker
-   * cannot lock the working client out, and cannot get more than one guess per second verified.
+   * Claims the one verification per second a client over its limit still gets, for an address
+   * that is not failing for it, and marks that address failing (until recordSuccess). One SQL
+   * statement: the check of the address, the claim and the mark see the same moment, so every
+   * worker and instance shares the one slot, and an address cannot claim a second time on a
+   * count it read before its first claim. An attacker cannot lock the working client out, and
+   * gets at most one guess per second verified.
    */
-  async claimLockedVerification(clientId: string): Promise<boolean> {
-    try {
-      await this.lockedVerifications.consume(keyOf(clientId), 1);
-      return true;
-    } catch (error) {
-      if (error instanceof RateLimiterRes) return false;
-      throw error;
-    }
+  async claimLockedVerification(clientId: string, address: string): Promise<boolean> {
+    const now = Date.now();
+    const { rows } = await this.pool.query<{ claimed: number | null }>({
+      name: 'auth-throttle-claim',
+      text: `WITH failing AS (
+          SELECT 1 FROM ${TABLE} WHERE key = $1 AND points > 0 AND (expire > $3 OR expire IS NULL)
+        ), claim AS (
+          INSERT INTO ${TABLE} AS f (key, points, expire)
+          SELECT $2, 1, $3::bigint + $4::bigint WHERE NOT EXISTS (SELECT 1 FROM failing)
+          ON CONFLICT (key) DO UPDATE SET
+            points = CASE WHEN f.expire <= $3::bigint THEN 1 ELSE f.points + 1 END,
+            expire = CASE WHEN f.expire <= $3::bigint THEN $3::bigint + $4::bigint ELSE f.expire END
+          RETURNING points
+        ), mark AS (
+          INSERT INTO ${TABLE} AS f (key, points, expire)
+          SELECT $1, 1, $3::bigint + $5::bigint FROM claim WHERE claim.points = 1
+          ON CONFLICT (key) DO UPDATE SET
+            points = CASE WHEN f.expire <= $3::bigint THEN 1 ELSE f.points + 1 END,
+            expire = CASE WHEN f.expire <= $3::bigint THEN $3::bigint + $5::bigint ELSE f.expire END
+          RETURNING points
+        )
+        SELECT (SELECT points FROM claim) AS claimed, (SELECT count(*) FROM mark) AS marked`,
+      values: [
+        `client-address:${pairKey(clientId, address)}`,
+        `locked-verification:${keyOf(clientId)}`,
+        now,
+        1000 / VERIFICATIONS_PER_SECOND_WHEN_LOCKED,
+        WINDOW_SECONDS * 1000,
+      ],
+    });
+    return rows[0]?.claimed === 1;
+  }
+
+  /**
+   * A refused attempt (429), or a failure that concerns no client (a refused initial or
+   * registration access token), counts toward its source address's limit.
+   */
+  async countRefusal(address: string): Promise<void> {
+    await this.perAddress.penalty(keyOf(address), 1);
   }
 
   /** Seconds to wait when the source address's limit is used up (dynamic registration's tokens count toward it too). */
   async addressBlockedFor(address: string): Promise<number | undefined> {
-    return exhausted(await this.perAddress.get(keyOf(address)), FAILURES_PER_ADDRESS);
-  }
-
-  /** A failure that concerns no client (a refused initial or registration access token): counted for the address only. */
-  async recordAddressFailure(address: string): Promise<void> {
-    await this.perAddress.penalty(keyOf(address), 1);
+    const state = await this.perAddress.get(keyOf(address));
+    if (!state || state.consumedPoints < FAILURES_PER_ADDRESS) return undefined;
+    return state.msBeforeNext > 0 ? state.msBeforeNext / 1000 : WINDOW_SECONDS;
   }
 
   async recordFailure(clientId: string, address: string): Promise<void> {
-    await Promise.all([this.perClient.penalty(keyOf(clientId), 1), this.perAddress.penalty(keyOf(address), 1)]);
+    await Promise.all([
+      this.perClient.penalty(keyOf(clientId), 1),
+      this.perAddress.penalty(keyOf(address), 1),
+      this.perClientAddress.penalty(pairKey(clientId, address), 1),
+    ]);
+  }
+
+  /** The right credentials from this address (or a claim that did not end in a failure): it is clean again for this client. Only on the slow path. */
+  async clearFailing(clientId: string, address: string): Promise<void> {
+    await this.perClientAddress.delete(pairKey(clientId, address));
   }
 }
 
@@ -80,7 +203,7 @@ export function failureCounter(dataSource: DataSource, keyPrefix: string, points
   return new RateLimiterPostgres({
     storeClient: (dataSource.driver as unknown as { master: unknown }).master,
     storeType: 'pool',
-    tableName: 'auth_failure',
+    tableName: TABLE,
     tableCreated: true,
     clearExpiredByTimeout: false,
     keyPrefix,
@@ -89,12 +212,18 @@ export function failureCounter(dataSource: DataSource, keyPrefix: string, points
   });
 }
 
-function exhausted(result: RateLimiterRes | null, limit: number): number | undefined {
-  if (!result || result.consumedPoints < limit || result.msBeforeNext <= 0) return undefined;
-  return result.msBeforeNext / 1000;
+function exhausted(row: { points: number; expire: string | null } | undefined, limit: number, now: number): number | undefined {
+  if (!row || row.points < limit) return undefined;
+  // No expiry: rate-limiter-flexible's "for ever"; a minute is what a caller is told to wait.
+  const msBeforeNext = row.expire === null ? WINDOW_SECONDS * 1000 : Number(row.expire) - now;
+  return msBeforeNext > 0 ? msBeforeNext / 1000 : undefined;
 }
 
 // Keys are hashed: client ids may be 255 arbitrary characters, and none is stored in clear.
 function keyOf(value: string): string {
   return createHash('sha256').update(value).digest('base64url');
+}
+
+function pairKey(clientId: string, address: string): string {
+  return createHash('sha256').update(clientId).update('\u0000').update(address).digest('base64url');
 }

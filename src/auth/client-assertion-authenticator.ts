@@ -16,6 +16,7 @@ import { DpopProofs, type DpopProof } from './dpop-proofs.js';
 import { ReplayStore } from './replay-store.js';
 
 const ALGORITHMS = [...ASSERTION_ALGORITHMS];
+const MAX_PROVEN = 100_000;
 // RFC 7523 leaves `typ` open; SMART clients send "JWT", RFC 7523bis "client-authentication+jwt".
 const ACCEPTED_TYPES = new Set(['jwt', 'client-authentication+jwt']);
 
@@ -33,6 +34,9 @@ export type BeforeConsume = (client: ClientRecord) => void;
  */
 @Injectable()
 export class ClientAssertionAuthenticator {
+  /** Client and source address pairs that have authenticated in this process (AdmitOptions.proven). */
+  private readonly proven = new Set<string>();
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly clients: ClientDirectory,
@@ -45,6 +49,9 @@ export class ClientAssertionAuthenticator {
   /** `proof`: a checked DPoP proof whose jti is used up together with the assertion's, all or none. */
   async authenticate(parameters: TokenParameters, sourceAddress: string, beforeConsume?: BeforeConsume, proof?: DpopProof): Promise<ClientRecord> {
     const { assertion, clientId, header } = readAssertion(parameters);
+    // The throttle first: a client or address over its limit is 429 before its jwks_uri is fetched or any key is tried.
+    const pair = `${clientId}\u0000${sourceAddress}`;
+    const admission = await this.throttle.admit(clientId, sourceAddress, { proven: this.proven.has(pair) });
     try {
       const { client, jti, exp } = await this.verify(assertion, clientId, header);
       beforeConsume?.(client);
@@ -52,23 +59,25 @@ export class ClientAssertionAuthenticator {
       const replayed = await this.replays.useOnce(proof ? [proof.use, assertionUse] : [assertionUse]);
       if (proof && replayed === 0) throw await this.proofs.replayed();
       if (replayed !== -1) throw refused('the assertion\'s "jti" has already been used');
+      if (admission.failing || admission.claimed) await this.throttle.clearFailing(clientId, sourceAddress);
+      this.prove(pair);
       return client;
     } catch (error) {
-      if (error instanceof OAuthError && error.code === 'invalid_client') await this.countFailure(clientId, sourceAddress);
+      if (error instanceof OAuthError && error.code === 'invalid_client') {
+        await this.throttle.recordFailure(clientId, sourceAddress);
+        if (admission.lockedFor !== undefined) throw OAuthError.tooManyRequests(admission.lockedFor).refusing(clientId, 'client over its limit');
+      } else if (admission.claimed) {
+        // A claim that did not prove wrong (a DPoP proof refused, a database error) leaves the address clean.
+        await this.throttle.clearFailing(clientId, sourceAddress);
+      }
       throw error;
     }
   }
 
-  /**
-   * The brute-force limits (docs/reference/token-endpoint.md#brute-force-protection), counted
-   * only when an assertion fails: a valid signature cannot be guessed, so (like a recently
-   * verified secret) it passes without a look at the counters, and a working client cannot be
-   * locked out. Past either limit a failure is answered 429.
-   */
-  private async countFailure(clientId: string, sourceAddress: string): Promise<void> {
-    const wait = await this.throttle.blockedFor(clientId, sourceAddress);
-    if (wait !== undefined) throw OAuthError.tooManyRequests(wait);
-    await this.throttle.recordFailure(clientId, sourceAddress);
+  private prove(pair: string): void {
+    if (this.proven.has(pair)) return;
+    if (this.proven.size >= MAX_PROVEN) this.proven.delete(this.proven.values().next().value!);
+    this.proven.add(pair);
   }
 
   private async verify(assertion: string, clientId: string, header: AssertionHeader): Promise<{ client: ClientRecord; jti: string; exp: number }> {

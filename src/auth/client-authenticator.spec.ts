@@ -9,7 +9,9 @@ jest.unstable_mockModule('../clients/client-secrets.js', () => ({
 }));
 const { ClientAuthenticator } = await import('./client-authenticator.js');
 const { WorkGate } = await import('./slow-hash-gate.js');
-type LimitsReached = import('./auth-throttle.js').LimitsReached;
+const { admit } = await import('./auth-throttle.js');
+type Standing = import('./auth-throttle.js').Standing;
+type AdmitOptions = import('./auth-throttle.js').AdmitOptions;
 
 function record(secretHash: string): ClientRecord {
   return {
@@ -27,12 +29,16 @@ function record(secretHash: string): ClientRecord {
   };
 }
 
-function setup(stored: ClientRecord | null, limits: LimitsReached = {}, gate = new WorkGate(4, 4)) {
+function setup(stored: ClientRecord | null, limits: Partial<Standing> = {}, gate = new WorkGate(4, 4)) {
   const directory = { current: stored, find: jest.fn(() => Promise.resolve(directory.current)) };
   const throttle = {
-    limitsReached: jest.fn((): Promise<LimitsReached> => Promise.resolve(limits)),
+    standing: jest.fn((): Promise<Standing> => Promise.resolve({ failing: false, ...limits })),
     claimLockedVerification: jest.fn(() => Promise.resolve(true)),
+    countRefusal: jest.fn(() => Promise.resolve(undefined)),
     recordFailure: jest.fn(() => Promise.resolve(undefined)),
+    clearFailing: jest.fn(() => Promise.resolve(undefined)),
+    // The real decision, on the stand-in counts above.
+    admit: (clientId: string, address: string, options?: AdmitOptions) => admit(throttle, clientId, address, options),
   };
   const authenticator = new ClientAuthenticator(directory as never, throttle as never, gate);
   const attempt = (clientSecret: string, method: ClientRecord['authenticationType'] = 'client_secret_basic') =>
@@ -49,7 +55,7 @@ describe('ClientAuthenticator', () => {
     await attempt('s3cret');
     await attempt('s3cret');
     expect(verifyClientSecret).toHaveBeenCalledTimes(1);
-    expect(throttle.limitsReached).toHaveBeenCalledTimes(1);
+    expect(throttle.standing).toHaveBeenCalledTimes(1);
     expect(throttle.recordFailure).not.toHaveBeenCalled();
   });
 
@@ -64,6 +70,80 @@ describe('ClientAuthenticator', () => {
     await expect(attempt('s3cret')).rejects.toMatchObject({ code: 'too_many_requests', status: 429, headers: { 'Retry-After': '43' } });
     expect(verifyClientSecret).not.toHaveBeenCalled();
     expect(throttle.claimLockedVerification).not.toHaveBeenCalled();
+  });
+
+  it('answers 429 without hashing, and counts the refusal toward the address, when the address has failed for a client over its limit', async () => {
+    const { throttle, attempt } = setup(record('hash-of:s3cret'), { client: 12, failing: true });
+    await expect(attempt('s3cret')).rejects.toMatchObject({ code: 'too_many_requests', status: 429 });
+    expect(verifyClientSecret).not.toHaveBeenCalled();
+    expect(throttle.claimLockedVerification).not.toHaveBeenCalled();
+    expect(throttle.countRefusal).toHaveBeenCalledWith('192.0.2.1');
+  });
+
+  it('counts a refusal toward the address when the verification of this second is taken', async () => {
+    const { throttle, attempt } = setup(record('hash-of:s3cret'), { client: 12 });
+    throttle.claimLockedVerification.mockResolvedValue(false);
+    await expect(attempt('guess')).rejects.toMatchObject({ code: 'too_many_requests' });
+    expect(throttle.countRefusal).toHaveBeenCalledTimes(1);
+    expect(throttle.recordFailure).not.toHaveBeenCalled();
+  });
+
+  it('marks its 429 and 503 as refusals that protect the server, naming the client', async () => {
+    const gate = new WorkGate(1, 0);
+    const { throttle, attempt } = setup(record('hash-of:s3cret'), {}, gate);
+    let release!: () => void;
+    const busy = gate.run(() => new Promise<void>((resolve) => (release = resolve)));
+    await expect(attempt('guess')).rejects.toMatchObject({ status: 503, refusal: { clientId: 'reader', reason: 'slow hashes busy' } });
+    release();
+    await busy;
+    throttle.standing.mockResolvedValue({ address: 5, failing: false });
+    await expect(attempt('guess')).rejects.toMatchObject({ status: 429, refusal: { clientId: 'reader', reason: 'address over its limit' } });
+  });
+
+  it('does not waste the verification of a locked client on a request the slow-hash bound refuses', async () => {
+    const gate = new WorkGate(1, 0);
+    const { throttle, attempt } = setup(record('hash-of:s3cret'), { client: 12 }, gate);
+    let release!: () => void;
+    const busy = gate.run(() => new Promise<void>((resolve) => (release = resolve)));
+    await expect(attempt('s3cret')).rejects.toMatchObject({ status: 503 });
+    expect(throttle.claimLockedVerification).not.toHaveBeenCalled();
+    release();
+    await busy;
+  });
+
+  it('keeps the queue for clean addresses: an address failing for the client is 429, counted, when no slow hash is free', async () => {
+    const gate = new WorkGate(1, 4);
+    const { throttle, attempt } = setup(record('hash-of:s3cret'), { failing: true }, gate);
+    let release!: () => void;
+    const busy = gate.run(() => new Promise<void>((resolve) => (release = resolve)));
+    await expect(attempt('guess')).rejects.toMatchObject({ status: 429, refusal: { reason: 'address failing for this client' } });
+    expect(throttle.countRefusal).toHaveBeenCalledWith('192.0.2.1');
+    expect(throttle.clearFailing).not.toHaveBeenCalled();
+    // A clean address waits in the queue and is verified.
+    throttle.standing.mockResolvedValue({ failing: false });
+    const clean = attempt('s3cret');
+    release();
+    await busy;
+    await expect(clean).resolves.toMatchObject({ clientId: 'reader' });
+  });
+
+  it("does not leave the address that claimed a locked client's verification failing when the slow-hash bound refuses it", async () => {
+    const gate = new WorkGate(1, 0);
+    const { throttle, attempt } = setup(record('hash-of:s3cret'), { client: 12 }, gate);
+    let release!: () => void;
+    const busy = gate.run(() => new Promise<void>((resolve) => (release = resolve)));
+    // The gate fills between the claim and the hash: refuseIfFull passes, then run() is refused.
+    gate.refuseIfFull = () => undefined;
+    await expect(attempt('s3cret')).rejects.toMatchObject({ status: 503 });
+    expect(throttle.clearFailing).toHaveBeenCalledWith('reader', '192.0.2.1');
+    release();
+    await busy;
+  });
+
+  it('makes the address clean again for the client when the right secret comes from it', async () => {
+    const { throttle, attempt } = setup(record('hash-of:s3cret'), { failing: true });
+    await expect(attempt('s3cret')).resolves.toMatchObject({ clientId: 'reader' });
+    expect(throttle.clearFailing).toHaveBeenCalledWith('reader', '192.0.2.1');
   });
 
   it("answers 429 without running the slow hash when the client is over its limit and this second's verification is taken", async () => {
@@ -82,10 +162,17 @@ describe('ClientAuthenticator', () => {
     expect(verifyClientSecret).toHaveBeenCalledTimes(2);
   });
 
+  it('marks the address that claims the verification of a locked client as failing until its secret proves right', async () => {
+    const { throttle, attempt } = setup(record('hash-of:s3cret'), { client: 12 });
+    await expect(attempt('s3cret')).resolves.toMatchObject({ clientId: 'reader' });
+    expect(throttle.claimLockedVerification).toHaveBeenCalledWith('reader', '192.0.2.1');
+    expect(throttle.clearFailing).toHaveBeenCalledWith('reader', '192.0.2.1');
+  });
+
   it('lets a recently verified secret through a lock-out', async () => {
     const { throttle, attempt } = setup(record('hash-of:s3cret'));
     await attempt('s3cret');
-    throttle.limitsReached.mockResolvedValue({ client: 30 });
+    throttle.standing.mockResolvedValue({ client: 30, failing: false });
     throttle.claimLockedVerification.mockResolvedValue(false);
     await expect(attempt('s3cret')).resolves.toMatchObject({ clientId: 'reader' });
     await expect(attempt('guess')).rejects.toMatchObject({ code: 'too_many_requests' });

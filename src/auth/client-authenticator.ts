@@ -54,8 +54,9 @@ export class ClientAuthenticator {
   }
 
   /**
-   * An attempt that needs the slow hash. When SlowHashGate is full it is answered 503 before any
-   * database work, so a flood of wrong secrets costs next to nothing; only the hash itself runs
+   * An attempt that needs the slow hash. After one read of the throttle's counts (so that the
+   * attempts of a failing address are 429 and count toward it, whether or not the gate is full),
+   * a full SlowHashGate answers 503 before the client is looked up; only the hash itself runs
    * inside the gate (lookups are not serialised behind it). Concurrent identical attempts (a
    * burst of first requests from one client) share one run.
    */
@@ -71,33 +72,51 @@ export class ClientAuthenticator {
   }
 
   private async authenticateSlowly(attempt: AuthenticationAttempt, digest: Buffer): Promise<ClientRecord> {
-    this.slowHashes.refuseIfFull();
-    const client = await this.clients.find(attempt.clientId);
-    const lockedFor = await this.passThrottle(attempt);
-    // A private_key_jwt client has no hash (''): it costs the decoy's time, like an unknown id.
-    const stored = client?.secretHash || (await decoySecretHash());
-    const secretMatches = await this.slowHashes.run(() => verifyClientSecret(attempt.clientSecret, stored));
-    if (!client || !secretMatches || client.authenticationType !== attempt.method) {
-      await this.throttle.recordFailure(attempt.clientId, attempt.sourceAddress);
-      if (lockedFor !== undefined) throw OAuthError.tooManyRequests(lockedFor);
-      throw OAuthError.invalidClient('client authentication failed', attempt.method === 'client_secret_basic');
+    try {
+      return await this.verifySlowly(attempt, digest);
+    } catch (error) {
+      // The slow-hash bound's 503 does not know whose secret it refused: its warn line does.
+      if (error instanceof OAuthError && error.refusal && error.refusal.clientId === undefined) error.refusal.clientId = attempt.clientId;
+      throw error;
     }
-    this.remember(client, digest);
-    return client;
   }
 
   /**
-   * Past the per-address limit: 429. Past the per-client limit only, one attempt per client and
-   * second is still verified (docs/operations/security.md, "Brute force"), so a working client
-   * gets through an attacker's lock-out; the others are 429. Returns the client's wait when this
-   * attempt took that one verification (a wrong secret is then 429 too), else undefined.
+   * The throttle first (docs/operations/security.md, "Lock-out under a flood"): an address over
+   * its limit, or failing for a client over its limit, is 429 before any lookup or hash, and the
+   * refusal counts toward the address. A client over its limit still gets one attempt per second
+   * verified, from an address that has not failed for it; a wrong secret is then 429 too.
    */
-  private async passThrottle(attempt: AuthenticationAttempt): Promise<number | undefined> {
-    const limits = await this.throttle.limitsReached(attempt.clientId, attempt.sourceAddress);
-    if (limits.address !== undefined) throw OAuthError.tooManyRequests(Math.max(limits.address, limits.client ?? 0));
-    if (limits.client === undefined) return undefined;
-    if (!(await this.throttle.claimLockedVerification(attempt.clientId))) throw OAuthError.tooManyRequests(limits.client);
-    return limits.client;
+  private async verifySlowly(attempt: AuthenticationAttempt, digest: Buffer): Promise<ClientRecord> {
+    const admission = await this.throttle.admit(attempt.clientId, attempt.sourceAddress, { beforeClaim: () => this.slowHashes.refuseIfFull() });
+    let provedWrong = false;
+    let succeeded = false;
+    try {
+      if (admission.lockedFor === undefined) this.slowHashes.refuseIfFull();
+      const client = await this.clients.find(attempt.clientId);
+      // A private_key_jwt client has no hash (''): it costs the decoy's time, like an unknown id.
+      const stored = client?.secretHash || (await decoySecretHash());
+      // An address that has failed for this client never waits in the queue: the queue's places are
+      // kept for clean addresses, whatever the flood's rate (no await between this and run()).
+      if (admission.failing && !this.slowHashes.hasFreeSlot()) {
+        await this.throttle.countRefusal(attempt.sourceAddress);
+        throw OAuthError.tooManyRequests(1).refusing(attempt.clientId, 'address failing for this client');
+      }
+      const secretMatches = await this.slowHashes.run(() => verifyClientSecret(attempt.clientSecret, stored));
+      if (!client || !secretMatches || client.authenticationType !== attempt.method) {
+        provedWrong = true;
+        await this.throttle.recordFailure(attempt.clientId, attempt.sourceAddress);
+        if (admission.lockedFor !== undefined) throw OAuthError.tooManyRequests(admission.lockedFor).refusing(attempt.clientId, 'client over its limit');
+        throw OAuthError.invalidClient('client authentication failed', attempt.method === 'client_secret_basic');
+      }
+      this.remember(client, digest);
+      succeeded = true;
+      return client;
+    } finally {
+      // The right secret from an address that had failed for this client makes it clean again; so
+      // does the end of a claim that did not prove wrong (a 503 of the slow-hash bound, say).
+      if ((succeeded && admission.failing) || (admission.claimed && !provedWrong)) await this.throttle.clearFailing(attempt.clientId, attempt.sourceAddress);
+    }
   }
 
   /**

@@ -10,6 +10,8 @@ export const SLOW_HASHES_AT_ONCE = Math.max(1, Math.min(Math.floor(availablePara
 // A short queue absorbs a burst of legitimate first requests; a flood finds it full.
 export const SLOW_HASHES_WAITING = Math.max(4, 4 * SLOW_HASHES_AT_ONCE);
 const RETRY_AFTER_SECONDS = 1;
+/** The reason of the bound's refusals in the throttle's warn lines. */
+export const SLOW_HASHES_BUSY = 'slow hashes busy';
 
 /** At most `atOnce` pieces of work at a time, at most `queueLength` waiting; the rest refused with 503. */
 export class WorkGate {
@@ -24,6 +26,11 @@ export class WorkGate {
   /** 503 now when a piece of work would be refused: lets a caller skip the work before it (database lookups). */
   refuseIfFull(): void {
     if (this.running >= this.atOnce && this.waiting.length >= this.queueLength) throw busy();
+  }
+
+  /** Whether a piece of work would start now, without waiting in the queue. */
+  hasFreeSlot(): boolean {
+    return this.running < this.atOnce;
   }
 
   async run<T>(work: () => Promise<T>): Promise<T> {
@@ -53,9 +60,10 @@ export class WorkGate {
 }
 
 function busy(): OAuthError {
-  const error = new OAuthError('temporarily_unavailable', 'too many client secrets are being verified right now; retry shortly');
-  error.headers['Retry-After'] = String(RETRY_AFTER_SECONDS);
-  return error;
+  return OAuthError.temporarilyUnavailable('too many client secrets are being verified right now; retry shortly', RETRY_AFTER_SECONDS).refusing(
+    undefined,
+    SLOW_HASHES_BUSY,
+  );
 }
 
 /**

@@ -4,11 +4,13 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import { OAuthError } from '../oauth/oauth-error.js';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../common/database-errors.js';
 import { sendNoStoreJson } from '../common/send-json.js';
+import { markRefusal, refusalLog } from '../logging/refusal-log.js';
 
 /**
  * Answers every error of an /oauth2/* route as RFC 6749 §5.2 `{error, error_description}` with
  * the no-store headers. Unknown failures are logged (message only) and answered with a fixed
  * text; a database that says "not now" is 503 temporarily_unavailable with Retry-After.
+ * Refusals that protect the server (429, the slow-hash bound's 503) go to RefusalLog.
  */
 @Catch()
 export class OAuthExceptionFilter implements ExceptionFilter {
@@ -20,6 +22,11 @@ export class OAuthExceptionFilter implements ExceptionFilter {
     const response = host.switchToHttp().getResponse<Response>();
     const error = this.toOAuthError(exception);
     if (host.switchToHttp().getRequest<Request>().path === '/oauth2/token') this.metrics.tokenRefused(error.code);
+    if (error.refusal) {
+      // A refusal that protects the server: one warn line a second per client and reason, not one per request.
+      refusalLog.note(error.refusal.clientId, error.refusal.reason);
+      markRefusal(response);
+    }
     sendNoStoreJson(response, error.status, { error: error.code, error_description: error.description }, error.headers);
   }
 

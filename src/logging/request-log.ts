@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Level, Logger } from 'pino';
+import { isRefusal } from './refusal-log.js';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
@@ -33,7 +34,8 @@ export function requestLog(logger: Logger) {
     },
     onFinish(request: Request, response: Response, startedAt: number): void {
       const path = request.url.split('?', 1)[0];
-      const level = levelOf(path, response.statusCode);
+      // A refusal that protects the server has its own rate-limited warn lines (refusal-log.ts).
+      const level = isRefusal(response) ? 'debug' : levelOf(path, response.statusCode);
       if (level === undefined || !logger.isLevelEnabled(level)) return;
       logger[level](
         {

@@ -56,6 +56,12 @@ export class OAuthError extends Error {
   status: number;
   /** Extra response headers: WWW-Authenticate, Retry-After. */
   headers: Record<string, string> = {};
+  /**
+   * Set on a refusal that protects the server (429 of the brute-force throttle, 503 of the
+   * slow-hash bound): such refusals are logged at warn, at most once a second per client and
+   * reason (src/logging/refusal-log.ts), not one line per request.
+   */
+  refusal?: { clientId?: string; reason: string };
 
   constructor(
     readonly code: OAuthErrorCode,
@@ -67,6 +73,12 @@ export class OAuthError extends Error {
 
   withStatus(status: number): this {
     this.status = status;
+    return this;
+  }
+
+  /** Marks this error as a refusal that protects the server (see `refusal`). */
+  refusing(clientId: string | undefined, reason: string): this {
+    this.refusal = { clientId, reason };
     return this;
   }
 

@@ -79,7 +79,7 @@ export class RegistrationService {
       [tokenHash(token)],
     );
     if (!row) {
-      await this.throttle.recordAddressFailure(address);
+      await this.throttle.countRefusal(address);
       throw tokenRefused('the initial access token is unknown, expired, removed or used up');
     }
     return row;
@@ -157,7 +157,7 @@ export class RegistrationService {
     const presented = Buffer.from(tokenHash(token));
     const matches = row !== undefined && row.token_hash.length === presented.length && timingSafeEqual(Buffer.from(row.token_hash), presented);
     if (!row || !matches) {
-      await this.throttle.recordAddressFailure(address);
+      await this.throttle.countRefusal(address);
       throw tokenRefused('the registration access token is not valid for this client');
     }
     return {
