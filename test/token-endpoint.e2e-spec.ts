@@ -79,7 +79,7 @@ describe('POST /oauth2/token, client credentials', () => {
     });
     expect(protectedHeader).toMatchObject({ alg: 'RS256', typ: 'at+jwt' });
     expect(typeof protectedHeader.kid).toBe('string');
-    expect(Object.keys(payload).sort()).toEqual(['aud', 'client_id', 'exp', 'iat', 'iss', 'jti', 'scope', 'sub']);
+    expect(Object.keys(payload).sort()).toEqual(['aud', 'client_id', 'exp', 'iat', 'iss', 'jti', 'scope', 'status', 'sub']);
     expect(payload).toMatchObject({ sub: client.clientId, client_id: client.clientId, scope: 'uma_protection read' });
     expect(payload.exp! - payload.iat!).toBe(600);
     expect(Math.abs(payload.iat! - Date.now() / 1000)).toBeLessThan(5);
