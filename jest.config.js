@@ -16,6 +16,17 @@ export default {
       displayName: 'e2e',
       rootDir: '.',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/interop/'],
+      globalSetup: '<rootDir>/test/global-setup.mjs',
+      globalTeardown: '<rootDir>/test/global-teardown.mjs',
+    },
+    // Tests that need another stack (Debian packages, git and the npm cache): `npm run test:interop`
+    // only, which installs what they need first; `npm test` needs nothing but Node.js.
+    {
+      ...common,
+      displayName: 'interop',
+      rootDir: '.',
+      testMatch: ['<rootDir>/test/interop/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/global-setup.mjs',
       globalTeardown: '<rootDir>/test/global-teardown.mjs',
     },
