@@ -35,19 +35,13 @@ export function markdownFiles(root: string): string[] {
   return found.sort();
 }
 
-// The order a newcomer reads them in, one terminal session: later guides use what earlier pages made.
-const READING_ORDER = [
-  'README.md',
-  'docs/getting-started.md',
-  'docs/guides/admin-interface.md',
-  'docs/guides/clients-with-keys.md',
-  'docs/guides/resource-servers.md',
-];
-
-/** The pages whose command blocks run: the README, getting started, then every guide. */
-export function runOrder(root: string): string[] {
-  const guides = markdownFiles(root).filter((page) => page.startsWith('docs/guides/') && !READING_ORDER.includes(page));
-  return [...READING_ORDER, ...guides];
+/**
+ * The pages whose command blocks run, each on its own: the README, getting started, and every page
+ * under docs/guides/ (found anew on each run, so a new guide is run as soon as it exists).
+ */
+export function runnablePages(root: string): string[] {
+  const guides = markdownFiles(root).filter((page) => page.startsWith('docs/guides/'));
+  return ['README.md', 'docs/getting-started.md', ...guides].filter((page) => commandBlocks(root, page).length > 0);
 }
 
 /** The page without fenced code blocks and inline code, where links and headings are not links and headings. */
