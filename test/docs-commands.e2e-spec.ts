@@ -1,5 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import pg from 'pg';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -37,15 +39,36 @@ function untrackedFiles(): string[] {
     .map((line) => line.slice(3));
 }
 
-/** A server of its own: a fresh data folder (so a fresh embedded PostgreSQL) and its own ports. */
-type FreshServer = { process: ChildProcess; port: number; adminPort: number; dataDir: string };
+/**
+ * A server of its own, as fresh as after a clone: a new server process on a new, empty database
+ * (created in the test run's PostgreSQL, so no cluster is initialised per page) with its own
+ * ports, and a data folder holding only the admin token, where the pages read it (.data/admin-token).
+ */
+type FreshServer = { process: ChildProcess; port: number; adminPort: number; dataDir: string; database: string; environment: Record<string, string> };
+
+async function withAdminConnection<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
 
 async function startFreshServer(): Promise<FreshServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'authorization-server-docs-'));
-  await chmod(dataDir, 0o755);
+  const database = `docs_${randomBytes(6).toString('hex')}`;
+  await withAdminConnection((client) => client.query(`CREATE DATABASE ${database}`));
+  const url = new URL(process.env.TEST_DATABASE_URL!);
+  url.pathname = `/${database}`;
+  const adminTokenFile = join(dataDir, 'admin-token');
+  await writeFile(adminTokenFile, `${randomBytes(24).toString('base64url')}\n`, { mode: 0o600 });
   const [port, adminPort] = await lowFreePorts();
-  const child = startServerProcess({ DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(adminPort) });
-  const started: FreshServer = { process: child, port, adminPort, dataDir };
+  // The CLI the pages run reads the same database and token as the server.
+  const environment = { DATA_DIR: dataDir, DATABASE_URL: url.toString(), ADMIN_TOKEN_FILE: adminTokenFile };
+  const child = startServerProcess({ ...environment, PORT: String(port), ADMIN_PORT: String(adminPort) });
+  const started: FreshServer = { process: child, port, adminPort, dataDir, database, environment };
   try {
     await eventually(async () => ((await request(`http://127.0.0.1:${port}`).get('/health/ready')).status === 200 ? true : undefined), 90_000, 250);
   } catch (error) {
@@ -61,6 +84,7 @@ async function stopServer(server: FreshServer): Promise<void> {
     server.process.kill('SIGTERM');
     await exit;
   }
+  await withAdminConnection((client) => client.query(`DROP DATABASE IF EXISTS ${server.database} WITH (FORCE)`));
   await rm(server.dataDir, { recursive: true, force: true });
 }
 
@@ -83,11 +107,11 @@ describe('the command blocks of the README and of each guide, each page alone on
     async (page) => {
       const blocks = commandBlocks(ROOT, page);
       server = await startFreshServer();
-      const { port, adminPort, dataDir } = server;
+      const { port, adminPort, dataDir, environment } = server;
       const before = untrackedFiles();
       const run = await finished(
         spawn('bash', ['-c', script(blocks, port, adminPort, dataDir)], {
-          env: cleanEnvironment({ DATA_DIR: dataDir }),
+          env: cleanEnvironment(environment),
         }),
       );
       const outputs = run.stdout.split(`\n${DONE}\n`);
