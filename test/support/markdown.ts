@@ -1,19 +1,24 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
-export type CommandBlock = { page: string; line: number; language: 'sh' | 'js'; text: string };
+/**
+ * A runnable block. `checksStatus`: its fence says ```` ```sh checks-status ````, for a block that
+ * checks every answer's status itself (a script that also shows an error answer on purpose).
+ */
+export type CommandBlock = { page: string; line: number; language: 'sh' | 'js'; text: string; checksStatus: boolean };
 
 /** Fenced code blocks of a page: `sh` and `js` blocks run; `bash`, `text`, `json` and others are only shown. */
 export function commandBlocks(root: string, page: string): CommandBlock[] {
   const lines = readFileSync(join(root, page), 'utf8').split('\n');
   const blocks: CommandBlock[] = [];
-  let open: { language: string; line: number; body: string[] } | undefined;
+  let open: { language: string; info: string; line: number; body: string[] } | undefined;
   lines.forEach((line, index) => {
-    const fence = /^```(\S*)/.exec(line);
-    if (!open && fence) open = { language: fence[1] ?? '', line: index + 1, body: [] };
+    const fence = /^```(\S*)(.*)$/.exec(line);
+    if (!open && fence) open = { language: fence[1] ?? '', info: fence[2] ?? '', line: index + 1, body: [] };
     else if (open && /^```\s*$/.test(line)) {
       if (open.language === 'sh' || open.language === 'js') {
-        blocks.push({ page, line: open.line, language: open.language, text: open.body.join('\n') });
+        const checksStatus = open.info.split(/\s+/).includes('checks-status');
+        blocks.push({ page, line: open.line, language: open.language, text: open.body.join('\n'), checksStatus });
       }
       open = undefined;
     } else if (open) open.body.push(line);
