@@ -21,6 +21,8 @@ export default {
       globalSetup: '<rootDir>/test/global-setup.mjs',
       globalTeardown: '<rootDir>/test/global-teardown.mjs',
     },
+    // Tests that need another stack (Debian packages, git and the npm cache): `npm run test:interop`
+    // only, which installs what they need first; `npm test` needs nothing but Node.js.
     {
       ...common,
       displayName: 'interop',

@@ -1,20 +1,21 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import pg from 'pg';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { commandBlocks, runOrder, type CommandBlock } from './support/markdown.js';
-import { cleanEnvironment, eventually, finished, startServerProcess } from './support/processes.js';
-import { createServer, type Server } from 'node:net';
+import { commandBlocks, runnablePages, type CommandBlock } from './support/markdown.js';
+import { cleanEnvironment, eventually, finished, lowFreePorts, startServerProcess } from './support/processes.js';
 import type { ChildProcess } from 'node:child_process';
 
 const ROOT = join(import.meta.dirname, '..');
 const DONE = '@@docs-block-done@@';
 
 /**
- * The README's and the guides' `sh` and `js` blocks, as a newcomer would paste them into one
- * terminal, in reading order: only the server's ports and data folder are those of this test's
- * server instead of 3000, 3001 and ./.data.
+ * One page's `sh` and `js` blocks, as a newcomer would paste them into one terminal, in order:
+ * only the server's ports and data folder are those of this test's server instead of 3000, 3001
+ * and ./.data.
  */
 function script(blocks: CommandBlock[], port: number, adminPort: number, dataDir: string): string {
   const adapt = (text: string) =>
@@ -30,25 +31,6 @@ function script(blocks: CommandBlock[], port: number, adminPort: number, dataDir
 }
 
 /** Files git would offer to add: what the blocks create must be ignored (.gitignore) or removed. */
-/** Two ports free right now below Linux's ephemeral range (32768+), where no outgoing connection can take them first. */
-async function lowFreePorts(): Promise<[number, number]> {
-  const held: Server[] = [];
-  try {
-    while (held.length < 2) {
-      const candidate = 20_000 + Math.floor(Math.random() * 12_000);
-      const probe = createServer();
-      const bound = await new Promise<boolean>((done) => {
-        probe.once('error', () => done(false));
-        probe.listen(candidate, '127.0.0.1', () => done(true));
-      });
-      if (bound) held.push(probe);
-    }
-    return held.map((probe) => (probe.address() as { port: number }).port) as [number, number];
-  } finally {
-    await Promise.all(held.map((probe) => new Promise((done) => probe.close(done))));
-  }
-}
-
 function untrackedFiles(): string[] {
   const status = spawnSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: ROOT, encoding: 'utf8' }).stdout;
   return status
@@ -57,49 +39,99 @@ function untrackedFiles(): string[] {
     .map((line) => line.slice(3));
 }
 
-describe('the command blocks of the README and the guides', () => {
-  let dataDir: string;
-  let server: ChildProcess;
-  let port: number;
-  let adminPort: number;
+/**
+ * A server of its own, as fresh as after a clone: a new server process on a new, empty database
+ * (created in the test run's PostgreSQL, so no cluster is initialised per page) with its own
+ * ports, and a data folder holding only the admin token, where the pages read it (.data/admin-token).
+ */
+type FreshServer = { process: ChildProcess; port: number; adminPort: number; dataDir: string; database: string; environment: Record<string, string> };
 
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'authorization-server-docs-'));
-    await chmod(dataDir, 0o755);
-    [port, adminPort] = await lowFreePorts();
-    server = startServerProcess({ DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(adminPort) });
+async function withAdminConnection<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function startFreshServer(): Promise<FreshServer> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'authorization-server-docs-'));
+  const database = `docs_${randomBytes(6).toString('hex')}`;
+  await withAdminConnection((client) => client.query(`CREATE DATABASE ${database}`));
+  const url = new URL(process.env.TEST_DATABASE_URL!);
+  url.pathname = `/${database}`;
+  const adminTokenFile = join(dataDir, 'admin-token');
+  await writeFile(adminTokenFile, `${randomBytes(24).toString('base64url')}\n`, { mode: 0o600 });
+  const [port, adminPort] = await lowFreePorts();
+  // The CLI the pages run reads the same database and token as the server.
+  const environment = { DATA_DIR: dataDir, DATABASE_URL: url.toString(), ADMIN_TOKEN_FILE: adminTokenFile };
+  const child = startServerProcess({ ...environment, PORT: String(port), ADMIN_PORT: String(adminPort) });
+  const started: FreshServer = { process: child, port, adminPort, dataDir, database, environment };
+  try {
     await eventually(async () => ((await request(`http://127.0.0.1:${port}`).get('/health/ready')).status === 200 ? true : undefined), 90_000, 250);
-  }, 120_000);
+  } catch (error) {
+    await stopServer(started);
+    throw error;
+  }
+  return started;
+}
 
-  afterAll(async () => {
-    if (server.exitCode === null) {
-      const exit = finished(server);
-      server.kill('SIGTERM');
-      await exit;
-    }
-    await rm(dataDir, { recursive: true, force: true });
+async function stopServer(server: FreshServer): Promise<void> {
+  if (server.process.exitCode === null && server.process.signalCode === null) {
+    const exit = finished(server.process);
+    server.process.kill('SIGTERM');
+    await exit;
+  }
+  await withAdminConnection((client) => client.query(`DROP DATABASE IF EXISTS ${server.database} WITH (FORCE)`));
+  await rm(server.dataDir, { recursive: true, force: true });
+}
+
+const PAGES = runnablePages(ROOT);
+
+describe('the command blocks of the README and of each guide, each page alone on a fresh server', () => {
+  let server: FreshServer | undefined;
+
+  afterEach(async () => {
+    if (server) await stopServer(server);
+    server = undefined;
   }, 60_000);
 
-  it('runs every block in reading order on a fresh server, each exiting 0 without an error answer, leaving no untracked file', async () => {
-    const blocks = runOrder(ROOT).flatMap((page) => commandBlocks(ROOT, page));
-    expect(blocks.length).toBeGreaterThan(10);
-    const before = untrackedFiles();
-    const run = await finished(
-      spawn('bash', ['-c', script(blocks, port, adminPort, dataDir)], {
-        env: cleanEnvironment({ DATA_DIR: dataDir }),
-      }),
-    );
-    const outputs = run.stdout.split(`\n${DONE}\n`);
-    const completed = outputs.length - 1;
-    const failed = blocks[completed];
-    const where = failed ? `${failed.page}:${failed.line}` : 'none';
-    expect({ code: run.code, failedBlock: where, stderr: run.code === 0 ? '' : run.stderr.slice(-2000) }).toEqual({ code: 0, failedBlock: 'none', stderr: '' });
-    blocks.forEach((block, index) => {
-      // curl -s prints error answers and exits 0: an error document in a block's output is a failure too.
-      const output = outputs[index] ?? '';
-      const errorAnswer = /"errors"\s*:|"error"\s*:\s*"/.test(output) ? output.slice(0, 500) : '';
-      expect({ block: `${block.page}:${block.line}`, errorAnswer }).toEqual({ block: `${block.page}:${block.line}`, errorAnswer: '' });
-    });
-    expect(untrackedFiles().filter((path) => !before.includes(path))).toEqual([]);
-  }, 600_000);
+  it('finds the README, getting started and the guides', () => {
+    expect(PAGES).toEqual(expect.arrayContaining(['README.md', 'docs/getting-started.md', 'docs/guides/consent-withdrawal.md', 'docs/guides/uma.md']));
+  });
+
+  it.each(PAGES)(
+    'runs every block of %s in order, each exiting 0 without an error answer, leaving no untracked file',
+    async (page) => {
+      const blocks = commandBlocks(ROOT, page);
+      server = await startFreshServer();
+      const { port, adminPort, dataDir, environment } = server;
+      const before = untrackedFiles();
+      const run = await finished(
+        spawn('bash', ['-c', script(blocks, port, adminPort, dataDir)], {
+          env: cleanEnvironment(environment),
+        }),
+      );
+      const outputs = run.stdout.split(`\n${DONE}\n`);
+      const completed = outputs.length - 1;
+      const failed = blocks[completed];
+      const where = failed ? `${failed.page}:${failed.line}` : 'none';
+      expect({ code: run.code, failedBlock: where, stderr: run.code === 0 ? '' : run.stderr.slice(-2000) + run.stdout.slice(-1000) }).toEqual({
+        code: 0,
+        failedBlock: 'none',
+        stderr: '',
+      });
+      blocks.forEach((block, index) => {
+        // An error document in a block's output is a failure too, even when the block exits 0
+        // (unless the block checks each status itself and shows an error answer on purpose).
+        const output = outputs[index] ?? '';
+        const errorAnswer = !block.checksStatus && /"errors"\s*:|"error"\s*:\s*"/.test(output) ? output.slice(0, 500) : '';
+        expect({ block: `${block.page}:${block.line}`, errorAnswer }).toEqual({ block: `${block.page}:${block.line}`, errorAnswer: '' });
+      });
+      expect(untrackedFiles().filter((path) => !before.includes(path))).toEqual([]);
+    },
+    300_000,
+  );
 });

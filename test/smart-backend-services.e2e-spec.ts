@@ -1,10 +1,5 @@
-import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { exportPKCS8, SignJWT } from 'jose';
+import { SignJWT } from 'jose';
 import request from 'supertest';
 import { add, freshIds, getAdmin, patchAdmin, ref } from './support/admin.js';
 import { enrolDataSource } from './support/consent.js';
@@ -606,43 +601,5 @@ describe('admin validation of the SMART attributes', () => {
   });
 });
 
-describe('a second client stack: Debian python3-authlib', () => {
-  it('gets tokens with RS384 private_key_jwt, a fresh assertion each time', async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'authlib-'));
-    const keyFile = join(folder, 'client-key.pem');
-    writeFileSync(keyFile, (await exportPKCS8(rsa.privateKey)) + '\n', { mode: 0o600 });
-    const script = fileURLToPath(new URL('./clients/authlib_backend_token.py', import.meta.url));
-    const finished = await run('/usr/bin/python3', [
-      script,
-      `${server.url}/oauth2/token`,
-      world.clientId,
-      keyFile,
-      String(rsa.jwk.kid),
-      `system/${world.type}.rs`,
-      '2',
-    ]);
-    expect(finished.stderr).toBe('');
-    expect(finished.code).toBe(0);
-    const tokens = finished.stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { token_type: string; scope: string; expires_in: number; access_token: string });
-    expect(tokens).toHaveLength(2);
-    for (const token of tokens) {
-      expect(token).toMatchObject({ token_type: 'Bearer', scope: `system/${world.type}.rs`, expires_in: 300 });
-      expect(tokenClaims(token.access_token).scope).toBe(`system/${world.type}.rs`);
-    }
-  });
-});
-
-function run(command: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+// The same backend client on a second stack (Debian's python3-authlib) is in
+// test/interop/smart-backend-services-authlib.e2e-spec.ts (`npm run test:interop`).

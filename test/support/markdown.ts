@@ -1,19 +1,24 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
-export type CommandBlock = { page: string; line: number; language: 'sh' | 'js'; text: string };
+/**
+ * A runnable block. `checksStatus`: its fence says ```` ```sh checks-status ````, for a block that
+ * checks every answer's status itself (a script that also shows an error answer on purpose).
+ */
+export type CommandBlock = { page: string; line: number; language: 'sh' | 'js'; text: string; checksStatus: boolean };
 
 /** Fenced code blocks of a page: `sh` and `js` blocks run; `bash`, `text`, `json` and others are only shown. */
 export function commandBlocks(root: string, page: string): CommandBlock[] {
   const lines = readFileSync(join(root, page), 'utf8').split('\n');
   const blocks: CommandBlock[] = [];
-  let open: { language: string; line: number; body: string[] } | undefined;
+  let open: { language: string; info: string; line: number; body: string[] } | undefined;
   lines.forEach((line, index) => {
-    const fence = /^```(\S*)/.exec(line);
-    if (!open && fence) open = { language: fence[1] ?? '', line: index + 1, body: [] };
+    const fence = /^```(\S*)(.*)$/.exec(line);
+    if (!open && fence) open = { language: fence[1] ?? '', info: fence[2] ?? '', line: index + 1, body: [] };
     else if (open && /^```\s*$/.test(line)) {
       if (open.language === 'sh' || open.language === 'js') {
-        blocks.push({ page, line: open.line, language: open.language, text: open.body.join('\n') });
+        const checksStatus = open.info.split(/\s+/).includes('checks-status');
+        blocks.push({ page, line: open.line, language: open.language, text: open.body.join('\n'), checksStatus });
       }
       open = undefined;
     } else if (open) open.body.push(line);
@@ -35,19 +40,13 @@ export function markdownFiles(root: string): string[] {
   return found.sort();
 }
 
-// The order a newcomer reads them in, one terminal session: later guides use what earlier pages made.
-const READING_ORDER = [
-  'README.md',
-  'docs/getting-started.md',
-  'docs/guides/admin-interface.md',
-  'docs/guides/clients-with-keys.md',
-  'docs/guides/resource-servers.md',
-];
-
-/** The pages whose command blocks run: the README, getting started, then every guide. */
-export function runOrder(root: string): string[] {
-  const guides = markdownFiles(root).filter((page) => page.startsWith('docs/guides/') && !READING_ORDER.includes(page));
-  return [...READING_ORDER, ...guides];
+/**
+ * The pages whose command blocks run, each on its own: the README, getting started, and every page
+ * under docs/guides/ (found anew on each run, so a new guide is run as soon as it exists).
+ */
+export function runnablePages(root: string): string[] {
+  const guides = markdownFiles(root).filter((page) => page.startsWith('docs/guides/'));
+  return ['README.md', 'docs/getting-started.md', ...guides].filter((page) => commandBlocks(root, page).length > 0);
 }
 
 /** The page without fenced code blocks and inline code, where links and headings are not links and headings. */

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
 import { resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -41,5 +42,24 @@ export async function eventually<T>(check: () => T | undefined | Promise<T | und
     if (result !== undefined) return result;
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** Two ports free right now below Linux's ephemeral range (32768+), where no outgoing connection can take them first. */
+export async function lowFreePorts(): Promise<[number, number]> {
+  const held: Server[] = [];
+  try {
+    while (held.length < 2) {
+      const candidate = 20_000 + Math.floor(Math.random() * 12_000);
+      const probe = createServer();
+      const bound = await new Promise<boolean>((done) => {
+        probe.once('error', () => done(false));
+        probe.listen(candidate, '127.0.0.1', () => done(true));
+      });
+      if (bound) held.push(probe);
+    }
+    return held.map((probe) => (probe.address() as { port: number }).port) as [number, number];
+  } finally {
+    await Promise.all(held.map((probe) => new Promise((done) => probe.close(done))));
   }
 }

@@ -1,0 +1,75 @@
+import { spawn } from 'node:child_process';
+import { createReadStream, createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { createBrotliDecompress } from 'node:zlib';
+
+/**
+ * The Chromium that npm delivers: `@sparticuz/chromium` carries a brotli-compressed Chromium
+ * (`bin/chromium.br`) and the few shared libraries it links besides glibc (`bin/al2023.tar.br`:
+ * NSS, NSPR, expat), so the browser tests need no Debian package and no download.
+ *
+ * The package's own `executablePath()` unpacks into the shared system temp folder and returns
+ * whatever `/tmp/chromium` already holds, even half-written by another run; here it is unpacked
+ * once per package version under `node_modules/.cache/`, into a private folder renamed into place
+ * when complete, so that runs in parallel never see a partial browser.
+ */
+export type ChromiumBinary = { executablePath: string; libraryPath: string };
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+function packageBin(): { bin: string; version: string } {
+  // The package exports only its code, not its package.json: npm installs it at the top level.
+  const folder = join(ROOT, 'node_modules', '@sparticuz', 'chromium');
+  const version = (JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { version: string }).version;
+  return { bin: join(folder, 'bin'), version };
+}
+
+async function untar(archive: string, into: string): Promise<void> {
+  await mkdir(into, { recursive: true });
+  const tar = spawn('tar', ['-x', '-C', into], { stdio: ['pipe', 'ignore', 'inherit'] });
+  const exited = new Promise<number | null>((done, fail) => {
+    tar.once('error', fail);
+    tar.once('close', done);
+  });
+  await pipeline(createReadStream(archive), createBrotliDecompress(), tar.stdin);
+  const code = await exited;
+  if (code !== 0) throw new Error(`tar could not unpack ${archive} (exit ${code})`);
+}
+
+let unpacked: Promise<ChromiumBinary> | undefined;
+
+/** Unpacks the browser on first use (about 10 s), then answers at once. */
+export function npmChromium(): Promise<ChromiumBinary> {
+  unpacked ??= unpack();
+  return unpacked;
+}
+
+async function unpack(): Promise<ChromiumBinary> {
+  const { bin, version } = packageBin();
+  const cache = join(ROOT, 'node_modules', '.cache');
+  const target = join(cache, `sparticuz-chromium-${version}`);
+  const binary = (folder: string): ChromiumBinary => ({ executablePath: join(folder, 'chromium'), libraryPath: join(folder, 'lib') });
+  if (existsSync(join(target, 'complete'))) return binary(target);
+  await mkdir(cache, { recursive: true });
+  const staging = await mkdtemp(join(cache, `sparticuz-chromium-${version}.partial-`));
+  try {
+    await pipeline(createReadStream(join(bin, 'chromium.br')), createBrotliDecompress(), createWriteStream(join(staging, 'chromium')));
+    await chmod(join(staging, 'chromium'), 0o755);
+    // NSS, NSPR and expat, which Chromium links and a bare machine may lack (lib/).
+    await untar(join(bin, 'al2023.tar.br'), staging);
+    // SwiftShader, the software renderer Chromium loads from beside its binary.
+    await untar(join(bin, 'swiftshader.tar.br'), staging);
+    await writeFile(join(staging, 'complete'), version);
+    await rename(staging, target).catch(async (error: NodeJS.ErrnoException) => {
+      // Another run finished first: use its copy.
+      if (!existsSync(join(target, 'complete'))) throw error;
+      await rm(staging, { recursive: true, force: true });
+    });
+    return binary(target);
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    throw error;
+  }
+}
