@@ -1,0 +1,103 @@
+import { Writable } from 'node:stream';
+import request from 'supertest';
+import { basic, createClient } from '../support/factories.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { bodyOf, type TokenBody } from '../support/bodies.js';
+
+describe('request logs', () => {
+  const lines: string[] = [];
+  let server: TestApp;
+
+  beforeAll(async () => {
+    const logs = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(...String(chunk).split('\n').filter(Boolean));
+        done();
+      },
+    });
+    server = await startTestApp({ LOG_LEVEL: 'debug' }, { logs });
+  });
+
+  afterAll(() => server.close());
+
+  const linesWith = (text: string) => lines.filter((line) => line.includes(text));
+
+  it('writes a JSON line with the request id of a failed token request, and no secret', async () => {
+    const client = await createClient(server.app);
+    const wrongSecret = 'wrong-but-still-a-secret-7f3a9c';
+    const response = await request(server.url)
+      .post('/oauth2/token')
+      .set('X-Request-Id', 'failed-token-request-1')
+      .type('form')
+      .send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: wrongSecret });
+    expect(response.status).toBe(401);
+    expect(response.headers['x-request-id']).toBe('failed-token-request-1');
+
+    const ours = linesWith('failed-token-request-1');
+    expect(ours.length).toBeGreaterThan(0);
+    const entry = JSON.parse(ours[0]) as { req: unknown; res: { statusCode: number } };
+    expect(entry.req).toMatchObject({ id: 'failed-token-request-1', method: 'POST', url: '/oauth2/token' });
+    expect(entry.res.statusCode).toBe(401);
+    const everything = lines.join('\n');
+    expect(everything).not.toContain(wrongSecret);
+    expect(everything).not.toContain(client.clientSecret);
+  });
+
+  it('never logs the Authorization header, the token issued or a secret in the query string', async () => {
+    const client = await createClient(server.app);
+    const response = await request(server.url)
+      .post(`/oauth2/token?client_secret=${client.clientSecret}`)
+      .set('Authorization', basic(client.clientId, client.clientSecret))
+      .set('X-Request-Id', 'issued-token-request-1')
+      .type('form')
+      .send({ grant_type: 'client_credentials', scope: 'read' });
+    expect(response.status).toBe(200);
+    expect(linesWith('issued-token-request-1').length).toBeGreaterThan(0);
+    const everything = lines.join('\n');
+    expect(everything).not.toContain(client.clientSecret);
+    expect(everything).not.toContain(basic(client.clientId, client.clientSecret).slice('Basic '.length));
+    expect(everything).not.toContain(bodyOf<TokenBody>(response).access_token);
+  });
+
+  it('never logs the admin token or a client secret sent to the admin interface', async () => {
+    const secret = 'admin-created-secret-0123456789abcdef';
+    const response = await request(server.adminUrl)
+      .post('/admin/uma-client')
+      .set('Authorization', `Bearer ${server.adminToken}`)
+      .set('X-Request-Id', 'admin-create-1')
+      .set('Content-Type', 'application/vnd.api+json')
+      .send(
+        JSON.stringify({
+          data: {
+            type: 'uma-client',
+            attributes: {
+              clientId: `logged-${Date.now()}`,
+              clientName: 'Logged',
+              allowedScopes: 'read',
+              redirectUris: ['https://app.example/cb'],
+              clientSecret: secret,
+            },
+          },
+        }),
+      );
+    expect(response.status).toBe(201);
+    expect(linesWith('admin-create-1').length).toBeGreaterThan(0);
+    const everything = lines.join('\n');
+    expect(everything).not.toContain(secret);
+    expect(everything).not.toContain(server.adminToken);
+  });
+
+  it('gives a request without X-Request-Id a generated one, returned in the response', async () => {
+    const response = await request(server.url).get('/.well-known/oauth-authorization-server');
+    const id = response.headers['x-request-id'];
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(linesWith(id).length).toBeGreaterThan(0);
+  });
+
+  it('replaces an X-Request-Id that is too long or holds characters outside the accepted set', async () => {
+    for (const given of ['x'.repeat(500), 'two words', '{"level":60}']) {
+      const response = await request(server.url).get('/oauth2/jwks').set('X-Request-Id', given);
+      expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+});
