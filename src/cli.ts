@@ -25,7 +25,9 @@ const USAGE = `usage:
   cli client create --client-id ID --name NAME --scopes "a b" [--auth-method client_secret_basic|client_secret_post]
                     [--grant-types "client_credentials refresh_token urn:ietf:params:oauth:grant-type:uma-ticket"] [--redirect-uri URI]... [--secret S] [--json]
                     [--auth-method private_key_jwt --jwks-file F | --jwks-uri U] [--dpop-bound]
-                    [--access-token-lifetime SECONDS]
+                    [--access-token-lifetime SECONDS] [--cert-bound]
+                    [--auth-method tls_client_auth --tls-subject-dn DN | --tls-san-dns NAME | --tls-san-uri URI | --tls-san-ip IP | --tls-san-email ADDRESS]
+                    [--auth-method self_signed_tls_client_auth --jwks-file F | --jwks-uri U]
   cli client rotate-secret ID [--json]
   cli keys rotate
   cli explain --client-id ID --scope "a b" [--resource URI]... [--json]`;
@@ -67,6 +69,12 @@ async function main(argv: string[]): Promise<void> {
       'jwks-uri': { type: 'string' },
       'dpop-bound': { type: 'boolean', default: false },
       'access-token-lifetime': { type: 'string' },
+      'tls-subject-dn': { type: 'string' },
+      'tls-san-dns': { type: 'string' },
+      'tls-san-uri': { type: 'string' },
+      'tls-san-ip': { type: 'string' },
+      'tls-san-email': { type: 'string' },
+      'cert-bound': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -109,10 +117,16 @@ async function main(argv: string[]): Promise<void> {
             jwksUri: values['jwks-uri'],
             dpopBound: values['dpop-bound'],
             accessTokenLifetime,
+            tlsClientAuthSubjectDn: values['tls-subject-dn'],
+            tlsClientAuthSanDns: values['tls-san-dns'],
+            tlsClientAuthSanUri: values['tls-san-uri'],
+            tlsClientAuthSanIp: values['tls-san-ip'],
+            tlsClientAuthSanEmail: values['tls-san-email'],
+            certificateBound: values['cert-bound'],
           },
           { actor: cliActor() },
         );
-        printCredentials(issued, values.json);
+        printCredentials(issued, values.json, values['auth-method']);
       });
     }
     case 'client rotate-secret': {
@@ -171,12 +185,10 @@ function readJwksFile(file: string): string {
   }
 }
 
-function printCredentials(issued: IssuedCredentials, json: boolean): void {
+function printCredentials(issued: IssuedCredentials, json: boolean, method = 'private_key_jwt'): void {
   if (issued.clientSecret === undefined) {
-    // private_key_jwt: the client holds its own keys, there is no secret to show.
-    process.stdout.write(
-      json ? JSON.stringify({ client_id: issued.clientId }) + '\n' : `client_id:     ${issued.clientId}\nauthenticates with private_key_jwt (no secret)\n`,
-    );
+    // private_key_jwt and the certificate methods: the client holds its own keys, there is no secret to show.
+    process.stdout.write(json ? JSON.stringify({ client_id: issued.clientId }) + '\n' : `client_id:     ${issued.clientId}\nauthenticates with ${method} (no secret)\n`);
     return;
   }
   if (json) {

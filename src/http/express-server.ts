@@ -78,8 +78,15 @@ export class ExpressServerAdapter extends ExpressAdapter {
   readonly adminInstance: Express = express();
   private readonly lateRoutes: Array<() => void> = [];
 
-  /** `tls`: the public listener serves HTTPS only, TLS 1.2 at least (docs/operations/tls.md). */
-  constructor(private readonly tls?: TlsFiles) {
+  /**
+   * `tls`: the public listener serves HTTPS only, TLS 1.2 at least (docs/operations/tls.md).
+   * `requestCertificates` (MTLS=true, docs/guides/mtls.md): its handshakes ask every client for a
+   * certificate and never require one, nor verify it (the client authentication does that).
+   */
+  constructor(
+    private readonly tls?: TlsFiles,
+    private readonly requestCertificates = false,
+  ) {
     super();
     markListener(this.getInstance<Express>(), 'public');
     markListener(this.adminInstance, 'admin');
@@ -159,7 +166,16 @@ export class ExpressServerAdapter extends ExpressAdapter {
     }
     const app = this.getInstance<Express>();
     this.httpServer = this.tls
-      ? createHttpsServer({ cert: this.tls.cert, key: this.tls.key, minVersion: 'TLSv1.2', ...httpClassesOf(app) }, app)
+      ? createHttpsServer(
+          {
+            cert: this.tls.cert,
+            key: this.tls.key,
+            minVersion: 'TLSv1.2',
+            ...(this.requestCertificates ? { requestCert: true, rejectUnauthorized: false } : {}),
+            ...httpClassesOf(app),
+          },
+          app,
+        )
       : createHttpServer(app);
   }
 }

@@ -11,6 +11,7 @@ import { Disclosures1764700000000 } from './1764700000000-Disclosures.js';
 import { Uma1764800000000 } from './1764800000000-Uma.js';
 import { PendingWithdrawals1764900000000 } from './1764900000000-PendingWithdrawals.js';
 import { SharedDisclosureBasis1765000000000 } from './1765000000000-SharedDisclosureBasis.js';
+import { MutualTls1765150000000 } from './1765150000000-MutualTls.js';
 
 /** Listed as classes, not globs, so the same list works in Jest, in dist/ and from the CLI. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   Uma1764800000000,
   PendingWithdrawals1764900000000,
   SharedDisclosureBasis1765000000000,
+  MutualTls1765150000000,
 ];
