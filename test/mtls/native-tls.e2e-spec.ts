@@ -240,6 +240,7 @@ describe('tls_client_auth', () => {
       });
     };
     const configuration = await oidc.discovery(new URL(server.url), clientId, { use_mtls_endpoint_aliases: true }, oidc.TlsClientAuth(), {
+      algorithm: 'oauth2',
       [oidc.customFetch]: fetchWithCertificate,
     });
     configuration[oidc.customFetch] = fetchWithCertificate;
