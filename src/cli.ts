@@ -188,7 +188,9 @@ function readJwksFile(file: string): string {
 function printCredentials(issued: IssuedCredentials, json: boolean, method = 'private_key_jwt'): void {
   if (issued.clientSecret === undefined) {
     // private_key_jwt and the certificate methods: the client holds its own keys, there is no secret to show.
-    process.stdout.write(json ? JSON.stringify({ client_id: issued.clientId }) + '\n' : `client_id:     ${issued.clientId}\nauthenticates with ${method} (no secret)\n`);
+    process.stdout.write(
+      json ? JSON.stringify({ client_id: issued.clientId }) + '\n' : `client_id:     ${issued.clientId}\nauthenticates with ${method} (no secret)\n`,
+    );
     return;
   }
   if (json) {

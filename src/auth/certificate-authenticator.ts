@@ -81,7 +81,7 @@ export class CertificateAuthenticator {
       if (error instanceof JwksUnavailable) throw refused(error.message);
       throw error;
     }
-    throw refused('the client certificate is not the first x5c certificate of a key in the client\'s key set');
+    throw refused("the client certificate is not the first x5c certificate of a key in the client's key set");
   }
 }
 

@@ -75,9 +75,9 @@ export class ClientCertificate {
 
   /** The subject, most significant RDN first, attribute types as OIDs. */
   subject(): DistinguishedName {
-    return this.x509().subjectName.toJSON().map((rdn) =>
-      Object.entries(rdn).flatMap(([type, values]) => values.map((value) => ({ oid: OID_OF_SHORT_NAME[type] ?? type, value }))),
-    );
+    return this.x509()
+      .subjectName.toJSON()
+      .map((rdn) => Object.entries(rdn).flatMap(([type, values]) => values.map((value) => ({ oid: OID_OF_SHORT_NAME[type] ?? type, value }))));
   }
 
   alternativeNames(): AlternativeNames {

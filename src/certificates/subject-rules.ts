@@ -26,7 +26,7 @@ export class SubjectRuleError extends Error {}
  * printable characters. Answers the value as stored (as given, trimmed of nothing).
  */
 export function checkSubjectRule(kind: SubjectRuleKind, value: unknown): string {
-  if (typeof value !== 'string' || value === '' || value.length > 2048 || /[\u0000-\u001f\u007f]/.test(value)) {
+  if (typeof value !== 'string' || value === '' || value.length > 2048 || [...value].some((character) => character < ' ' || character === '\u007f')) {
     throw new SubjectRuleError(`${METADATA_NAME_OF_RULE[kind]} must be 1 to 2048 characters without control characters`);
   }
   if (kind === 'subjectDn') {

@@ -199,7 +199,8 @@ function checkCertificateMethods(
     throw new RegistrationError(given[0][0], `${given[0][0]} is only for a client authenticating with tls_client_auth`);
   }
   if (authenticationType === 'self_signed_tls_client_auth') {
-    if (!policy.mtls) throw new RegistrationError('authenticationType', 'self_signed_tls_client_auth needs mutual TLS, which this server does not have on (MTLS=true)');
+    if (!policy.mtls)
+      throw new RegistrationError('authenticationType', 'self_signed_tls_client_auth needs mutual TLS, which this server does not have on (MTLS=true)');
     if (keys.jwksRaw === null && keys.jwksUri === null) {
       throw new RegistrationError('jwksRaw', 'a self_signed_tls_client_auth client registers its certificates: give jwksRaw or jwksUri with x5c keys');
     }
@@ -215,7 +216,8 @@ function checkCertificateMethods(
   }
   const certificateBound = input.certificateBound ?? false;
   if (typeof certificateBound !== 'boolean') throw new RegistrationError('certificateBound', 'certificate-bound tokens are true or false');
-  if (certificateBound && !policy.mtls) throw new RegistrationError('certificateBound', 'certificate-bound tokens need mutual TLS, which this server does not have on (MTLS=true)');
+  if (certificateBound && !policy.mtls)
+    throw new RegistrationError('certificateBound', 'certificate-bound tokens need mutual TLS, which this server does not have on (MTLS=true)');
   if (certificateBound && input.dpopBound === true) {
     throw new RegistrationError('certificateBound', 'a client gets DPoP-bound or certificate-bound tokens, not both: a token carries one binding');
   }

@@ -64,14 +64,20 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
 function mtlsSettings(values: ReturnType<typeof readVariables>, tls: boolean): MtlsSettings | undefined {
   const header = values.MTLS_CLIENT_CERT_HEADER;
   if (header !== undefined) {
-    if (tls) throw new ConfigurationError('MTLS_CLIENT_CERT_HEADER is for a TLS-terminating proxy: unset it or TLS_CERT_FILE (native TLS reads the certificate itself)');
-    if (values.TRUST_PROXY === false) throw new ConfigurationError('MTLS_CLIENT_CERT_HEADER needs TRUST_PROXY: the header is believed only from the proxies it names');
+    if (tls)
+      throw new ConfigurationError(
+        'MTLS_CLIENT_CERT_HEADER is for a TLS-terminating proxy: unset it or TLS_CERT_FILE (native TLS reads the certificate itself)',
+      );
+    if (values.TRUST_PROXY === false)
+      throw new ConfigurationError('MTLS_CLIENT_CERT_HEADER needs TRUST_PROXY: the header is believed only from the proxies it names');
     if (!values.MTLS) throw new ConfigurationError('MTLS_CLIENT_CERT_HEADER needs MTLS=true');
   }
   if (values.TLS_CLIENT_CA_FILE !== undefined && !values.MTLS) throw new ConfigurationError('TLS_CLIENT_CA_FILE needs MTLS=true');
   if (!values.MTLS) return undefined;
   if (!tls && header === undefined) {
-    throw new ConfigurationError('MTLS=true needs TLS_CERT_FILE (native TLS) or MTLS_CLIENT_CERT_HEADER (behind a TLS proxy): the certificate has to come from somewhere');
+    throw new ConfigurationError(
+      'MTLS=true needs TLS_CERT_FILE (native TLS) or MTLS_CLIENT_CERT_HEADER (behind a TLS proxy): the certificate has to come from somewhere',
+    );
   }
   const clientCa = values.TLS_CLIENT_CA_FILE === undefined ? undefined : loadClientCaFile(values.TLS_CLIENT_CA_FILE);
   return { ...(clientCa !== undefined ? { clientCa } : {}), ...(header !== undefined ? { certificateHeader: header.toLowerCase() } : {}) };

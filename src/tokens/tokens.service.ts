@@ -30,7 +30,12 @@ export class TokensService {
    * refused a bound client without its proof or certificate. `requestId`: the response's X-Request-Id, kept in the
    * token's disclosure.
    */
-  async issue(client: ClientRecord, parameters: TokenParameters, cnf?: Confirmation, requestId?: string): Promise<TokenResponse | Omit<TokenResponse, 'scope'>> {
+  async issue(
+    client: ClientRecord,
+    parameters: TokenParameters,
+    cnf?: Confirmation,
+    requestId?: string,
+  ): Promise<TokenResponse | Omit<TokenResponse, 'scope'>> {
     const grantType = parameters.grant_type;
     if (grantType === undefined) throw new OAuthError('invalid_request', 'the grant_type parameter is required');
     const grant = isGrantType(grantType) ? this.grants.get(grantType) : undefined;

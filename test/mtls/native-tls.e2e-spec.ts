@@ -80,7 +80,13 @@ async function tlsClient(rule: Partial<ClientRegistration>, overrides: Partial<C
 async function selfSignedClient(certificate: Issued, overrides: Partial<ClientRegistration> = {}): Promise<string> {
   const clientId = id('device');
   const jwks = { keys: [await x5cJwk(certificate)] };
-  await createClient(server.app, { clientId, authenticationType: 'self_signed_tls_client_auth', jwksRaw: JSON.stringify(jwks), allowedScopes: 'read', ...overrides });
+  await createClient(server.app, {
+    clientId,
+    authenticationType: 'self_signed_tls_client_auth',
+    jwksRaw: JSON.stringify(jwks),
+    allowedScopes: 'read',
+    ...overrides,
+  });
   return clientId;
 }
 
@@ -104,7 +110,11 @@ describe('metadata with MTLS=true', () => {
     const answer = await httpsCall(`${server.url}/.well-known/oauth-authorization-server`, { method: 'GET', ca: serverCa.cert });
     const metadata = parsedAs<Record<string, unknown>>(answer.body);
     expect(metadata.tls_client_certificate_bound_access_tokens).toBe(true);
-    for (const member of ['token_endpoint_auth_methods_supported', 'introspection_endpoint_auth_methods_supported', 'revocation_endpoint_auth_methods_supported']) {
+    for (const member of [
+      'token_endpoint_auth_methods_supported',
+      'introspection_endpoint_auth_methods_supported',
+      'revocation_endpoint_auth_methods_supported',
+    ]) {
       expect(metadata[member]).toEqual(expect.arrayContaining(['tls_client_auth', 'self_signed_tls_client_auth', 'client_secret_basic']));
     }
     expect(metadata.mtls_endpoint_aliases).toEqual(
@@ -118,7 +128,11 @@ describe('metadata with MTLS=true', () => {
 
   it('keeps the SMART configuration to the three methods SMART defines', async () => {
     const answer = await httpsCall(`${server.url}/.well-known/smart-configuration`, { method: 'GET', ca: serverCa.cert });
-    expect(parsedAs<Record<string, unknown>>(answer.body).token_endpoint_auth_methods_supported).toEqual(['client_secret_basic', 'client_secret_post', 'private_key_jwt']);
+    expect(parsedAs<Record<string, unknown>>(answer.body).token_endpoint_auth_methods_supported).toEqual([
+      'client_secret_basic',
+      'client_secret_post',
+      'private_key_jwt',
+    ]);
   });
 
   it('serves clients without a certificate as before', async () => {
@@ -217,10 +231,28 @@ describe('tls_client_auth', () => {
       `${server.url}/oauth2/token`,
     ]);
     const body = parsedAs<TokenBody>(curl.stdout);
-    const pipeline = await run('sh', ['-c', `openssl x509 -in '${labGateway.certFile}' -outform der | openssl dgst -sha256 -binary | basenc --base64url | tr -d =`]);
+    const pipeline = await run('sh', [
+      '-c',
+      `openssl x509 -in '${labGateway.certFile}' -outform der | openssl dgst -sha256 -binary | basenc --base64url | tr -d =`,
+    ]);
     expect(jwtPayload<Claims>(body.access_token).cnf).toEqual({ 'x5t#S256': pipeline.stdout.trim() });
     expect(body.token_type).toBe('Bearer');
-    const without = await run('curl', ['-s', '--cacert', serverCa.certFile, '-d', `client_id=${clientId}`, '-d', 'grant_type=client_credentials', '-d', 'scope=read', '-w', '%{http_code}', '-o', '/dev/null', `${server.url}/oauth2/token`]);
+    const without = await run('curl', [
+      '-s',
+      '--cacert',
+      serverCa.certFile,
+      '-d',
+      `client_id=${clientId}`,
+      '-d',
+      'grant_type=client_credentials',
+      '-d',
+      'scope=read',
+      '-w',
+      '%{http_code}',
+      '-o',
+      '/dev/null',
+      `${server.url}/oauth2/token`,
+    ]);
     expect(without.stdout).toBe('401');
   });
 
@@ -271,7 +303,12 @@ describe('certificate-bound tokens', () => {
     return createClient(server.app, { certificateBound: true, grantTypes, allowedScopes: 'read uma_protection' });
   }
 
-  function withSecret(client: { clientId: string; clientSecret: string }, certificate: Issued | undefined, form: Record<string, string>, headers: Record<string, string> = {}) {
+  function withSecret(
+    client: { clientId: string; clientSecret: string },
+    certificate: Issued | undefined,
+    form: Record<string, string>,
+    headers: Record<string, string> = {},
+  ) {
     return token(certificate, form, { Authorization: basic(client.clientId, client.clientSecret), ...headers });
   }
 
@@ -377,11 +414,17 @@ describe('refusals', () => {
 describe('registration', () => {
   async function created(attributes: Record<string, unknown>) {
     const [recordId] = freshIds(1);
-    return patchAdmin(server, [add('uma-client', { id: recordId, attributes: { clientId: id('reg'), clientName: 'Lab', allowedScopes: 'read', ...attributes } })]);
+    return patchAdmin(server, [
+      add('uma-client', { id: recordId, attributes: { clientId: id('reg'), clientName: 'Lab', allowedScopes: 'read', ...attributes } }),
+    ]);
   }
 
   it('stores a tls_client_auth client with its subject value, without a secret', async () => {
-    const response = await created({ clientAuthenticationType: 'tls_client_auth', tlsClientAuthSanUri: 'https://lab.example/gw', tlsClientCertificateBoundAccessTokens: true });
+    const response = await created({
+      clientAuthenticationType: 'tls_client_auth',
+      tlsClientAuthSanUri: 'https://lab.example/gw',
+      tlsClientCertificateBoundAccessTokens: true,
+    });
     expect(response.status).toBe(200);
     const [result] = response.body as { data: { attributes: Record<string, unknown> }; meta?: unknown }[];
     expect(result.data.attributes).toEqual(
@@ -392,12 +435,23 @@ describe('registration', () => {
 
   it.each([
     ['no subject value', { clientAuthenticationType: 'tls_client_auth' }, 'tlsClientAuthSubjectDn'],
-    ['two subject values', { clientAuthenticationType: 'tls_client_auth', tlsClientAuthSanDns: 'a.example', tlsClientAuthSanUri: 'https://a.example' }, 'tlsClientAuthSanUri'],
+    [
+      'two subject values',
+      { clientAuthenticationType: 'tls_client_auth', tlsClientAuthSanDns: 'a.example', tlsClientAuthSanUri: 'https://a.example' },
+      'tlsClientAuthSanUri',
+    ],
     ['a subject value for another method', { tlsClientAuthSanDns: 'a.example' }, 'tlsClientAuthSanDns'],
     ['an unreadable DN', { clientAuthenticationType: 'tls_client_auth', tlsClientAuthSubjectDn: 'CN' }, 'tlsClientAuthSubjectDn'],
     ['an IP that is none', { clientAuthenticationType: 'tls_client_auth', tlsClientAuthSanIp: '10.1.2' }, 'tlsClientAuthSanIp'],
     ['both bindings', { dpopBoundAccessTokens: true, tlsClientCertificateBoundAccessTokens: true }, 'tlsClientCertificateBoundAccessTokens'],
-    ['a self-signed client without x5c keys', { clientAuthenticationType: 'self_signed_tls_client_auth', jwksRaw: JSON.stringify({ keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' }] }) }, 'jwksRaw'],
+    [
+      'a self-signed client without x5c keys',
+      {
+        clientAuthenticationType: 'self_signed_tls_client_auth',
+        jwksRaw: JSON.stringify({ keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' }] }),
+      },
+      'jwksRaw',
+    ],
   ])('refuses %s with 422 naming the member, storing nothing', async (_case, attributes, member) => {
     const before = await rowCounts(server);
     const response = await created(attributes);
@@ -409,9 +463,20 @@ describe('registration', () => {
   it('cuts a certificate off as soon as the registration changes', async () => {
     const [recordId] = freshIds(1);
     const clientId = id('cut');
-    await patchAdmin(server, [add('uma-client', { id: recordId, attributes: { clientId, clientName: 'Lab', allowedScopes: 'read', clientAuthenticationType: 'tls_client_auth', tlsClientAuthSanDns: 'lab-gw.example' } })]);
+    await patchAdmin(server, [
+      add('uma-client', {
+        id: recordId,
+        attributes: { clientId, clientName: 'Lab', allowedScopes: 'read', clientAuthenticationType: 'tls_client_auth', tlsClientAuthSanDns: 'lab-gw.example' },
+      }),
+    ]);
     expect((await clientCredentials(clientId, labGateway)).status).toBe(200);
-    const changed = await patchAdmin(server, [{ op: 'replace', path: `/uma-client/${recordId}`, value: { type: 'uma-client', id: String(recordId), attributes: { tlsClientAuthSanDns: 'other.example' } } }]);
+    const changed = await patchAdmin(server, [
+      {
+        op: 'replace',
+        path: `/uma-client/${recordId}`,
+        value: { type: 'uma-client', id: String(recordId), attributes: { tlsClientAuthSanDns: 'other.example' } },
+      },
+    ]);
     expect(changed.status).toBe(200);
     const { eventually } = await import('../support/processes.js');
     await eventually(async () => ((await clientCredentials(clientId, labGateway)).status === 401 ? true : undefined), 5_000, 100);

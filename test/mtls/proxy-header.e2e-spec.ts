@@ -59,7 +59,13 @@ const rfc9440 = (issued: Issued) => `:${derOf(issued.cert).toString('base64')}:`
 
 async function labClient(server: TestApp, overrides: Record<string, unknown> = {}): Promise<string> {
   const clientId = `lab-${randomBytes(5).toString('hex')}`;
-  await createClient(server.app, { clientId, authenticationType: 'tls_client_auth', tlsClientAuthSanDns: 'lab-gw.example', certificateBound: true, ...overrides });
+  await createClient(server.app, {
+    clientId,
+    authenticationType: 'tls_client_auth',
+    tlsClientAuthSanDns: 'lab-gw.example',
+    certificateBound: true,
+    ...overrides,
+  });
   return clientId;
 }
 
@@ -110,16 +116,23 @@ it('never logs the forwarded value', () => {
   expect(logged).not.toContain(derOf(gateway.cert).toString('base64').slice(20, 80));
 });
 
-it('authenticates on a second instance a client registered on the first, and the first one\'s change cuts it off there', async () => {
+it("authenticates on a second instance a client registered on the first, and the first one's change cuts it off there", async () => {
   const [recordId] = freshIds(1);
   const clientId = `lab-${recordId}`;
   const created = await patchAdmin(trusted, [
-    add('uma-client', { id: recordId, attributes: { clientId, clientName: 'Lab', allowedScopes: 'read', clientAuthenticationType: 'tls_client_auth', tlsClientAuthSanDns: 'lab-gw.example' } }),
+    add('uma-client', {
+      id: recordId,
+      attributes: { clientId, clientName: 'Lab', allowedScopes: 'read', clientAuthenticationType: 'tls_client_auth', tlsClientAuthSanDns: 'lab-gw.example' },
+    }),
   ]);
   expect(created.status).toBe(200);
   await eventually(async () => ((await tokenVia(second, clientId, escaped(gateway))).status === 200 ? true : undefined), 5_000, 100);
   const changed = await patchAdmin(trusted, [
-    { op: 'replace', path: `/uma-client/${recordId}`, value: { type: 'uma-client', id: String(recordId), attributes: { tlsClientAuthSubjectDn: 'CN=someone-else' } } },
+    {
+      op: 'replace',
+      path: `/uma-client/${recordId}`,
+      value: { type: 'uma-client', id: String(recordId), attributes: { tlsClientAuthSubjectDn: 'CN=someone-else' } },
+    },
   ]);
   expect(changed.status).toBe(200);
   await eventually(async () => ((await tokenVia(second, clientId, escaped(gateway))).status === 401 ? true : undefined), 5_000, 100);

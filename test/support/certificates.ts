@@ -32,9 +32,25 @@ export class CertificateFactory {
   async ca(name: string, subject: string): Promise<Issued> {
     const paths = this.paths(name);
     await openssl([
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2', '-subj', subject,
-      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
-      '-keyout', paths.keyFile, '-out', paths.certFile,
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      subject,
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+      '-keyout',
+      paths.keyFile,
+      '-out',
+      paths.certFile,
     ]);
     return this.read(paths);
   }
@@ -51,7 +67,23 @@ export class CertificateFactory {
     );
     const days = options.days ?? 1;
     if (days > 0) {
-      await openssl(['x509', '-req', '-in', csr, '-CA', issuer.certFile, '-CAkey', issuer.keyFile, '-CAcreateserial', '-days', String(days), '-extfile', extensions, '-out', paths.certFile]);
+      await openssl([
+        'x509',
+        '-req',
+        '-in',
+        csr,
+        '-CA',
+        issuer.certFile,
+        '-CAkey',
+        issuer.keyFile,
+        '-CAcreateserial',
+        '-days',
+        String(days),
+        '-extfile',
+        extensions,
+        '-out',
+        paths.certFile,
+      ]);
     } else {
       // OpenSSL 3.0's x509 cannot date a certificate in the past; its `ca` command can.
       const ca = join(this.dir, `${name}-ca`);
@@ -59,10 +91,31 @@ export class CertificateFactory {
       writeFileSync(join(ca, 'index.txt'), '');
       writeFileSync(join(ca, 'serial'), '1000\n');
       const config = join(ca, 'ca.cnf');
-      writeFileSync(config, `[ca]\ndefault_ca=test\n[test]\ndatabase=${ca}/index.txt\nnew_certs_dir=${ca}\nserial=${ca}/serial\ndefault_md=sha256\npolicy=any\n[any]\ncommonName=supplied\n`);
+      writeFileSync(
+        config,
+        `[ca]\ndefault_ca=test\n[test]\ndatabase=${ca}/index.txt\nnew_certs_dir=${ca}\nserial=${ca}/serial\ndefault_md=sha256\npolicy=any\n[any]\ncommonName=supplied\n`,
+      );
       await openssl([
-        'ca', '-batch', '-config', config, '-preserveDN', '-notext', '-startdate', '20200101000000Z', '-enddate', '20200102000000Z',
-        '-cert', issuer.certFile, '-keyfile', issuer.keyFile, '-in', csr, '-extfile', extensions, '-out', paths.certFile,
+        'ca',
+        '-batch',
+        '-config',
+        config,
+        '-preserveDN',
+        '-notext',
+        '-startdate',
+        '20200101000000Z',
+        '-enddate',
+        '20200102000000Z',
+        '-cert',
+        issuer.certFile,
+        '-keyfile',
+        issuer.keyFile,
+        '-in',
+        csr,
+        '-extfile',
+        extensions,
+        '-out',
+        paths.certFile,
       ]);
     }
     return this.read(paths);
@@ -72,8 +125,23 @@ export class CertificateFactory {
   async selfSigned(name: string, subject: string): Promise<Issued> {
     const paths = this.paths(name);
     await openssl([
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', subject,
-      '-addext', 'basicConstraints=CA:FALSE', '-keyout', paths.keyFile, '-out', paths.certFile,
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      subject,
+      '-addext',
+      'basicConstraints=CA:FALSE',
+      '-keyout',
+      paths.keyFile,
+      '-out',
+      paths.certFile,
     ]);
     return this.read(paths);
   }

@@ -2,7 +2,13 @@ import type { EntityManager } from 'typeorm';
 import { isForeignKeyViolation, isUniqueViolation } from '../../common/database-errors.js';
 import { hashClientSecret } from '../../clients/client-secrets.js';
 import type { ClientAttributes } from '../../clients/client-attributes.js';
-import { ClientTakenError, MAX_ACCESS_TOKEN_LIFETIME, RegistrationError, TLS_SUBJECT_FIELDS, type ClientRegistration } from '../../clients/client-registration.js';
+import {
+  ClientTakenError,
+  MAX_ACCESS_TOKEN_LIFETIME,
+  RegistrationError,
+  TLS_SUBJECT_FIELDS,
+  type ClientRegistration,
+} from '../../clients/client-registration.js';
 import { holdsNoSecret } from '../../clients/client-metadata.entity.js';
 import type { ClientsService } from '../../clients/clients.service.js';
 import type { NewClient } from '../../clients/new-client.js';

@@ -112,7 +112,8 @@ export class ClientAuthGuard implements CanActivate {
         throw new OAuthError('invalid_request', "this client's tokens are bound to its certificate: send no DPoP proof (a token carries one binding)");
       }
       const certificate = this.certificates.of(request);
-      if (certificate === undefined) throw new OAuthError('invalid_request', "this client's tokens are bound to its certificate: no client certificate was presented");
+      if (certificate === undefined)
+        throw new OAuthError('invalid_request', "this client's tokens are bound to its certificate: no client certificate was presented");
       request.certificateThumbprint = certificate.thumbprint;
     }
     requireProof(client, request);
