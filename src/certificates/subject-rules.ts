@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { CONTROL_CHARACTER } from '../common/control-characters.js';
 import type { ClientCertificate } from './client-certificate.js';
 import { NameSyntaxError, parseDistinguishedName, sameName } from './distinguished-name.js';
 
@@ -26,7 +27,7 @@ export class SubjectRuleError extends Error {}
  * printable characters. Answers the value as stored (as given, trimmed of nothing).
  */
 export function checkSubjectRule(kind: SubjectRuleKind, value: unknown): string {
-  if (typeof value !== 'string' || value === '' || value.length > 2048 || [...value].some((character) => character < ' ' || character === '\u007f')) {
+  if (typeof value !== 'string' || value === '' || value.length > 2048 || CONTROL_CHARACTER.test(value)) {
     throw new SubjectRuleError(`${METADATA_NAME_OF_RULE[kind]} must be 1 to 2048 characters without control characters`);
   }
   if (kind === 'subjectDn') {

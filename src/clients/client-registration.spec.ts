@@ -146,8 +146,13 @@ describe('the certificate methods', () => {
     ],
     ['self_signed_tls_client_auth without keys', { authenticationType: 'self_signed_tls_client_auth' }, mtls, 'jwksRaw'],
   ])('refuse %s', (_case, input, policy, field) => {
-    expect(() => validateRegistration({ ...base, ...input }, { allowPrivateJwksUri: false, ...policy })).toThrow(
-      expect.objectContaining({ field }) as unknown as Error,
-    );
+    let refused: unknown;
+    try {
+      validateRegistration({ ...base, ...input }, { allowPrivateJwksUri: false, ...policy });
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(RegistrationError);
+    expect((refused as RegistrationError).field).toBe(field);
   });
 });
