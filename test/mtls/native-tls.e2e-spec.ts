@@ -212,6 +212,18 @@ describe('tls_client_auth', () => {
     expectRefused(answer, 401, 'invalid_client', /client authentication failed/);
   });
 
+  it('authenticates a resource server at introspection and revocation the same way', async () => {
+    const clientId = await tlsClient({ tlsClientAuthSanUri: 'https://lab.example/gw' });
+    const issued = parsedAs<TokenBody>((await clientCredentials(clientId, labGateway)).body).access_token;
+    const call = (path: string, certificate: Issued | undefined) =>
+      httpsCall(`${server.url}${path}`, { ca: serverCa.cert, client: certificate, body: `client_id=${clientId}&token=${issued}` });
+    expect(parsedAs<IntrospectionBody>((await call('/oauth2/introspect', labGateway)).body).active).toBe(true);
+    expect((await call('/oauth2/introspect', undefined)).status).toBe(401);
+    expect((await call('/oauth2/revoke', otherCaGateway)).status).toBe(401);
+    expect((await call('/oauth2/revoke', labGateway)).status).toBe(200);
+    expect(parsedAs<IntrospectionBody>((await call('/oauth2/introspect', labGateway)).body).active).toBe(false);
+  });
+
   it('works with curl --cert, binding the token to the thumbprint openssl computes', async () => {
     const clientId = await tlsClient({ tlsClientAuthSubjectDn: 'CN=lab-gw,O=Example Lab,C=DE' }, { certificateBound: true });
     const curl = await run('curl', [

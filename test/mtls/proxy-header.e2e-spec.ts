@@ -42,7 +42,7 @@ beforeAll(async () => {
       done();
     },
   });
-  const environment = { MTLS: 'true', MTLS_CLIENT_CERT_HEADER: HEADER, TLS_CLIENT_CA_FILE: caFile, TRUST_PROXY: 'loopback', LOG_LEVEL: 'warn' };
+  const environment = { MTLS: 'true', MTLS_CLIENT_CERT_HEADER: HEADER, TLS_CLIENT_CA_FILE: caFile, TRUST_PROXY: 'loopback', LOG_LEVEL: 'debug' };
   trusted = await startTlsTestApp(environment, { logs });
   second = await startTlsTestApp(environment);
   // This instance trusts a proxy at another address: the tests' loopback peer is not it.
