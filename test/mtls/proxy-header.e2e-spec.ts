@@ -10,6 +10,7 @@ import { bodyOf, jwtPayload, type TokenBody, type OAuthErrorBody } from '../supp
 import { CertificateFactory, derOf, thumbprintOf, type Issued } from '../support/certificates.js';
 import { eventually } from '../support/processes.js';
 import { startTlsTestApp } from '../support/mtls-app.js';
+import { redeem, registeredResource, ticketFor, umaWorld } from '../support/uma.js';
 import type { TestApp } from '../support/test-app.js';
 
 // Behind a TLS-terminating proxy (docs/guides/mtls.md#behind-nginx): MTLS_CLIENT_CERT_HEADER
@@ -136,4 +137,24 @@ it("authenticates on a second instance a client registered on the first, and the
   ]);
   expect(changed.status).toBe(200);
   await eventually(async () => ((await tokenVia(second, clientId, escaped(gateway))).status === 401 ? true : undefined), 5_000, 100);
+});
+
+it('binds the RPT of a certificate-bound client, and a redemption without the certificate does not use the ticket up', async () => {
+  const world = await umaWorld(trusted);
+  const bound = await patchAdmin(trusted, [
+    {
+      op: 'replace',
+      path: `/uma-client/${world.client}`,
+      value: { type: 'uma-client', id: String(world.client), attributes: { tlsClientCertificateBoundAccessTokens: true } },
+    },
+  ]);
+  expect(bound.status).toBe(200);
+  const ticket = await ticketFor(trusted, world, await registeredResource(trusted, world));
+  await eventually(async () => {
+    const refused = await redeem(trusted, world, { ticket });
+    return refused.status === 400 && bodyOf<OAuthErrorBody>(refused).error === 'invalid_request' ? true : undefined;
+  });
+  const redeemed = await redeem(trusted, world, { ticket }, { [HEADER]: escaped(gateway) });
+  expect(redeemed.status).toBe(200);
+  expect(jwtPayload<Claims>(bodyOf<TokenBody>(redeemed).access_token).cnf).toEqual({ 'x5t#S256': thumbprintOf(gateway.cert) });
 });
