@@ -4,6 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { CertificateAuthorities } from '../certificates/certificate-authorities.js';
 import { CertificateError, type ClientCertificate } from '../certificates/client-certificate.js';
 import { METADATA_NAME_OF_RULE, matchesSubjectRule } from '../certificates/subject-rules.js';
+import { NameSyntaxError } from '../certificates/distinguished-name.js';
 import { selfSignedCertificates } from '../certificates/x5c.js';
 import type { ClientRecord } from '../clients/client-record.js';
 import { OAuthError } from '../oauth/oauth-error.js';
@@ -63,6 +64,7 @@ export class CertificateAuthenticator {
       matches = matchesSubjectRule(certificate, rule);
     } catch (error) {
       if (error instanceof CertificateError) throw refused(error.message);
+      if (error instanceof NameSyntaxError) throw refused(`the registered ${METADATA_NAME_OF_RULE[rule.kind]} cannot be read`);
       throw error;
     }
     if (!matches) throw refused(`the client certificate does not match the registered ${METADATA_NAME_OF_RULE[rule.kind]}`);

@@ -41,7 +41,12 @@ export class ClientCertificates {
     let certificate = this.ofSocket.get(socket);
     if (certificate === undefined) {
       const peer = (socket as TLSSocket).getPeerX509Certificate?.();
-      certificate = peer ? ClientCertificate.fromDer(Buffer.from(peer.raw)) : null;
+      try {
+        certificate = peer ? ClientCertificate.fromDer(Buffer.from(peer.raw)) : null;
+      } catch {
+        this.logger.warn('the client certificate of a connection cannot be read: the connection has none');
+        certificate = null;
+      }
       this.ofSocket.set(socket, certificate);
     }
     return certificate;

@@ -75,15 +75,17 @@ export class ClientCertificate {
 
   /** The subject, most significant RDN first, attribute types as OIDs. */
   subject(): DistinguishedName {
-    return this.x509()
-      .subjectName.toJSON()
-      .map((rdn) => Object.entries(rdn).flatMap(([type, values]) => values.map((value) => ({ oid: OID_OF_SHORT_NAME[type] ?? type, value }))));
+    return readable('subject', () =>
+      this.x509()
+        .subjectName.toJSON()
+        .map((rdn) => Object.entries(rdn).flatMap(([type, values]) => values.map((value) => ({ oid: OID_OF_SHORT_NAME[type] ?? type, value })))),
+    );
   }
 
   alternativeNames(): AlternativeNames {
     const names: AlternativeNames = { dns: [], uri: [], ip: [], email: [] };
-    const extension = this.x509().getExtension(SubjectAlternativeNameExtension);
-    for (const name of extension?.names.toJSON() ?? []) {
+    const extension = readable('subject alternative names', () => this.x509().getExtension(SubjectAlternativeNameExtension)?.names.toJSON() ?? []);
+    for (const name of extension) {
       if (name.type === 'dns') names.dns.push(name.value);
       else if (name.type === 'url') names.uri.push(name.value);
       else if (name.type === 'ip') names.ip.push(name.value);
@@ -99,5 +101,15 @@ export class ClientCertificate {
       throw new CertificateError('the client certificate cannot be parsed');
     }
     return this.parsed;
+  }
+}
+
+/** A part of the certificate that @peculiar/x509 cannot decode is a CertificateError (a 401), never a crash. */
+function readable<T>(what: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof CertificateError) throw error;
+    throw new CertificateError(`the client certificate's ${what} cannot be read`);
   }
 }
