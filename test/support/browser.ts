@@ -71,14 +71,14 @@ export type BrowserSuite = {
  * server and Chromium start before the first test and stop after the last, and after each test no
  * tab's request may have left the admin listener or carried the admin token in its URL.
  */
-export function browserSuite(): BrowserSuite {
+export function browserSuite(environment: () => NodeJS.ProcessEnv = () => ({})): BrowserSuite {
   let started: { server: TestApp; browser: Browser } | undefined;
   const running = () => {
     if (!started) throw new Error('the browser suite has not started (use it inside a test)');
     return started;
   };
   beforeAll(async () => {
-    const server = await startTestApp();
+    const server = await startTestApp(environment());
     try {
       started = { server, browser: await launchChromium() };
     } catch (error) {
