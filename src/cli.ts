@@ -27,7 +27,9 @@ const USAGE = `usage:
   cli client create --client-id ID --name NAME --scopes "a b" [--auth-method client_secret_basic|client_secret_post]
                     [--grant-types "client_credentials refresh_token urn:ietf:params:oauth:grant-type:uma-ticket"] [--redirect-uri URI]... [--secret S] [--json]
                     [--auth-method private_key_jwt --jwks-file F | --jwks-uri U] [--dpop-bound]
-                    [--access-token-lifetime SECONDS]
+                    [--access-token-lifetime SECONDS] [--cert-bound]
+                    [--auth-method tls_client_auth --tls-subject-dn DN | --tls-san-dns NAME | --tls-san-uri URI | --tls-san-ip IP | --tls-san-email ADDRESS]
+                    [--auth-method self_signed_tls_client_auth --jwks-file F | --jwks-uri U]
   cli client rotate-secret ID [--json]
   cli keys rotate [--now]
   cli initial-access-token create --name N --scopes "a b" [--grant-types "client_credentials refresh_token"]
@@ -76,6 +78,12 @@ async function main(argv: string[]): Promise<void> {
       'auth-methods': { type: 'string' },
       'max-uses': { type: 'string' },
       'expires-in': { type: 'string' },
+      'tls-subject-dn': { type: 'string' },
+      'tls-san-dns': { type: 'string' },
+      'tls-san-uri': { type: 'string' },
+      'tls-san-ip': { type: 'string' },
+      'tls-san-email': { type: 'string' },
+      'cert-bound': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       now: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
@@ -120,10 +128,16 @@ async function main(argv: string[]): Promise<void> {
             dpopBound: values['dpop-bound'],
             accessTokenLifetime,
             origin: { registeredVia: 'cli' },
+            tlsClientAuthSubjectDn: values['tls-subject-dn'],
+            tlsClientAuthSanDns: values['tls-san-dns'],
+            tlsClientAuthSanUri: values['tls-san-uri'],
+            tlsClientAuthSanIp: values['tls-san-ip'],
+            tlsClientAuthSanEmail: values['tls-san-email'],
+            certificateBound: values['cert-bound'],
           },
           { actor: cliActor() },
         );
-        printCredentials(issued, values.json);
+        printCredentials(issued, values.json, values['auth-method']);
       });
     }
     case 'client rotate-secret': {
@@ -224,11 +238,11 @@ function readJwksFile(file: string): string {
   }
 }
 
-function printCredentials(issued: IssuedCredentials, json: boolean): void {
+function printCredentials(issued: IssuedCredentials, json: boolean, method = 'private_key_jwt'): void {
   if (issued.clientSecret === undefined) {
-    // private_key_jwt: the client holds its own keys, there is no secret to show.
+    // private_key_jwt and the certificate methods: the client holds its own keys, there is no secret to show.
     process.stdout.write(
-      json ? JSON.stringify({ client_id: issued.clientId }) + '\n' : `client_id:     ${issued.clientId}\nauthenticates with private_key_jwt (no secret)\n`,
+      json ? JSON.stringify({ client_id: issued.clientId }) + '\n' : `client_id:     ${issued.clientId}\nauthenticates with ${method} (no secret)\n`,
     );
     return;
   }

@@ -10,6 +10,8 @@ import { DpopProofs } from './dpop-proofs.js';
 import { JwksUriFetcher } from './jwks-uri-fetcher.js';
 import { ReplayStore } from './replay-store.js';
 import { SlowHashGate } from './slow-hash-gate.js';
+import { CertificateAuthenticator } from './certificate-authenticator.js';
+import { ClientCertificates } from './client-certificates.js';
 import { ClientAuthGuard, TokenClientAuthGuard } from './guards/client-auth.guard.js';
 import { DpopProofGuard } from './guards/dpop-proof.guard.js';
 import { ClientBasicStrategy } from './strategies/client-basic.strategy.js';
@@ -28,6 +30,8 @@ const AUTH_PROVIDERS = [
   DpopNonces,
   DpopProofs,
   SlowHashGate,
+  ClientCertificates,
+  CertificateAuthenticator,
 ];
 
 /** Client authentication (secrets, assertions, DPoP proofs) and its brute-force throttle. */

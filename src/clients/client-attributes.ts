@@ -17,6 +17,12 @@ export type ClientAttributes = {
   metaDataRaw: string | null;
   dpopBoundAccessTokens: boolean;
   accessTokenLifetime: number | null;
+  tlsClientAuthSubjectDn: string | null;
+  tlsClientAuthSanDns: string | null;
+  tlsClientAuthSanUri: string | null;
+  tlsClientAuthSanIp: string | null;
+  tlsClientAuthSanEmail: string | null;
+  tlsClientCertificateBoundAccessTokens: boolean;
 };
 
 /** Every client is confidential (docs/concepts/consent-tickets.md#the-records). */

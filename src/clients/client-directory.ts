@@ -5,6 +5,7 @@ import { ChangeFeed } from '../database/change-feed.js';
 import { FeedCache } from '../database/feed-cache.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { splitSpaced, type ClientRecord } from './client-record.js';
+import type { SubjectRule } from '../certificates/subject-rules.js';
 
 const CLIENT_TABLES = new Set(['client', 'client_metadata', 'redirect_uri']);
 
@@ -21,6 +22,12 @@ type Row = {
   jwks_uri: string | null;
   dpop_bound_access_tokens: boolean;
   access_token_lifetime: number | null;
+  tls_client_auth_subject_dn: string | null;
+  tls_client_auth_san_dns: string | null;
+  tls_client_auth_san_uri: string | null;
+  tls_client_auth_san_ip: string | null;
+  tls_client_auth_san_email: string | null;
+  tls_client_certificate_bound_access_tokens: boolean;
 };
 
 /**
@@ -48,7 +55,9 @@ export class ClientDirectory {
     const rows: Row[] = await this.dataSource.query(
       `SELECT c.id, c.client_id, c.client_name, m.client_authentication_type, m.client_type,
               m.grant_types, m.allowed_scopes, m.client_secret_hash,
-              m.jwks_raw, m.jwks_uri, m.dpop_bound_access_tokens, m.access_token_lifetime
+              m.jwks_raw, m.jwks_uri, m.dpop_bound_access_tokens, m.access_token_lifetime,
+              m.tls_client_auth_subject_dn, m.tls_client_auth_san_dns, m.tls_client_auth_san_uri, m.tls_client_auth_san_ip,
+              m.tls_client_auth_san_email, m.tls_client_certificate_bound_access_tokens
          FROM client c JOIN client_metadata m ON m.id = c.metadata_id
         WHERE c.client_id = $1`,
       [clientId],
@@ -68,6 +77,18 @@ export class ClientDirectory {
       jwksUri: row.jwks_uri,
       dpopBound: row.dpop_bound_access_tokens,
       accessTokenLifetime: row.access_token_lifetime,
+      tlsSubject: subjectRuleOf(row),
+      certificateBound: row.tls_client_certificate_bound_access_tokens,
     };
   }
+}
+
+/** The one registered tls_client_auth value (registration allows no more than one). */
+function subjectRuleOf(row: Row): SubjectRule | null {
+  if (row.tls_client_auth_subject_dn !== null) return { kind: 'subjectDn', value: row.tls_client_auth_subject_dn };
+  if (row.tls_client_auth_san_dns !== null) return { kind: 'sanDns', value: row.tls_client_auth_san_dns };
+  if (row.tls_client_auth_san_uri !== null) return { kind: 'sanUri', value: row.tls_client_auth_san_uri };
+  if (row.tls_client_auth_san_ip !== null) return { kind: 'sanIp', value: row.tls_client_auth_san_ip };
+  if (row.tls_client_auth_san_email !== null) return { kind: 'sanEmail', value: row.tls_client_auth_san_email };
+  return null;
 }

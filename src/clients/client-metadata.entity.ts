@@ -1,8 +1,19 @@
 import { Index, Column, Entity } from 'typeorm';
 import { RecordEntity } from '../database/record.entity.js';
 
-export type ClientAuthenticationType = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
-export const CLIENT_AUTHENTICATION_TYPES: readonly ClientAuthenticationType[] = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
+export type ClientAuthenticationType = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'tls_client_auth' | 'self_signed_tls_client_auth';
+export const CLIENT_AUTHENTICATION_TYPES: readonly ClientAuthenticationType[] = [
+  'client_secret_basic',
+  'client_secret_post',
+  'private_key_jwt',
+  'tls_client_auth',
+  'self_signed_tls_client_auth',
+];
+
+/** The methods whose clients hold no secret: they prove a key (docs/guides/clients-with-keys.md, docs/guides/mtls.md). */
+export function holdsNoSecret(method: string): boolean {
+  return method === 'private_key_jwt' || method === 'tls_client_auth' || method === 'self_signed_tls_client_auth';
+}
 
 @Entity({ name: 'client_metadata' })
 // Indexes of the admin interface's filters (docs/reference/admin-filters.md), made by migration 1764500000000;
@@ -17,6 +28,12 @@ export const CLIENT_AUTHENTICATION_TYPES: readonly ClientAuthenticationType[] = 
 @Index('IDX_client_metadata_jwks_raw', { synchronize: false })
 @Index('IDX_client_metadata_meta_data_raw', { synchronize: false })
 @Index('IDX_client_metadata_dpop_bound', { synchronize: false })
+@Index('IDX_client_metadata_subject_dn', { synchronize: false })
+@Index('IDX_client_metadata_san_dns', { synchronize: false })
+@Index('IDX_client_metadata_san_uri', { synchronize: false })
+@Index('IDX_client_metadata_san_ip', { synchronize: false })
+@Index('IDX_client_metadata_san_email', { synchronize: false })
+@Index('IDX_client_metadata_certificate_bound', { synchronize: false })
 export class ClientMetadata extends RecordEntity {
   @Column({ name: 'issuer_uri', type: 'varchar', length: 2048, nullable: true })
   issuerUri!: string | null;
@@ -55,4 +72,24 @@ export class ClientMetadata extends RecordEntity {
   /** Seconds an access token of this client lives at most, instead of ACCESS_TOKEN_TTL; null: the default. */
   @Column({ name: 'access_token_lifetime', type: 'integer', nullable: true })
   accessTokenLifetime!: number | null;
+
+  /** docs/guides/mtls.md#registering-a-client: a tls_client_auth client's one registered subject value (RFC 8705 §2.1.2). */
+  @Column({ name: 'tls_client_auth_subject_dn', type: 'varchar', length: 2048, nullable: true })
+  tlsClientAuthSubjectDn!: string | null;
+
+  @Column({ name: 'tls_client_auth_san_dns', type: 'varchar', length: 2048, nullable: true })
+  tlsClientAuthSanDns!: string | null;
+
+  @Column({ name: 'tls_client_auth_san_uri', type: 'varchar', length: 2048, nullable: true })
+  tlsClientAuthSanUri!: string | null;
+
+  @Column({ name: 'tls_client_auth_san_ip', type: 'varchar', length: 2048, nullable: true })
+  tlsClientAuthSanIp!: string | null;
+
+  @Column({ name: 'tls_client_auth_san_email', type: 'varchar', length: 2048, nullable: true })
+  tlsClientAuthSanEmail!: string | null;
+
+  /** docs/guides/mtls.md#certificate-bound-tokens: access tokens carry cnf.x5t#S256 (RFC 8705 §3). */
+  @Column({ name: 'tls_client_certificate_bound_access_tokens', type: 'boolean', default: false })
+  tlsClientCertificateBoundAccessTokens!: boolean;
 }

@@ -1,3 +1,4 @@
+import type { SubjectRule } from '../certificates/subject-rules.js';
 import type { ClientAuthenticationType } from './client-metadata.entity.js';
 
 /** What the token endpoint needs to know of a client, cached in memory. */
@@ -18,6 +19,10 @@ export type ClientRecord = {
   dpopBound: boolean;
   /** Seconds a token of this client lives at most, instead of ACCESS_TOKEN_TTL; null: the default. */
   accessTokenLifetime?: number | null;
+  /** docs/guides/mtls.md: a tls_client_auth client's one registered subject value. */
+  tlsSubject?: SubjectRule | null;
+  /** docs/guides/mtls.md#certificate-bound-tokens: access tokens are bound to the connection's certificate. */
+  certificateBound?: boolean;
 };
 
 export function splitSpaced(value: string): Set<string> {

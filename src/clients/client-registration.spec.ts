@@ -28,6 +28,12 @@ describe('validateRegistration', () => {
       jwksUri: null,
       dpopBound: false,
       accessTokenLifetime: null,
+      tlsClientAuthSubjectDn: null,
+      tlsClientAuthSanDns: null,
+      tlsClientAuthSanUri: null,
+      tlsClientAuthSanIp: null,
+      tlsClientAuthSanEmail: null,
+      certificateBound: false,
     });
   });
 
@@ -106,5 +112,47 @@ describe('validateKeyMaterial (shared by every way of registering a client)', ()
 
   it('lets the policy allow internal targets', () => {
     expect(validateKeyMaterial({ jwksUri: 'http://127.0.0.1:9/jwks' }, { allowPrivateJwksUri: true }).jwksUri).toBe('http://127.0.0.1:9/jwks');
+  });
+});
+
+describe('the certificate methods', () => {
+  const base = { clientId: 'lab-gw', clientName: 'Lab gateway', allowedScopes: 'read' };
+  const mtls = { allowPrivateJwksUri: false, mtls: true, tlsClientAuth: true };
+
+  it('take tls_client_auth with one subject value and no secret', () => {
+    const registration = validateRegistration({ ...base, authenticationType: 'tls_client_auth', tlsClientAuthSubjectDn: 'CN=lab-gw,O=Example Lab,C=DE' }, mtls);
+    expect(registration).toMatchObject({
+      authenticationType: 'tls_client_auth',
+      tlsClientAuthSubjectDn: 'CN=lab-gw,O=Example Lab,C=DE',
+      tlsClientAuthSanDns: null,
+    });
+  });
+
+  it.each<[string, Partial<ClientRegistration>, object, string]>([
+    ['tls_client_auth without MTLS', { authenticationType: 'tls_client_auth', tlsClientAuthSanDns: 'a.example' }, {}, 'authenticationType'],
+    ['tls_client_auth without a CA file', { authenticationType: 'tls_client_auth', tlsClientAuthSanDns: 'a.example' }, { mtls: true }, 'authenticationType'],
+    [
+      'self_signed_tls_client_auth without MTLS',
+      { authenticationType: 'self_signed_tls_client_auth', jwksUri: 'https://lab.example/jwks' },
+      {},
+      'authenticationType',
+    ],
+    ['certificate-bound tokens without MTLS', { certificateBound: true }, {}, 'certificateBound'],
+    [
+      'a secret for tls_client_auth',
+      { authenticationType: 'tls_client_auth', tlsClientAuthSanDns: 'a.example', clientSecret: 'x'.repeat(20) },
+      mtls,
+      'clientSecret',
+    ],
+    ['self_signed_tls_client_auth without keys', { authenticationType: 'self_signed_tls_client_auth' }, mtls, 'jwksRaw'],
+  ])('refuse %s', (_case, input, policy, field) => {
+    let refused: unknown;
+    try {
+      validateRegistration({ ...base, ...input }, { allowPrivateJwksUri: false, ...policy });
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(RegistrationError);
+    expect((refused as RegistrationError).field).toBe(field);
   });
 });

@@ -2,6 +2,8 @@ import { CONTROL_CHARACTER } from '../common/control-characters.js';
 import { JwksError, validateJwks } from './client-jwks.js';
 import { forbiddenTarget } from './jwks-uri-target.js';
 import { CLIENT_AUTHENTICATION_TYPES, type ClientAuthenticationType } from './client-metadata.entity.js';
+import { SubjectRuleError, checkSubjectRule, type SubjectRuleKind } from '../certificates/subject-rules.js';
+import { firstCertificateOf } from '../certificates/x5c.js';
 import { GRANT_TYPES } from '../oauth/grant-types.js';
 
 /** What an operator gives to register a client, with the CLI or over the admin interface (JSON:API names map onto these). */
@@ -20,10 +22,32 @@ export type ClientRegistration = {
   dpopBound?: boolean;
   /** Seconds a token of this client lives at most (1 to 86400), instead of ACCESS_TOKEN_TTL; null: the default. */
   accessTokenLifetime?: number | null;
+  /** docs/guides/mtls.md#registering-a-client: a tls_client_auth client's one subject value (RFC 8705 §2.1.2); null or absent otherwise. */
+  tlsClientAuthSubjectDn?: string | null;
+  tlsClientAuthSanDns?: string | null;
+  tlsClientAuthSanUri?: string | null;
+  tlsClientAuthSanIp?: string | null;
+  tlsClientAuthSanEmail?: string | null;
+  /** docs/guides/mtls.md#certificate-bound-tokens: access tokens bound to the client's certificate (RFC 8705 §3). */
+  certificateBound?: boolean;
 };
 
-/** What the deployment allows: JWKS_URI_ALLOW_HTTP lets a jwks_uri point at loopback and private hosts. */
-export type RegistrationPolicy = { allowPrivateJwksUri: boolean };
+/**
+ * What the deployment allows: JWKS_URI_ALLOW_HTTP lets a jwks_uri point at loopback and private
+ * hosts; `mtls` (MTLS=true) enables the certificate methods and certificate-bound tokens,
+ * `tlsClientAuth` (TLS_CLIENT_CA_FILE set) the method tls_client_auth (docs/guides/mtls.md).
+ */
+export type RegistrationPolicy = { allowPrivateJwksUri: boolean; mtls?: boolean; tlsClientAuth?: boolean };
+
+/** The registration fields of the five tls_client_auth subject values, and the rule each one is. */
+export const TLS_SUBJECT_FIELDS: readonly (readonly [field: TlsSubjectField, kind: SubjectRuleKind])[] = [
+  ['tlsClientAuthSubjectDn', 'subjectDn'],
+  ['tlsClientAuthSanDns', 'sanDns'],
+  ['tlsClientAuthSanUri', 'sanUri'],
+  ['tlsClientAuthSanIp', 'sanIp'],
+  ['tlsClientAuthSanEmail', 'sanEmail'],
+];
+export type TlsSubjectField = 'tlsClientAuthSubjectDn' | 'tlsClientAuthSanDns' | 'tlsClientAuthSanUri' | 'tlsClientAuthSanIp' | 'tlsClientAuthSanEmail';
 
 export const MAX_ACCESS_TOKEN_LIFETIME = 86_400;
 
@@ -33,7 +57,8 @@ export type ValidRegistration = Required<Omit<ClientRegistration, 'clientSecret'
   jwksRaw: string | null;
   jwksUri: string | null;
   accessTokenLifetime: number | null;
-};
+  certificateBound: boolean;
+} & Record<TlsSubjectField, string | null>;
 
 /** A refused registration; `field` names the offending input. */
 export class RegistrationError extends Error {
@@ -83,8 +108,10 @@ export function validateRegistration(input: ClientRegistration, policy: Registra
   const redirectUris = (input.redirectUris ?? []).map(checkRedirectUri);
   if (input.clientSecret !== undefined) checkSecret(input.clientSecret);
   const keys = checkKeys(authenticationType, input, policy);
+  const certificate = checkCertificateMethods(authenticationType, input, keys, policy);
   return {
     ...keys,
+    ...certificate,
     accessTokenLifetime: checkLifetime(input.accessTokenLifetime ?? null),
     dpopBound: input.dpopBound ?? false,
     clientId: input.clientId,
@@ -135,6 +162,66 @@ function checkKeys(authenticationType: string, input: ClientRegistration, policy
     if (input.clientSecret !== undefined) throw new RegistrationError('clientSecret', 'a private_key_jwt client has no client secret');
   }
   return { jwksRaw, jwksUri };
+}
+
+/**
+ * docs/guides/mtls.md#registering-a-client: tls_client_auth needs MTLS=true and TLS_CLIENT_CA_FILE,
+ * and exactly one subject value (other methods none); self_signed_tls_client_auth needs MTLS=true
+ * and a key set whose keys carry `x5c` (a JWKS: at least one key whose first certificate holds
+ * that key); neither has a secret. Certificate-bound tokens need MTLS=true, and are never asked
+ * for together with DPoP-bound ones (a token carries one binding).
+ */
+function checkCertificateMethods(
+  authenticationType: string,
+  input: ClientRegistration,
+  keys: { jwksRaw: string | null; jwksUri: string | null },
+  policy: RegistrationPolicy,
+): Record<TlsSubjectField, string | null> & { certificateBound: boolean } {
+  const subjects = Object.fromEntries(TLS_SUBJECT_FIELDS.map(([field]) => [field, null])) as Record<TlsSubjectField, string | null>;
+  const given = TLS_SUBJECT_FIELDS.filter(([field]) => input[field] !== undefined && input[field] !== null);
+  if (authenticationType === 'tls_client_auth') {
+    if (!policy.mtls) throw new RegistrationError('authenticationType', 'tls_client_auth needs mutual TLS, which this server does not have on (MTLS=true)');
+    if (!policy.tlsClientAuth) throw new RegistrationError('authenticationType', 'tls_client_auth needs TLS_CLIENT_CA_FILE, which this server does not have');
+    if (given.length !== 1) {
+      throw new RegistrationError(
+        given[1]?.[0] ?? 'tlsClientAuthSubjectDn',
+        `a tls_client_auth client registers exactly one of ${TLS_SUBJECT_FIELDS.map(([field]) => field).join(', ')}`,
+      );
+    }
+    const [field, kind] = given[0];
+    try {
+      subjects[field] = checkSubjectRule(kind, input[field]);
+    } catch (error) {
+      if (error instanceof SubjectRuleError) throw new RegistrationError(field, `${field}: ${error.message}`);
+      throw error;
+    }
+  } else if (given.length > 0) {
+    throw new RegistrationError(given[0][0], `${given[0][0]} is only for a client authenticating with tls_client_auth`);
+  }
+  if (authenticationType === 'self_signed_tls_client_auth') {
+    if (!policy.mtls)
+      throw new RegistrationError('authenticationType', 'self_signed_tls_client_auth needs mutual TLS, which this server does not have on (MTLS=true)');
+    if (keys.jwksRaw === null && keys.jwksUri === null) {
+      throw new RegistrationError('jwksRaw', 'a self_signed_tls_client_auth client registers its certificates: give jwksRaw or jwksUri with x5c keys');
+    }
+    if (keys.jwksRaw !== null) {
+      const jwks = validateJwks(keys.jwksRaw);
+      if (!jwks.keys.some((key) => firstCertificateOf(key) !== undefined)) {
+        throw new RegistrationError('jwksRaw', 'jwksRaw: no key carries an "x5c" whose first certificate holds that key (RFC 7517 §4.7)');
+      }
+    }
+  }
+  if ((authenticationType === 'tls_client_auth' || authenticationType === 'self_signed_tls_client_auth') && input.clientSecret !== undefined) {
+    throw new RegistrationError('clientSecret', `a ${authenticationType} client has no client secret`);
+  }
+  const certificateBound = input.certificateBound ?? false;
+  if (typeof certificateBound !== 'boolean') throw new RegistrationError('certificateBound', 'certificate-bound tokens are true or false');
+  if (certificateBound && !policy.mtls)
+    throw new RegistrationError('certificateBound', 'certificate-bound tokens need mutual TLS, which this server does not have on (MTLS=true)');
+  if (certificateBound && input.dpopBound === true) {
+    throw new RegistrationError('certificateBound', 'a client gets DPoP-bound or certificate-bound tokens, not both: a token carries one binding');
+  }
+  return { ...subjects, certificateBound };
 }
 
 function checkJwksUri(uri: string, policy: RegistrationPolicy): void {

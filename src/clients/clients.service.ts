@@ -5,6 +5,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { generateClientSecret, hashClientSecret } from './client-secrets.js';
 import { RegistrationError, validateRegistration, type ClientRegistration, type ValidRegistration } from './client-registration.js';
 import { insertClient } from './client-writes.js';
+import { holdsNoSecret } from './client-metadata.entity.js';
 import { newClientAttributes, newSecretOf, type NewClient } from './new-client.js';
 import { recordAuditEvent } from '../audit/audit-trail.js';
 
@@ -38,7 +39,11 @@ export class ClientsService {
 
   /** The registration rules under this deployment's policy (JWKS_URI_ALLOW_HTTP); a refusal is a RegistrationError. */
   validate(input: ClientRegistration): ValidRegistration {
-    return validateRegistration(input, { allowPrivateJwksUri: this.config.jwksUriAllowHttp });
+    return validateRegistration(input, {
+      allowPrivateJwksUri: this.config.jwksUriAllowHttp,
+      mtls: this.config.mtls !== undefined,
+      tlsClientAuth: this.config.mtls?.clientCa !== undefined,
+    });
   }
 
   /**
@@ -93,8 +98,8 @@ export class ClientsService {
         [clientId],
       );
       if (!client) throw new RegistrationError('clientId', `no client with id "${clientId}"`);
-      if (client.client_authentication_type === 'private_key_jwt') {
-        throw new RegistrationError('clientId', `client "${clientId}" authenticates with private_key_jwt and has no secret to rotate`);
+      if (holdsNoSecret(client.client_authentication_type)) {
+        throw new RegistrationError('clientId', `client "${clientId}" authenticates with ${client.client_authentication_type} and has no secret to rotate`);
       }
       await manager.query(
         `UPDATE client_metadata m SET client_secret_hash = $2, version = m.version + 1, last_updated = now()

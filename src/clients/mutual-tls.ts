@@ -16,8 +16,7 @@ export const TLS_CLIENT_AUTH_MEMBERS = [
   'tls_client_auth_san_email',
 ] as const;
 
-/** Whether this deployment authenticates clients by certificate. This build has no mutual TLS: always false. */
+/** Whether this deployment authenticates clients by certificate (MTLS=true; docs/guides/mtls.md). */
 export function mutualTlsEnabled(config: AppConfig): boolean {
-  void config;
-  return false;
+  return config.mtls !== undefined;
 }

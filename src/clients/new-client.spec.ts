@@ -40,6 +40,12 @@ describe('the attributes stored and audited for a new client', () => {
       metaDataRaw: null,
       dpopBoundAccessTokens: true,
       accessTokenLifetime: null,
+      tlsClientAuthSubjectDn: null,
+      tlsClientAuthSanDns: null,
+      tlsClientAuthSanUri: null,
+      tlsClientAuthSanIp: null,
+      tlsClientAuthSanEmail: null,
+      tlsClientCertificateBoundAccessTokens: false,
     });
   });
 

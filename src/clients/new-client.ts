@@ -1,6 +1,7 @@
 import { CLIENT_TYPE, type ClientAttributes } from './client-attributes.js';
 import type { ClientRegistration, ValidRegistration } from './client-registration.js';
 import { generateClientSecret } from './client-secrets.js';
+import { holdsNoSecret } from './client-metadata.entity.js';
 
 /** A client to create: the operator's registration, plus what only the admin interface gives. */
 export type NewClient = ClientRegistration & {
@@ -24,9 +25,9 @@ export type ClientOrigin = {
 /** The secret a new client gets, shown once: none for private_key_jwt, else the given one or a generated one. */
 export type NewSecret = { value?: string; generated: boolean };
 
-/** docs/guides/clients-with-keys.md#registering-the-client: a private_key_jwt client holds keys, not a secret. */
+/** docs/guides/clients-with-keys.md#registering-the-client, docs/guides/mtls.md: a client of a key or certificate method holds no secret. */
 export function newSecretOf(registration: ValidRegistration): NewSecret {
-  if (registration.authenticationType === 'private_key_jwt') return { generated: false };
+  if (holdsNoSecret(registration.authenticationType)) return { generated: false };
   if (registration.clientSecret !== undefined) return { value: registration.clientSecret, generated: false };
   return { value: generateClientSecret(), generated: true };
 }
@@ -47,5 +48,11 @@ export function newClientAttributes(registration: ValidRegistration, input: NewC
     metaDataRaw: input.metaDataRaw ?? null,
     dpopBoundAccessTokens: registration.dpopBound,
     accessTokenLifetime: registration.accessTokenLifetime,
+    tlsClientAuthSubjectDn: registration.tlsClientAuthSubjectDn,
+    tlsClientAuthSanDns: registration.tlsClientAuthSanDns,
+    tlsClientAuthSanUri: registration.tlsClientAuthSanUri,
+    tlsClientAuthSanIp: registration.tlsClientAuthSanIp,
+    tlsClientAuthSanEmail: registration.tlsClientAuthSanEmail,
+    tlsClientCertificateBoundAccessTokens: registration.certificateBound,
   };
 }

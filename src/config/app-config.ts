@@ -65,6 +65,16 @@ export type AppConfig = {
   dynamicClientRegistration: boolean;
   /** DCR_SOFTWARE_STATEMENT_JWKS_FILE: the key set of trusted software-statement publishers (read by the registration service at start); unset: statements refused. */
   softwareStatementJwksFile?: string;
+  /** MTLS, TLS_CLIENT_CA_FILE and MTLS_CLIENT_CERT_HEADER (docs/guides/mtls.md); absent: mutual TLS off. */
+  mtls?: MtlsSettings;
+};
+
+/** Mutual TLS as configured (docs/guides/mtls.md). */
+export type MtlsSettings = {
+  /** TLS_CLIENT_CA_FILE's PEM text: the CAs tls_client_auth chains must reach; absent: no tls_client_auth. */
+  clientCa?: string;
+  /** MTLS_CLIENT_CERT_HEADER, lower-cased: where a trusted proxy forwards the certificate. */
+  certificateHeader?: string;
 };
 
 export const CLIENT_ASSERTION_AUDIENCES = ['issuer-or-token-endpoint', 'issuer'] as const;

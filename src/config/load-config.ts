@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
-import type { AppConfig } from './app-config.js';
+import type { AppConfig, MtlsSettings } from './app-config.js';
 import { ConfigurationError } from './configuration-error.js';
-import { loadTlsFiles } from './tls-files.js';
+import { loadClientCaFile, loadTlsFiles } from './tls-files.js';
 import { DEFAULT_DATABASE_CONNECTIONS_PER_WORKER, MIN_DATABASE_CONNECTIONS_PER_WORKER, readVariables } from './variables.js';
 
 /**
@@ -26,6 +26,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     throw new ConfigurationError('ADMIN_TOKEN and ADMIN_TOKEN_FILE are both set: set only one');
   }
   const workers = values.WORKERS;
+  const mtls = mtlsSettings(values, tls !== undefined);
   return {
     port,
     adminPort,
@@ -62,7 +63,34 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     signingKeyPublishAhead: values.SIGNING_KEY_PUBLISH_AHEAD,
     dynamicClientRegistration: values.DYNAMIC_CLIENT_REGISTRATION,
     softwareStatementJwksFile: values.DCR_SOFTWARE_STATEMENT_JWKS_FILE,
+    ...(mtls ? { mtls } : {}),
   };
+}
+
+/**
+ * docs/guides/mtls.md: MTLS needs a place the certificate comes from (native TLS, or a trusted
+ * proxy's header, never both); TLS_CLIENT_CA_FILE and MTLS_CLIENT_CERT_HEADER need MTLS.
+ */
+function mtlsSettings(values: ReturnType<typeof readVariables>, tls: boolean): MtlsSettings | undefined {
+  const header = values.MTLS_CLIENT_CERT_HEADER;
+  if (header !== undefined) {
+    if (tls)
+      throw new ConfigurationError(
+        'MTLS_CLIENT_CERT_HEADER is for a TLS-terminating proxy: unset it or TLS_CERT_FILE (native TLS reads the certificate itself)',
+      );
+    if (values.TRUST_PROXY === false)
+      throw new ConfigurationError('MTLS_CLIENT_CERT_HEADER needs TRUST_PROXY: the header is believed only from the proxies it names');
+    if (!values.MTLS) throw new ConfigurationError('MTLS_CLIENT_CERT_HEADER needs MTLS=true');
+  }
+  if (values.TLS_CLIENT_CA_FILE !== undefined && !values.MTLS) throw new ConfigurationError('TLS_CLIENT_CA_FILE needs MTLS=true');
+  if (!values.MTLS) return undefined;
+  if (!tls && header === undefined) {
+    throw new ConfigurationError(
+      'MTLS=true needs TLS_CERT_FILE (native TLS) or MTLS_CLIENT_CERT_HEADER (behind a TLS proxy): the certificate has to come from somewhere',
+    );
+  }
+  const clientCa = values.TLS_CLIENT_CA_FILE === undefined ? undefined : loadClientCaFile(values.TLS_CLIENT_CA_FILE);
+  return { ...(clientCa !== undefined ? { clientCa } : {}), ...(header !== undefined ? { certificateHeader: header.toLowerCase() } : {}) };
 }
 
 /**

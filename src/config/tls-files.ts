@@ -48,6 +48,18 @@ export function loadTlsFiles(certFile: string | undefined, keyFile: string | und
   return { cert, key, ciphers };
 }
 
+/**
+ * TLS_CLIENT_CA_FILE (docs/guides/mtls.md): readable, and holding PEM certificates only, each
+ * one parsable; anything else stops the start naming the variable. Answers the PEM text.
+ */
+export function loadClientCaFile(file: string): string {
+  const text = readPem('TLS_CLIENT_CA_FILE', file).toString('utf8');
+  const blocks = text.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) throw new ConfigurationError(`TLS_CLIENT_CA_FILE (${file}) holds no PEM certificate`);
+  blocks.forEach((block, index) => parse('TLS_CLIENT_CA_FILE', file, `a valid certificate (number ${index + 1})`, () => new X509Certificate(block)));
+  return blocks.join('\n');
+}
+
 function readPem(variable: string, file: string): Buffer {
   try {
     return readFileSync(file);

@@ -234,6 +234,24 @@ export const VARIABLES = {
     accepted: 'a file path',
     defaultText: 'unset: every software statement is refused',
   }),
+  MTLS: flag({
+    meaning:
+      '`true`: mutual-TLS client authentication and certificate-bound tokens (RFC 8705). Under native TLS the public listener asks every client for a certificate and never requires one; behind a TLS proxy, `MTLS_CLIENT_CERT_HEADER` carries it. Enables `tls_client_auth` (with `TLS_CLIENT_CA_FILE`), `self_signed_tls_client_auth` and certificate-bound tokens; see [mutual TLS](../guides/mtls.md).',
+    default: false,
+  }),
+  TLS_CLIENT_CA_FILE: text({
+    meaning:
+      'PEM file of the CA certificates (and intermediates) a `tls_client_auth` client certificate must chain to; never the system roots. Needs `MTLS=true`; see [mutual TLS](../guides/mtls.md).',
+    accepted: 'a file path',
+    defaultText: 'unset: no `tls_client_auth`',
+  }),
+  MTLS_CLIENT_CERT_HEADER: text({
+    meaning:
+      'The header in which a TLS-terminating proxy forwards the client certificate: URL-encoded PEM (NGINX `$ssl_client_escaped_cert`) or an RFC 9440 byte sequence (`:base64-DER:`). Believed only from peers `TRUST_PROXY` trusts; needs `MTLS=true` and no `TLS_CERT_FILE`; see [mutual TLS](../guides/mtls.md#behind-nginx).',
+    accepted: 'an HTTP header name',
+    pattern: /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/,
+    defaultText: 'unset',
+  }),
   DISCLOSURE_RETENTION_DAYS: wholeNumber({
     meaning:
       'Days a disclosure row is kept after its token expired; a job deletes older rows at start and hourly; see [consent withdrawal and the accounting of disclosures](../guides/consent-withdrawal.md).',

@@ -78,8 +78,15 @@ export class ExpressServerAdapter extends ExpressAdapter {
   readonly adminInstance: Express = express();
   private readonly lateRoutes: Array<() => void> = [];
 
-  /** `tls`: the public listener serves HTTPS only, TLS 1.2 at least, with the allowed suites (docs/operations/tls.md). */
-  constructor(private readonly tls?: TlsFiles) {
+  /**
+   * `tls`: the public listener serves HTTPS only, TLS 1.2 at least (docs/operations/tls.md).
+   * `requestCertificates` (MTLS=true, docs/guides/mtls.md): its handshakes ask every client for a
+   * certificate and never require one, nor verify it (the client authentication does that).
+   */
+  constructor(
+    private readonly tls?: TlsFiles,
+    private readonly requestCertificates = false,
+  ) {
     super();
     markListener(this.getInstance<Express>(), 'public');
     markListener(this.adminInstance, 'admin');
@@ -160,8 +167,16 @@ export class ExpressServerAdapter extends ExpressAdapter {
     const app = this.getInstance<Express>();
     this.httpServer = this.tls
       ? createHttpsServer(
-          // docs/operations/tls.md#cipher-suites: TLS 1.2 with AEAD and forward secrecy only, in the server's order.
-          { cert: this.tls.cert, key: this.tls.key, minVersion: 'TLSv1.2', ciphers: this.tls.ciphers, honorCipherOrder: true, ...httpClassesOf(app) },
+          {
+            cert: this.tls.cert,
+            key: this.tls.key,
+            minVersion: 'TLSv1.2',
+            // docs/operations/tls.md#cipher-suites: TLS 1.2 with AEAD and forward secrecy only, in the server's order.
+            ciphers: this.tls.ciphers,
+            honorCipherOrder: true,
+            ...(this.requestCertificates ? { requestCert: true, rejectUnauthorized: false } : {}),
+            ...httpClassesOf(app),
+          },
           app,
         )
       : createHttpServer(app);

@@ -14,8 +14,11 @@ export type AccessTokenClaims = {
   client_id: string;
   scope: string;
   permissions?: unknown[];
-  /** docs/reference/token-endpoint.md#dpop-proofs: the thumbprint of the DPoP key the token is bound to. */
-  cnf?: { jkt: string };
+  /**
+   * docs/reference/token-endpoint.md#dpop-proofs: the thumbprint of the DPoP key the token is bound
+   * to; docs/guides/mtls.md#certificate-bound-tokens: or of the client certificate (one of the two).
+   */
+  cnf?: { jkt?: string; 'x5t#S256'?: string };
 };
 
 /**

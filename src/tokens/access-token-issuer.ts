@@ -23,6 +23,13 @@ export type TokenResponse = {
  * resource scopes; the `resource` parameters asked for (kept in the disclosure); for the UMA grant
  * also the RPT's audience and permissions (docs/guides/uma.md).
  */
+/**
+ * What an access token is bound to, if anything (its `cnf` claim): the thumbprint of a DPoP proof's
+ * key (docs/reference/token-endpoint.md#dpop-proofs) or of the connection's client certificate
+ * (docs/guides/mtls.md#certificate-bound-tokens); never both.
+ */
+export type Confirmation = { jkt: string } | { 'x5t#S256': string };
+
 export type GrantedAccess = { scopes: string[]; decision: Decision; resources: string[]; rpt?: RptClaims };
 
 /**
@@ -38,7 +45,8 @@ export class AccessTokenIssuer {
     private readonly statusIndices: StatusIndexAllocator,
   ) {}
 
-  async issue(client: ClientRecord, { scopes, decision, resources, rpt }: GrantedAccess, jkt?: string, requestId?: string): Promise<TokenResponse> {
+  async issue(client: ClientRecord, { scopes, decision, resources, rpt }: GrantedAccess, cnf?: Confirmation, requestId?: string): Promise<TokenResponse> {
+    const jkt = cnf !== undefined && 'jkt' in cnf ? cnf.jkt : undefined;
     // docs/concepts/consent-tickets.md#when-a-resource-scope-is-granted and docs/concepts/audience.md: the lifetime and audience the decision gave (an RPT's audience: its ticket's data sources).
     const { lifetime } = decision.verdict as { lifetime: number };
     const aud = rpt?.aud ?? (decision.verdict.aud as string | string[]);
@@ -65,7 +73,7 @@ export class AccessTokenIssuer {
         : covering.length > 0
           ? { permissions: permissionsOf(resourceScopes, covering, issuedAt + lifetime) }
           : {}),
-      ...(jkt !== undefined ? { cnf: { jkt } } : {}),
+      ...(cnf !== undefined ? { cnf } : {}),
       ...(status !== undefined ? { status: { status_list: { idx: status.idx, uri: status.uri } } } : {}),
     };
     const tokenType = jkt !== undefined ? 'DPoP' : 'Bearer';

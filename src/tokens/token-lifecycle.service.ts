@@ -97,7 +97,8 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
       iat,
       jti,
       // docs/reference/token-endpoint.md#introspection-post-oauth2introspect: a DPoP-bound token says so, with the key it is bound to.
-      token_type: cnf ? 'DPoP' : 'Bearer',
+      // docs/guides/mtls.md#certificate-bound-tokens: a certificate-bound token is a Bearer token with cnf.x5t#S256 (RFC 8705 §3.2).
+      token_type: cnf?.jkt !== undefined ? 'DPoP' : 'Bearer',
       ...(permissions ? { permissions } : {}),
       ...(cnf ? { cnf } : {}),
     };

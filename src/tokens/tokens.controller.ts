@@ -13,6 +13,7 @@ import { OAuthBodyGuard } from './oauth-body.guard.js';
 import { ApiIntrospectionEndpoint, ApiRevocationEndpoint, ApiTokenEndpoint } from './tokens.openapi.js';
 import { TokenLifecycleService } from './token-lifecycle.service.js';
 import { TokensService } from './tokens.service.js';
+import type { Confirmation } from './access-token-issuer.js';
 import type { TokenParameters } from '../oauth/token-request.js';
 import { IntrospectionCallerGuard } from '../uma/introspection-caller.guard.js';
 
@@ -43,7 +44,7 @@ export class TokensController {
   @ApiTokenEndpoint()
   @ClientAuthenticated(DpopProofGuard, TokenClientAuthGuard)
   async token(@Req() request: ProofRequest, @Res() response: Response): Promise<void> {
-    const issued = await this.tokens.issue(request.user as ClientRecord, request.body as TokenParameters, request.dpop?.jkt, requestIdOf(request));
+    const issued = await this.tokens.issue(request.user as ClientRecord, request.body as TokenParameters, confirmationOf(request), requestIdOf(request));
     // docs/reference/token-endpoint.md#dpop-proofs: with DPOP_NONCE on, every token response carries a fresh nonce.
     sendNoStoreJson(response, 200, issued, this.proofs.noncesRequired ? { 'DPoP-Nonce': await this.proofs.freshNonce() } : undefined);
     this.metrics.tokenIssued();
@@ -68,4 +69,11 @@ export class TokensController {
     await this.lifecycle.revoke(request.user as ClientRecord, request.body as TokenParameters);
     sendNoStoreJson(response, 200, {});
   }
+}
+
+/** What the access token is bound to: the DPoP proof's key, or a certificate-bound client's certificate (never both, ClientAuthGuard). */
+function confirmationOf(request: ProofRequest): Confirmation | undefined {
+  if (request.dpop !== undefined) return { jkt: request.dpop.jkt };
+  if (request.certificateThumbprint !== undefined) return { 'x5t#S256': request.certificateThumbprint };
+  return undefined;
 }

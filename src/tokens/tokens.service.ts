@@ -3,7 +3,7 @@ import type { ClientRecord } from '../clients/client-record.js';
 import { isGrantType, type GrantType } from '../oauth/grant-types.js';
 import { OAuthError } from '../oauth/oauth-error.js';
 import type { TokenParameters } from '../oauth/token-request.js';
-import type { TokenResponse } from './access-token-issuer.js';
+import type { Confirmation, TokenResponse } from './access-token-issuer.js';
 import { ClientCredentialsGrant } from './grants/client-credentials/client-credentials.grant.js';
 import { RefreshTokenGrant } from './grants/refresh-token/refresh-token.grant.js';
 import type { TokenGrant } from './grants/token-grant.js';
@@ -23,13 +23,19 @@ export class TokensService {
   }
 
   /**
-   * Answers an authenticated token request, or throws the OAuthError it earns. `jkt`: the
-   * thumbprint of a valid DPoP proof's key, which the access token is bound to
-   * (docs/reference/token-endpoint.md#dpop-proofs); the client authentication guard has already
-   * refused a DPoP-bound client without one. `requestId`: the response's X-Request-Id, kept in the
+   * Answers an authenticated token request, or throws the OAuthError it earns. `cnf`: what the
+   * access token is bound to, the thumbprint of a valid DPoP proof's key
+   * (docs/reference/token-endpoint.md#dpop-proofs) or of a certificate-bound client's certificate
+   * (docs/guides/mtls.md#certificate-bound-tokens); the client authentication guard has already
+   * refused a bound client without its proof or certificate. `requestId`: the response's X-Request-Id, kept in the
    * token's disclosure.
    */
-  async issue(client: ClientRecord, parameters: TokenParameters, jkt?: string, requestId?: string): Promise<TokenResponse | Omit<TokenResponse, 'scope'>> {
+  async issue(
+    client: ClientRecord,
+    parameters: TokenParameters,
+    cnf?: Confirmation,
+    requestId?: string,
+  ): Promise<TokenResponse | Omit<TokenResponse, 'scope'>> {
     const grantType = parameters.grant_type;
     if (grantType === undefined) throw new OAuthError('invalid_request', 'the grant_type parameter is required');
     const grant = isGrantType(grantType) ? this.grants.get(grantType) : undefined;
@@ -40,6 +46,6 @@ export class TokensService {
     if (!client.grantTypes.has(grantType)) {
       throw new OAuthError('unauthorized_client', `the client is not registered for the ${grantType} grant`);
     }
-    return grant.handle({ client, parameters, jkt, requestId });
+    return grant.handle({ client, parameters, cnf, requestId });
   }
 }

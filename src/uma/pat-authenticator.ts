@@ -5,6 +5,7 @@ import type { Request } from 'express';
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import { DataSource } from 'typeorm';
 import { DpopKeys } from '../auth/dpop-keys.js';
+import { ClientCertificates } from '../auth/client-certificates.js';
 import { ReplayStore } from '../auth/replay-store.js';
 import { ClientDirectory } from '../clients/client-directory.js';
 import type { ClientRecord } from '../clients/client-record.js';
@@ -39,6 +40,7 @@ export class PatAuthenticator {
     private readonly clients: ClientDirectory,
     private readonly dataSources: DataSourceDirectory,
     private readonly replays: ReplayStore,
+    private readonly certificates: ClientCertificates,
   ) {}
 
   /** True when the request carries a token in the Authorization header (Bearer or DPoP scheme). */
@@ -74,6 +76,15 @@ export class PatAuthenticator {
 
   /** RFC 9449 §7: a bound token comes with the DPoP scheme and a proof of its key; a Bearer token needs none. */
   private async checkBinding(request: Request, scheme: string, token: string, claims: AccessTokenClaims): Promise<void> {
+    const x5t = claims.cnf?.['x5t#S256'];
+    if (x5t !== undefined) {
+      // docs/guides/mtls.md#certificate-bound-tokens (RFC 8705 §3): a Bearer token, over a connection with the very certificate it is bound to.
+      if (scheme !== 'bearer') throw invalidToken('the token is certificate-bound: send it with the Bearer scheme');
+      const certificate = this.certificates.of(request);
+      if (certificate === undefined) throw invalidToken('the token is certificate-bound: no client certificate was presented');
+      if (certificate.thumbprint !== x5t) throw invalidToken('the token is bound to another client certificate');
+      return;
+    }
     const jkt = claims.cnf?.jkt;
     if (scheme === 'bearer') {
       if (jkt !== undefined) throw invalidToken('the token is DPoP-bound: send it with the DPoP scheme and a DPoP proof');

@@ -15,6 +15,11 @@ export type ClientValues = {
   jwksRaw: string;
   jwksUri: string;
   dpopBound: boolean;
+  /** tls_client_auth: which subject value the client registers (a tlsClientAuth* attribute), and the value. */
+  tlsSubjectAttribute: string;
+  tlsSubjectValue: string;
+  /** Access tokens bound to the client's certificate (RFC 8705). */
+  certificateBound: boolean;
   redirectUris: string[];
   /** Seconds as typed; empty: ACCESS_TOKEN_TTL applies. */
   accessTokenLifetime: string;
@@ -32,6 +37,12 @@ export const CLIENT_LAYOUT: PointerLayout = [
     jwksUri: 'jwksUri',
     redirectUris: 'redirectUris',
     dpopBoundAccessTokens: 'dpopBound',
+    tlsClientAuthSubjectDn: 'tlsSubjectValue',
+    tlsClientAuthSanDns: 'tlsSubjectValue',
+    tlsClientAuthSanUri: 'tlsSubjectValue',
+    tlsClientAuthSanIp: 'tlsSubjectValue',
+    tlsClientAuthSanEmail: 'tlsSubjectValue',
+    tlsClientCertificateBoundAccessTokens: 'certificateBound',
     accessTokenLifetime: 'accessTokenLifetime',
     clientSecret: 'clientId',
     path: 'clientId',
@@ -48,7 +59,19 @@ const METHODS = [
   { value: 'client_secret_basic', label: 'client_secret_basic (secret, HTTP Basic)' },
   { value: 'client_secret_post', label: 'client_secret_post (secret, in the body)' },
   { value: 'private_key_jwt', label: 'private_key_jwt (a signed assertion, no secret)' },
+  // Mutual TLS (docs/guides/mtls.md): only where the server runs with MTLS=true.
+  { value: 'tls_client_auth', label: 'tls_client_auth (a certificate of the network CA, no secret)' },
+  { value: 'self_signed_tls_client_auth', label: 'self_signed_tls_client_auth (a registered self-signed certificate, no secret)' },
 ];
+/** The registered value a tls_client_auth certificate must carry (RFC 8705 §2.1.2). */
+export const TLS_SUBJECT_ATTRIBUTES = [
+  { value: 'tlsClientAuthSubjectDn', label: 'Subject DN (e.g. CN=lab-gw,O=Example Lab,C=DE)' },
+  { value: 'tlsClientAuthSanDns', label: 'SAN DNS name' },
+  { value: 'tlsClientAuthSanUri', label: 'SAN URI' },
+  { value: 'tlsClientAuthSanIp', label: 'SAN IP address' },
+  { value: 'tlsClientAuthSanEmail', label: 'SAN email address' },
+];
+const KEY_METHODS = new Set(['private_key_jwt', 'self_signed_tls_client_auth']);
 
 /** Enrols a client, or (given one) edits its scopes, grant types and DPoP binding. */
 export function ClientForm(props: {
@@ -62,6 +85,8 @@ export function ClientForm(props: {
     grantTypes: editing ? text(editing, 'grantTypes').split(' ').filter(Boolean) : ['client_credentials'],
     authenticationType: editing ? text(editing, 'clientAuthenticationType') : 'client_secret_basic',
     dpopBound: editing?.attributes.dpopBoundAccessTokens === true,
+    certificateBound: editing?.attributes.tlsClientCertificateBoundAccessTokens === true,
+    tlsSubjectAttribute: 'tlsClientAuthSubjectDn',
   });
   const [state, setState] = useState(initial);
   const [busy, setBusy] = useState(false);
@@ -82,6 +107,9 @@ export function ClientForm(props: {
       jwksRaw: read('jwksRaw'),
       jwksUri: read('jwksUri'),
       dpopBound: state.dpopBound,
+      tlsSubjectAttribute: state.tlsSubjectAttribute,
+      tlsSubjectValue: read('tlsSubjectValue'),
+      certificateBound: state.certificateBound,
       redirectUris: read('redirectUris').split(/\s+/).filter(Boolean),
       accessTokenLifetime: read('accessTokenLifetime'),
     });
@@ -110,7 +138,28 @@ export function ClientForm(props: {
             onChange={(authenticationType) => setState({ ...state, authenticationType })}
             errors={props.errors}
           />
-          {state.authenticationType === 'private_key_jwt' && (
+          {state.authenticationType === 'tls_client_auth' && (
+            <fieldset class="group">
+              <legend>What the client's certificate must carry</legend>
+              <SelectField
+                form={form}
+                name="tlsSubjectAttribute"
+                label="Matched by"
+                options={TLS_SUBJECT_ATTRIBUTES}
+                value={state.tlsSubjectAttribute}
+                onChange={(tlsSubjectAttribute) => setState({ ...state, tlsSubjectAttribute })}
+                errors={props.errors}
+              />
+              <TextField
+                form={form}
+                name="tlsSubjectValue"
+                label="Registered value"
+                errors={props.errors}
+                hint="A DN is compared as a name (order of RDNs kept, case ignored)"
+              />
+            </fieldset>
+          )}
+          {KEY_METHODS.has(state.authenticationType) && (
             <fieldset class="group">
               <legend>The client's public keys (one of the two)</legend>
               <TextArea form={form} name="jwksRaw" label="JWKS" rows={5} errors={props.errors} hint='A JSON Web Key Set: {"keys": [...]}, public keys only' />
@@ -143,6 +192,14 @@ export function ClientForm(props: {
         checked={state.dpopBound}
         onChange={(dpopBound) => setState({ ...state, dpopBound })}
         hint="The client must prove possession of a key with every token request (RFC 9449)."
+      />
+      <Checkbox
+        form={form}
+        name="certificateBound"
+        label="Certificate-bound access tokens"
+        checked={state.certificateBound}
+        onChange={(certificateBound) => setState({ ...state, certificateBound })}
+        hint="Tokens are bound to the client's TLS certificate (RFC 8705); needs mutual TLS on the server. Not with DPoP."
       />
       <TextField
         form={form}

@@ -49,14 +49,23 @@ export function ClientsScreen({ api }: ScreenProps) {
       },
     });
   const save = (client: ResourceObject, values: ClientValues) =>
-    form.run([replace('uma-client', client.id, attributesOf(values, 'dpopBoundAccessTokens' in client.attributes))], {
-      done: `Client ${text(client, 'clientId')} saved.`,
-      layout: CLIENT_LAYOUT,
-      onDone: () => {
-        setMode({ kind: 'enrol' });
-        paged.showSaved(client.id);
+    form.run(
+      [
+        replace(
+          'uma-client',
+          client.id,
+          attributesOf(values, 'dpopBoundAccessTokens' in client.attributes, 'tlsClientCertificateBoundAccessTokens' in client.attributes),
+        ),
+      ],
+      {
+        done: `Client ${text(client, 'clientId')} saved.`,
+        layout: CLIENT_LAYOUT,
+        onDone: () => {
+          setMode({ kind: 'enrol' });
+          paged.showSaved(client.id);
+        },
       },
-    });
+    );
   const listChange = (operation: Operation, done: string, newSecret?: { clientId: string; secret: string }) =>
     list.run([operation], {
       done,
@@ -103,6 +112,7 @@ export function ClientsScreen({ api }: ScreenProps) {
             {shown.map((client) => {
               const clientId = text(client, 'clientId');
               const dpop = client.attributes.dpopBoundAccessTokens === true;
+              const certificateBound = client.attributes.tlsClientCertificateBoundAccessTokens === true;
               return (
                 <tr key={client.id} {...savedRow(paged.highlight === client.id)}>
                   <th scope="row">
@@ -118,6 +128,7 @@ export function ClientsScreen({ api }: ScreenProps) {
                   <td>
                     <span class="id">{text(client, 'clientAuthenticationType')}</span>
                     {dpop ? ', DPoP-bound tokens' : ''}
+                    {certificateBound ? ', certificate-bound tokens' : ''}
                   </td>
                   <td class="actions">
                     <button
@@ -131,7 +142,7 @@ export function ClientsScreen({ api }: ScreenProps) {
                     >
                       Edit
                     </button>
-                    {text(client, 'clientAuthenticationType') !== 'private_key_jwt' && (
+                    {!NO_SECRET.has(text(client, 'clientAuthenticationType')) && (
                       <button type="button" class="secondary" aria-label={`Rotate secret of ${clientId}`} onClick={() => rotate(client)}>
                         Rotate secret
                       </button>
@@ -166,20 +177,25 @@ export function ClientsScreen({ api }: ScreenProps) {
   ));
 }
 
-/** The attributes a form sends: on edit only what it edits; DPoP only where the server knows it. */
-function attributesOf(values: ClientValues, dpopKnown: boolean): Record<string, unknown> {
+// Clients of these methods hold keys or certificates, no secret to rotate (docs/guides/mtls.md).
+const NO_SECRET = new Set(['private_key_jwt', 'tls_client_auth', 'self_signed_tls_client_auth']);
+
+/** The attributes a form sends: on edit only what it edits; DPoP and certificate binding only where the server knows them. */
+function attributesOf(values: ClientValues, dpopKnown: boolean, certificateBindingKnown = false): Record<string, unknown> {
   const attributes: Record<string, unknown> = { allowedScopes: values.allowedScopes, grantTypes: values.grantTypes.join(' ') };
   if (values.clientId !== undefined) {
     attributes.clientId = values.clientId;
     attributes.clientName = values.clientName;
     attributes.clientAuthenticationType = values.authenticationType;
     if (values.redirectUris.length > 0) attributes.redirectUris = values.redirectUris;
-    if (values.authenticationType === 'private_key_jwt') {
+    if (values.authenticationType === 'private_key_jwt' || values.authenticationType === 'self_signed_tls_client_auth') {
       if (values.jwksRaw) attributes.jwksRaw = values.jwksRaw;
       if (values.jwksUri) attributes.jwksUri = values.jwksUri;
     }
+    if (values.authenticationType === 'tls_client_auth') attributes[values.tlsSubjectAttribute] = values.tlsSubjectValue === '' ? null : values.tlsSubjectValue;
   }
   if (dpopKnown || values.dpopBound) attributes.dpopBoundAccessTokens = values.dpopBound;
+  if (certificateBindingKnown || values.certificateBound) attributes.tlsClientCertificateBoundAccessTokens = values.certificateBound;
   // Digits go as a number; anything else as typed, so the server's error lands beside the field.
   const lifetime = values.accessTokenLifetime;
   if (lifetime !== '') attributes.accessTokenLifetime = /^\d+$/.test(lifetime) ? Number(lifetime) : lifetime;

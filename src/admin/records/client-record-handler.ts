@@ -2,7 +2,14 @@ import type { EntityManager } from 'typeorm';
 import { isForeignKeyViolation, isUniqueViolation } from '../../common/database-errors.js';
 import { hashClientSecret } from '../../clients/client-secrets.js';
 import type { ClientAttributes } from '../../clients/client-attributes.js';
-import { ClientTakenError, MAX_ACCESS_TOKEN_LIFETIME, RegistrationError, type ClientRegistration } from '../../clients/client-registration.js';
+import {
+  ClientTakenError,
+  MAX_ACCESS_TOKEN_LIFETIME,
+  RegistrationError,
+  TLS_SUBJECT_FIELDS,
+  type ClientRegistration,
+} from '../../clients/client-registration.js';
+import { holdsNoSecret } from '../../clients/client-metadata.entity.js';
 import type { ClientsService } from '../../clients/clients.service.js';
 import type { NewClient } from '../../clients/new-client.js';
 import { insertRedirectUris } from '../../clients/client-writes.js';
@@ -28,6 +35,13 @@ const ATTRIBUTES: AttributeSpec[] = [
   { name: 'metaDataRaw', column: 'meta_data_raw', kind: 'text', required: false, nullable: true, maxLength: 65536 },
   { name: 'dpopBoundAccessTokens', column: 'dpop_bound_access_tokens', kind: 'boolean', required: false },
   { name: 'accessTokenLifetime', column: 'access_token_lifetime', kind: 'positive-integer', required: false, nullable: true, max: MAX_ACCESS_TOKEN_LIFETIME },
+  // docs/guides/mtls.md#registering-a-client: a tls_client_auth client's one subject value, and certificate-bound tokens.
+  { name: 'tlsClientAuthSubjectDn', column: 'tls_client_auth_subject_dn', kind: 'string', required: false, nullable: true, maxLength: 2048 },
+  { name: 'tlsClientAuthSanDns', column: 'tls_client_auth_san_dns', kind: 'string', required: false, nullable: true, maxLength: 2048 },
+  { name: 'tlsClientAuthSanUri', column: 'tls_client_auth_san_uri', kind: 'string', required: false, nullable: true, maxLength: 2048 },
+  { name: 'tlsClientAuthSanIp', column: 'tls_client_auth_san_ip', kind: 'string', required: false, nullable: true, maxLength: 2048 },
+  { name: 'tlsClientAuthSanEmail', column: 'tls_client_auth_san_email', kind: 'string', required: false, nullable: true, maxLength: 2048 },
+  { name: 'tlsClientCertificateBoundAccessTokens', column: 'tls_client_certificate_bound_access_tokens', kind: 'boolean', required: false },
   // Write-only: hashed at once, never read back.
   { name: 'clientSecret', column: 'client_secret', kind: 'string', required: false, writeOnly: true },
   // docs/guides/dynamic-registration.md#what-an-administrator-keeps: false freezes a dynamically registered client's own management.
@@ -45,8 +59,12 @@ const READ_ONLY_ATTRIBUTES: AttributeSpec[] = [
 const UNFILTERED = new Set(['registrationManagement', 'softwareId', 'softwareVersion']);
 
 // JSON:API attribute names → registration field names (clients module), and back.
-const FIELD_OF_ATTRIBUTE: Record<string, string> = { clientAuthenticationType: 'authenticationType', dpopBoundAccessTokens: 'dpopBound' };
-const FIELD_TO_ATTRIBUTE: Record<string, string> = { authenticationType: 'clientAuthenticationType', dpopBound: 'dpopBoundAccessTokens' };
+const FIELD_OF_ATTRIBUTE: Record<string, string> = {
+  clientAuthenticationType: 'authenticationType',
+  dpopBoundAccessTokens: 'dpopBound',
+  tlsClientCertificateBoundAccessTokens: 'certificateBound',
+};
+const FIELD_TO_ATTRIBUTE: Record<string, string> = Object.fromEntries(Object.entries(FIELD_OF_ATTRIBUTE).map(([attribute, field]) => [field, attribute]));
 
 type Row = {
   id: number;
@@ -73,6 +91,12 @@ type Row = {
   software_id: string | null;
   software_version: string | null;
   initial_access_token_id: number | null;
+  tls_client_auth_subject_dn: string | null;
+  tls_client_auth_san_dns: string | null;
+  tls_client_auth_san_uri: string | null;
+  tls_client_auth_san_ip: string | null;
+  tls_client_auth_san_email: string | null;
+  tls_client_certificate_bound_access_tokens: boolean;
 };
 
 // Filters and sort (docs/reference/admin-filters.md): the client row's own columns, the rest on its metadata row.
@@ -91,7 +115,8 @@ const COLLECTION: Collection = {
 
 const COLUMNS = `SELECT c.id, c.version, c.date_created, c.last_updated, c.client_id, c.client_name, c.metadata_id,
     m.client_type, m.client_authentication_type, m.grant_types, m.allowed_scopes, m.issuer_uri, m.jwks_uri, m.jwks_raw, m.meta_data_raw,
-    m.dpop_bound_access_tokens, m.access_token_lifetime,
+    m.dpop_bound_access_tokens, m.access_token_lifetime, m.tls_client_auth_subject_dn, m.tls_client_auth_san_dns, m.tls_client_auth_san_uri,
+    m.tls_client_auth_san_ip, m.tls_client_auth_san_email, m.tls_client_certificate_bound_access_tokens,
     c.registered_via, c.registration_management, c.contacts, c.software_id, c.software_version, c.initial_access_token_id,
     COALESCE((SELECT array_agg(r.uri ORDER BY r.id) FROM redirect_uri r WHERE r.client_id = c.id), '{}') AS redirect_uris`;
 const SELECT = `${COLUMNS} ${COLLECTION.from}`;
@@ -124,6 +149,11 @@ export class ClientRecordHandler implements RecordHandler {
     const [current] = await this.rows(manager, 'WHERE c.id = $1 FOR UPDATE OF c', [id]);
     if (!current) throw notFound(`no uma-client with id ${id}`, '/path');
     const merged = { ...this.registrationOf(current), ...values } as ClientRegistration & Record<string, unknown>;
+    // A new subject value, or a method other than tls_client_auth, replaces the registered value.
+    const namesSubject = TLS_SUBJECT_FIELDS.some(([field]) => values[field] !== undefined);
+    if (namesSubject || (values.authenticationType !== undefined && values.authenticationType !== 'tls_client_auth')) {
+      for (const [field] of TLS_SUBJECT_FIELDS) if (values[field] === undefined) merged[field] = null;
+    }
     const registration = this.validate(merged);
     await manager
       .query(
@@ -136,13 +166,15 @@ export class ClientRecordHandler implements RecordHandler {
         throw error;
       });
     const secretHash = registration.clientSecret === undefined ? null : await hashClientSecret(registration.clientSecret);
-    // A client moved to private_key_jwt loses its secret: it must not authenticate with it any more.
-    const keyHolding = registration.authenticationType === 'private_key_jwt';
+    // A client moved to a key or certificate method loses its secret: it must not authenticate with it any more.
+    const keyHolding = holdsNoSecret(registration.authenticationType);
     await manager.query(
       `UPDATE client_metadata SET client_authentication_type = $2, grant_types = $3, allowed_scopes = $4,
           issuer_uri = $5, jwks_uri = $6, jwks_raw = $7, meta_data_raw = $8,
           client_secret_hash = CASE WHEN $10 THEN NULL ELSE COALESCE($9, client_secret_hash) END,
-          dpop_bound_access_tokens = $11, access_token_lifetime = $12, version = version + 1, last_updated = now()
+          dpop_bound_access_tokens = $11, access_token_lifetime = $12, tls_client_auth_subject_dn = $13, tls_client_auth_san_dns = $14,
+          tls_client_auth_san_uri = $15, tls_client_auth_san_ip = $16, tls_client_auth_san_email = $17,
+          tls_client_certificate_bound_access_tokens = $18, version = version + 1, last_updated = now()
         WHERE id = $1`,
       [
         current.metadata_id,
@@ -157,6 +189,12 @@ export class ClientRecordHandler implements RecordHandler {
         keyHolding,
         registration.dpopBound,
         registration.accessTokenLifetime,
+        registration.tlsClientAuthSubjectDn,
+        registration.tlsClientAuthSanDns,
+        registration.tlsClientAuthSanUri,
+        registration.tlsClientAuthSanIp,
+        registration.tlsClientAuthSanEmail,
+        registration.certificateBound,
       ],
     );
     if (values.redirectUris !== undefined) {
@@ -221,6 +259,12 @@ export class ClientRecordHandler implements RecordHandler {
       softwareId: row.software_id,
       softwareVersion: row.software_version,
       contacts: row.contacts === null ? [] : (JSON.parse(row.contacts) as string[]),
+      tlsClientAuthSubjectDn: row.tls_client_auth_subject_dn,
+      tlsClientAuthSanDns: row.tls_client_auth_san_dns,
+      tlsClientAuthSanUri: row.tls_client_auth_san_uri,
+      tlsClientAuthSanIp: row.tls_client_auth_san_ip,
+      tlsClientAuthSanEmail: row.tls_client_auth_san_email,
+      tlsClientCertificateBoundAccessTokens: row.tls_client_certificate_bound_access_tokens,
     };
     const relationships = {
       initialAccessToken: { data: row.initial_access_token_id === null ? null : { type: 'initial-access-token', id: String(row.initial_access_token_id) } },
@@ -248,6 +292,12 @@ export class ClientRecordHandler implements RecordHandler {
       metaDataRaw: row.meta_data_raw,
       dpopBound: row.dpop_bound_access_tokens,
       accessTokenLifetime: row.access_token_lifetime,
+      tlsClientAuthSubjectDn: row.tls_client_auth_subject_dn,
+      tlsClientAuthSanDns: row.tls_client_auth_san_dns,
+      tlsClientAuthSanUri: row.tls_client_auth_san_uri,
+      tlsClientAuthSanIp: row.tls_client_auth_san_ip,
+      tlsClientAuthSanEmail: row.tls_client_auth_san_email,
+      certificateBound: row.tls_client_certificate_bound_access_tokens,
     };
   }
 

@@ -2,6 +2,9 @@ import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/com
 import type { Request, Response } from 'express';
 import passport from 'passport';
 import { ClientAuthenticator } from '../client-authenticator.js';
+import { CERTIFICATE_METHODS, CertificateAuthenticator } from '../certificate-authenticator.js';
+import { ClientCertificates } from '../client-certificates.js';
+import { ClientDirectory } from '../../clients/client-directory.js';
 import { ClientAssertionAuthenticator } from '../client-assertion-authenticator.js';
 import { DpopProofs, type DpopProof } from '../dpop-proofs.js';
 import { ClientBasicStrategy } from '../strategies/client-basic.strategy.js';
@@ -14,7 +17,7 @@ import type { TokenParameters } from '../../oauth/token-request.js';
  * A request on a route that takes DPoP proofs (DpopProofGuard, the token endpoint), with the valid
  * proof it carried (docs/reference/token-endpoint.md#dpop-proofs).
  */
-export type ProofRequest = Request & { takesProofs?: true; dpop?: DpopProof };
+export type ProofRequest = Request & { takesProofs?: true; dpop?: DpopProof; certificateThumbprint?: string };
 
 /**
  * Client authentication for /oauth2/*: exactly one method per request (RFC 6749 §2.3),
@@ -33,6 +36,9 @@ export class ClientAuthGuard implements CanActivate {
     private readonly assertions: ClientAssertionAuthenticator,
     private readonly proofs: DpopProofs,
     protected readonly basic: ClientBasicStrategy,
+    private readonly clients: ClientDirectory,
+    private readonly certificateAuth: CertificateAuthenticator,
+    private readonly certificates: ClientCertificates,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -46,12 +52,12 @@ export class ClientAuthGuard implements CanActivate {
     const proof = request.dpop;
     if (assertionTried) {
       // The assertion's jti and the proof's are used up together, all or none.
-      request.user = await this.assertions.authenticate(body, request.ip ?? 'unknown', (client) => requireProof(client, request), proof);
+      request.user = await this.assertions.authenticate(body, request.ip ?? 'unknown', (client) => this.checkBindings(client, request), proof);
       return true;
     }
     if (headerTried) {
       const client = await this.basicClient(request, context.switchToHttp().getResponse<Response>());
-      requireProof(client, request);
+      this.checkBindings(client, request);
       request.user = client;
       if (proof !== undefined) await this.proofs.consume(proof);
       return true;
@@ -63,7 +69,16 @@ export class ClientAuthGuard implements CanActivate {
       throw OAuthError.invalidClient('client authentication is required (HTTP Basic, client_secret_post or private_key_jwt)', true);
     }
     if (body.client_secret === undefined) {
-      throw OAuthError.invalidClient('client authentication failed: confidential clients must send their secret or a client assertion', false);
+      const client = this.certificates.enabled ? await this.certificateClient(body.client_id) : undefined;
+      if (client === undefined) {
+        throw OAuthError.invalidClient('client authentication failed: confidential clients must send their secret or a client assertion', false);
+      }
+      // docs/guides/mtls.md: client_id alone, and the connection's certificate.
+      const authenticated = await this.certificateAuth.authenticate(client, request);
+      this.checkBindings(authenticated, request);
+      request.user = authenticated;
+      if (proof !== undefined) await this.proofs.consume(proof);
+      return true;
     }
     const client = await this.authenticator.authenticate({
       clientId: body.client_id,
@@ -71,10 +86,37 @@ export class ClientAuthGuard implements CanActivate {
       method: 'client_secret_post',
       sourceAddress: request.ip ?? 'unknown',
     });
-    requireProof(client, request);
+    this.checkBindings(client, request);
     request.user = client;
     if (proof !== undefined) await this.proofs.consume(proof);
     return true;
+  }
+
+  /** A client registered for tls_client_auth or self_signed_tls_client_auth (with MTLS on), else undefined. */
+  private async certificateClient(clientId: string): Promise<ClientRecord | undefined> {
+    if (clientId.includes('\0')) return undefined;
+    const client = await this.clients.find(clientId);
+    return client !== null && CERTIFICATE_METHODS.has(client.authenticationType) ? client : undefined;
+  }
+
+  /**
+   * The token endpoint's binding rules, once the client is known and before any jti is used up:
+   * a DPoP-bound client sends a proof (requireProof); a certificate-bound client
+   * (docs/guides/mtls.md#certificate-bound-tokens) sends no proof and presents a certificate,
+   * whose thumbprint the access token is bound to. Refused here, before the grant, so that a
+   * refresh token or a permission ticket is not used up.
+   */
+  private checkBindings(client: ClientRecord, request: ProofRequest): void {
+    if (client.certificateBound === true && request.takesProofs === true) {
+      if (request.dpop !== undefined) {
+        throw new OAuthError('invalid_request', "this client's tokens are bound to its certificate: send no DPoP proof (a token carries one binding)");
+      }
+      const certificate = this.certificates.of(request);
+      if (certificate === undefined)
+        throw new OAuthError('invalid_request', "this client's tokens are bound to its certificate: no client certificate was presented");
+      request.certificateThumbprint = certificate.thumbprint;
+    }
+    requireProof(client, request);
   }
 
   /** `client_secret_basic`: passport runs the registered passport-http strategy (its `validate`). */

@@ -12,6 +12,7 @@ import { Uma1764800000000 } from './1764800000000-Uma.js';
 import { PendingWithdrawals1764900000000 } from './1764900000000-PendingWithdrawals.js';
 import { SharedDisclosureBasis1765000000000 } from './1765000000000-SharedDisclosureBasis.js';
 import { StatusLists1765100000000 } from './1765100000000-StatusLists.js';
+import { MutualTls1765150000000 } from './1765150000000-MutualTls.js';
 import { DynamicRegistration1765200000000 } from './1765200000000-DynamicRegistration.js';
 
 /** Listed as classes, not globs, so the same list works in Jest, in dist/ and from the CLI. */
@@ -30,5 +31,6 @@ export const MIGRATIONS = [
   PendingWithdrawals1764900000000,
   SharedDisclosureBasis1765000000000,
   StatusLists1765100000000,
+  MutualTls1765150000000,
   DynamicRegistration1765200000000,
 ];

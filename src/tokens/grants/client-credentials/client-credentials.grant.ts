@@ -23,12 +23,12 @@ export class ClientCredentialsGrant implements TokenGrant {
     private readonly refreshTokens: RefreshTokensService,
   ) {}
 
-  async handle({ client, parameters, jkt, requestId }: GrantRequest): Promise<TokenResponse> {
+  async handle({ client, parameters, cnf, requestId }: GrantRequest): Promise<TokenResponse> {
     const resources = resourcesOf(parameters);
     const decision = await this.decisions.decide(client, { scopes: parseScope(parameters.scope), resources });
     if (decision.refusal) throw oauthErrorOf(decision.refusal);
     // SMART wildcards are replaced by what they expand to (docs/guides/smart-backend-services.md).
-    const response = await this.issuer.issue(client, { scopes: decision.scopes, decision, resources }, jkt, requestId);
+    const response = await this.issuer.issue(client, { scopes: decision.scopes, decision, resources }, cnf, requestId);
     if (client.grantTypes.has('refresh_token')) response.refresh_token = await this.refreshTokens.issue(client, response.scope);
     return response;
   }

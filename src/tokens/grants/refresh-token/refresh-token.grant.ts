@@ -24,7 +24,7 @@ export class RefreshTokenGrant implements TokenGrant {
     private readonly refreshTokens: RefreshTokensService,
   ) {}
 
-  async handle({ client, parameters, jkt, requestId }: GrantRequest): Promise<TokenResponse> {
+  async handle({ client, parameters, cnf, requestId }: GrantRequest): Promise<TokenResponse> {
     if (parameters.refresh_token === undefined) throw new OAuthError('invalid_request', 'the refresh_token parameter is required');
     const presented = await this.refreshTokens.findUsable(client, parameters.refresh_token);
     if (presented === undefined) return this.refreshTokens.refuse(client, parameters.refresh_token);
@@ -42,7 +42,7 @@ export class RefreshTokenGrant implements TokenGrant {
       throw oauthErrorOf(decision.refusal);
     }
     // RFC 9449 §5: the refresh token of a confidential client is not bound; this access token is.
-    const response = await this.issuer.issue(client, { scopes: decision.scopes, decision, resources }, jkt, requestId);
+    const response = await this.issuer.issue(client, { scopes: decision.scopes, decision, resources }, cnf, requestId);
     response.refresh_token = await this.refreshTokens.issue(client, response.scope, used.family_id);
     return response;
   }

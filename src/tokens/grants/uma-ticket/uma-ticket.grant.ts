@@ -32,7 +32,7 @@ export class UmaTicketGrant implements TokenGrant {
     private readonly issuer: AccessTokenIssuer,
   ) {}
 
-  async handle({ client, parameters, jkt, requestId }: GrantRequest): Promise<Omit<TokenResponse, 'scope'>> {
+  async handle({ client, parameters, cnf, requestId }: GrantRequest): Promise<Omit<TokenResponse, 'scope'>> {
     if (parameters.ticket === undefined) throw new OAuthError('invalid_request', 'the ticket parameter is required');
     const permissions = await this.tickets.redeem(parameters.ticket, validPermissions);
     if (permissions === undefined) throw new OAuthError('invalid_grant', 'the permission ticket is unknown, expired or already used');
@@ -46,7 +46,7 @@ export class UmaTicketGrant implements TokenGrant {
     const decision = await this.decisions.decide(client, { scopes, resources });
     if (decision.refusal) throw refusal(decision);
     const rpt = { aud: audienceOf(permissions, resources), permissions: (exp: number) => rptPermissions(permissions, exp) };
-    const { access_token, token_type, expires_in } = await this.issuer.issue(client, { scopes, decision, resources, rpt }, jkt, requestId);
+    const { access_token, token_type, expires_in } = await this.issuer.issue(client, { scopes, decision, resources, rpt }, cnf, requestId);
     return { access_token, token_type, expires_in };
   }
 }

@@ -1,0 +1,101 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { CertificateAuthorities } from '../certificates/certificate-authorities.js';
+import { CertificateError, type ClientCertificate } from '../certificates/client-certificate.js';
+import { METADATA_NAME_OF_RULE, matchesSubjectRule } from '../certificates/subject-rules.js';
+import { NameSyntaxError } from '../certificates/distinguished-name.js';
+import { selfSignedCertificates } from '../certificates/x5c.js';
+import type { ClientRecord } from '../clients/client-record.js';
+import { OAuthError } from '../oauth/oauth-error.js';
+import { AuthThrottle } from './auth-throttle.js';
+import { ClientCertificates } from './client-certificates.js';
+import { ClientKeys } from './client-keys.js';
+import { JwksUnavailable, type KeySet } from './jwks-uri-fetcher.js';
+
+/** The certificate methods of RFC 8705 §2. */
+export const CERTIFICATE_METHODS: ReadonlySet<string> = new Set(['tls_client_auth', 'self_signed_tls_client_auth']);
+
+/**
+ * `tls_client_auth` and `self_signed_tls_client_auth` (RFC 8705 §2, docs/guides/mtls.md): the
+ * request's certificate chains to TLS_CLIENT_CA_FILE and matches the client's one registered
+ * subject value, or equals the first `x5c` certificate of a key of the client's key set. A
+ * matching certificate passes without a look at the counters and without a slow hash; a failure
+ * counts toward the brute-force limits (docs/reference/token-endpoint.md#brute-force-protection)
+ * and is a 401 `invalid_client` naming the check, never the certificate.
+ */
+@Injectable()
+export class CertificateAuthenticator {
+  private readonly authorities?: CertificateAuthorities;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly certificates: ClientCertificates,
+    private readonly keys: ClientKeys,
+    private readonly throttle: AuthThrottle,
+  ) {
+    if (config.mtls?.clientCa !== undefined) this.authorities = new CertificateAuthorities(config.mtls.clientCa);
+  }
+
+  async authenticate(client: ClientRecord, request: Request): Promise<ClientRecord> {
+    try {
+      const certificate = this.certificates.of(request);
+      if (certificate === undefined) throw refused('no client certificate was presented');
+      if (client.authenticationType === 'tls_client_auth') this.checkIssued(client, certificate);
+      else await this.checkSelfSigned(client, certificate);
+      return client;
+    } catch (error) {
+      if (error instanceof OAuthError && error.code === 'invalid_client') {
+        const standing = await this.throttle.standing(client.clientId, request.ip ?? 'unknown');
+        const wait = standing.address ?? standing.client;
+        if (wait !== undefined) {
+          // A refused attempt counts toward its address (docs/operations/security.md#lock-out-under-a-flood).
+          await this.throttle.countRefusal(request.ip ?? 'unknown');
+          throw OAuthError.tooManyRequests(wait);
+        }
+        await this.throttle.recordFailure(client.clientId, request.ip ?? 'unknown');
+      }
+      throw error;
+    }
+  }
+
+  private checkIssued(client: ClientRecord, certificate: ClientCertificate): void {
+    const rule = client.tlsSubject;
+    if (!this.authorities || !rule) throw refused('tls_client_auth is not available for this client');
+    if (!certificate.isCurrent()) throw refused('the client certificate is outside its validity period');
+    if (!this.authorities.trusts(certificate)) throw refused('the client certificate does not chain to a trusted CA');
+    let matches: boolean;
+    try {
+      matches = matchesSubjectRule(certificate, rule);
+    } catch (error) {
+      if (error instanceof CertificateError) throw refused(error.message);
+      if (error instanceof NameSyntaxError) throw refused(`the registered ${METADATA_NAME_OF_RULE[rule.kind]} cannot be read`);
+      throw error;
+    }
+    if (!matches) throw refused(`the client certificate does not match the registered ${METADATA_NAME_OF_RULE[rule.kind]}`);
+  }
+
+  private async checkSelfSigned(client: ClientRecord, certificate: ClientCertificate): Promise<void> {
+    if (!certificate.isCurrent()) throw refused('the client certificate is outside its validity period');
+    let keys: KeySet;
+    try {
+      keys = await this.keys.keysOf(client);
+      if (registers(keys, certificate)) return;
+      // A certificate just added to the jwks_uri: fetched again at most once a minute.
+      const refetched = await this.keys.refetched(client);
+      if (refetched && registers(refetched, certificate)) return;
+    } catch (error) {
+      if (error instanceof JwksUnavailable) throw refused(error.message);
+      throw error;
+    }
+    throw refused("the client certificate is not the first x5c certificate of a key in the client's key set");
+  }
+}
+
+function registers(keys: KeySet, certificate: ClientCertificate): boolean {
+  return selfSignedCertificates(keys.jwks().keys).some((der) => der.equals(certificate.der));
+}
+
+function refused(description: string): OAuthError {
+  return OAuthError.invalidClient(description, false);
+}

@@ -1,0 +1,159 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { parsedAs, jwtPayload, type TokenBody } from '../support/bodies.js';
+import { CertificateFactory, thumbprintOf, x5cJwk, type Issued } from '../support/certificates.js';
+import { runCli } from '../support/processes.js';
+import { startTlsTestApp } from '../support/mtls-app.js';
+import { testDatabaseUrl, type TestApp } from '../support/test-app.js';
+
+// `client create --auth-method tls_client_auth --tls-…` and `self_signed_tls_client_auth` (docs/guides/mtls.md#registering-a-client).
+
+const HEADER = 'ssl-client-cert';
+let dir: string;
+let caFile: string;
+let server: TestApp;
+let gateway: Issued;
+let device: Issued;
+const unique = (prefix: string) => `${prefix}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+const mtlsEnvironment = () => ({
+  DATABASE_URL: testDatabaseUrl(),
+  MTLS: 'true',
+  MTLS_CLIENT_CERT_HEADER: HEADER,
+  TRUST_PROXY: 'loopback',
+  TLS_CLIENT_CA_FILE: caFile,
+});
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'mtls-cli-'));
+  const make = new CertificateFactory(dir);
+  const ca = await make.ca('network-ca', '/O=Example Health Network/CN=Network CA');
+  gateway = await make.leaf('lab-gw', ca, '/C=DE/O=Example Lab/CN=lab-gw', { san: 'IP:192.0.2.10' });
+  device = await make.selfSigned('device', '/CN=device-9');
+  caFile = join(dir, 'cas.pem');
+  writeFileSync(caFile, ca.cert);
+  server = await startTlsTestApp({ MTLS: 'true', MTLS_CLIENT_CERT_HEADER: HEADER, TRUST_PROXY: 'loopback', TLS_CLIENT_CA_FILE: caFile });
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const token = (clientId: string, certificate: Issued) =>
+  request(server.url)
+    .post('/oauth2/token')
+    .set(HEADER, encodeURIComponent(certificate.cert))
+    .type('form')
+    .send({ grant_type: 'client_credentials', scope: 'read', client_id: clientId });
+
+it('registers a certificate-bound tls_client_auth client with --tls-subject-dn, printing no secret', async () => {
+  const clientId = unique('cli-lab');
+  const result = await runCli(
+    [
+      'client',
+      'create',
+      '--client-id',
+      clientId,
+      '--name',
+      'Lab',
+      '--scopes',
+      'read',
+      '--auth-method',
+      'tls_client_auth',
+      '--tls-subject-dn',
+      'CN=lab-gw,O=Example Lab,C=DE',
+      '--cert-bound',
+      '--json',
+    ],
+    mtlsEnvironment(),
+  );
+  expect(result.stderr).toBe('');
+  expect(parsedAs<Record<string, unknown>>(result.stdout)).toEqual({ client_id: clientId });
+  const response = await token(clientId, gateway);
+  expect(response.status).toBe(200);
+  expect(jwtPayload<{ cnf?: unknown }>((response.body as TokenBody).access_token).cnf).toEqual({ 'x5t#S256': thumbprintOf(gateway.cert) });
+});
+
+it('registers a client matched by --tls-san-ip', async () => {
+  const clientId = unique('cli-ip');
+  const result = await runCli(
+    ['client', 'create', '--client-id', clientId, '--name', 'Lab', '--scopes', 'read', '--auth-method', 'tls_client_auth', '--tls-san-ip', '192.0.2.10'],
+    mtlsEnvironment(),
+  );
+  expect(result.code).toBe(0);
+  expect(result.stdout).toContain('authenticates with tls_client_auth (no secret)');
+  expect((await token(clientId, gateway)).status).toBe(200);
+});
+
+it('registers a self_signed_tls_client_auth client from a JWKS file with x5c', async () => {
+  const clientId = unique('cli-device');
+  const jwksFile = join(dir, `${clientId}.json`);
+  writeFileSync(jwksFile, JSON.stringify({ keys: [await x5cJwk(device)] }));
+  const result = await runCli(
+    [
+      'client',
+      'create',
+      '--client-id',
+      clientId,
+      '--name',
+      'Device',
+      '--scopes',
+      'read',
+      '--auth-method',
+      'self_signed_tls_client_auth',
+      '--jwks-file',
+      jwksFile,
+    ],
+    mtlsEnvironment(),
+  );
+  expect(result.code).toBe(0);
+  expect((await token(clientId, device)).status).toBe(200);
+});
+
+it('refuses tls_client_auth with two subject values, in one line', async () => {
+  const result = await runCli(
+    [
+      'client',
+      'create',
+      '--client-id',
+      unique('cli-two'),
+      '--name',
+      'Lab',
+      '--scopes',
+      'read',
+      '--auth-method',
+      'tls_client_auth',
+      '--tls-san-dns',
+      'a.example',
+      '--tls-san-uri',
+      'https://a.example',
+    ],
+    mtlsEnvironment(),
+  );
+  expect(result.code).toBe(1);
+  expect(result.stderr).toMatch(/^error: a tls_client_auth client registers exactly one of/);
+});
+
+it('refuses tls_client_auth on a server without mutual TLS', async () => {
+  const result = await runCli(
+    [
+      'client',
+      'create',
+      '--client-id',
+      unique('cli-off'),
+      '--name',
+      'Lab',
+      '--scopes',
+      'read',
+      '--auth-method',
+      'tls_client_auth',
+      '--tls-san-dns',
+      'a.example',
+    ],
+    { DATABASE_URL: testDatabaseUrl() },
+  );
+  expect(result.code).toBe(1);
+  expect(result.stderr).toMatch(/tls_client_auth needs mutual TLS/);
+});
