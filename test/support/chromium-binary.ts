@@ -28,13 +28,16 @@ function packageBin(): { bin: string; version: string } {
 
 async function untar(archive: string, into: string): Promise<void> {
   await mkdir(into, { recursive: true });
-  const tar = spawn('tar', ['-x', '-C', into], { stdio: ['pipe', 'ignore', 'inherit'] });
-  const exited = new Promise<number | null>((done, fail) => {
+  // Decompressed to a file first: tar stops reading at the archive's end marker, and a pipe into it
+  // then closes before brotli has written the padding behind it ("Premature close").
+  const plain = join(into, '.archive.tar');
+  await pipeline(createReadStream(archive), createBrotliDecompress(), createWriteStream(plain));
+  const tar = spawn('tar', ['-x', '-f', plain, '-C', into], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const code = await new Promise<number | null>((done, fail) => {
     tar.once('error', fail);
     tar.once('close', done);
   });
-  await pipeline(createReadStream(archive), createBrotliDecompress(), tar.stdin);
-  const code = await exited;
+  await rm(plain, { force: true });
   if (code !== 0) throw new Error(`tar could not unpack ${archive} (exit ${code})`);
 }
 
