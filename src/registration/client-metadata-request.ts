@@ -38,6 +38,9 @@ export type RegisteredMetadata = {
   jwks: Record<string, unknown> | null;
   jwksUri: string | null;
   dpopBound: boolean;
+  /** The one `tls_client_auth_*` member a tls_client_auth client registered (RFC 8705 §2.1.2). */
+  tlsSubject: Partial<Record<(typeof TLS_CLIENT_AUTH_MEMBERS)[number], string>>;
+  certificateBound: boolean;
 };
 
 const SECRET_METHODS = new Set(['client_secret_basic', 'client_secret_post']);
@@ -114,6 +117,8 @@ export function readMetadata(body: Record<string, unknown>, ceilings: Ceilings, 
     jwks: (jwks as Record<string, unknown> | undefined) ?? null,
     jwksUri,
     dpopBound,
+    tlsSubject: Object.fromEntries(tlsMembers.map((member) => [member, body[member] as string])),
+    certificateBound,
   };
 }
 
@@ -130,6 +135,12 @@ export function toClientRegistration(metadata: RegisteredMetadata, clientId: str
     jwksUri: metadata.jwksUri,
     dpopBound: metadata.dpopBound,
     accessTokenLifetime: ceilings.accessTokenLifetime,
+    tlsClientAuthSubjectDn: metadata.tlsSubject.tls_client_auth_subject_dn ?? null,
+    tlsClientAuthSanDns: metadata.tlsSubject.tls_client_auth_san_dns ?? null,
+    tlsClientAuthSanUri: metadata.tlsSubject.tls_client_auth_san_uri ?? null,
+    tlsClientAuthSanIp: metadata.tlsSubject.tls_client_auth_san_ip ?? null,
+    tlsClientAuthSanEmail: metadata.tlsSubject.tls_client_auth_san_email ?? null,
+    certificateBound: metadata.certificateBound,
   };
 }
 
@@ -145,6 +156,12 @@ const MEMBER_OF_FIELD: Record<string, string> = {
   jwksUri: 'jwks_uri',
   dpopBound: 'dpop_bound_access_tokens',
   accessTokenLifetime: 'access_token_lifetime',
+  tlsClientAuthSubjectDn: 'tls_client_auth_subject_dn',
+  tlsClientAuthSanDns: 'tls_client_auth_san_dns',
+  tlsClientAuthSanUri: 'tls_client_auth_san_uri',
+  tlsClientAuthSanIp: 'tls_client_auth_san_ip',
+  tlsClientAuthSanEmail: 'tls_client_auth_san_email',
+  certificateBound: 'tls_client_certificate_bound_access_tokens',
   clientSecret: 'client_secret',
 };
 

@@ -15,7 +15,7 @@ import { ChangeFeed } from '../database/change-feed.js';
 import { OAuthError } from '../oauth/oauth-error.js';
 import { asMetadataError, isSecretMethod, readMetadata, toClientRegistration, type Ceilings } from './client-metadata-request.js';
 import { generateToken, tokenHash } from '../clients/initial-access-token-rules.js';
-import { mutualTlsEnabled } from '../clients/mutual-tls.js';
+import { mutualTlsEnabled, TLS_CLIENT_AUTH_MEMBERS } from '../clients/mutual-tls.js';
 import { metadataError, tokenRefused, tokenRequired } from './registration-error.js';
 import { applySoftwareStatement } from './software-statement.js';
 
@@ -38,6 +38,12 @@ type ClientRow = {
   jwks_raw: string | null;
   jwks_uri: string | null;
   dpop_bound_access_tokens: boolean;
+  tls_client_certificate_bound_access_tokens: boolean;
+  tls_client_auth_subject_dn: string | null;
+  tls_client_auth_san_dns: string | null;
+  tls_client_auth_san_uri: string | null;
+  tls_client_auth_san_ip: string | null;
+  tls_client_auth_san_email: string | null;
   contacts: string | null;
   software_id: string | null;
   software_version: string | null;
@@ -267,7 +273,9 @@ export class RegistrationService {
   private async describe(clientId: string): Promise<RegistrationResponse> {
     const [row] = await this.dataSource.query<ClientRow[]>(
       `SELECT c.id, c.client_id, c.client_name, c.date_created, m.client_authentication_type, m.grant_types, m.allowed_scopes, m.jwks_raw, m.jwks_uri,
-              m.dpop_bound_access_tokens, c.contacts, c.software_id, c.software_version,
+              m.dpop_bound_access_tokens, m.tls_client_certificate_bound_access_tokens, m.tls_client_auth_subject_dn,
+              m.tls_client_auth_san_dns, m.tls_client_auth_san_uri, m.tls_client_auth_san_ip, m.tls_client_auth_san_email,
+              c.contacts, c.software_id, c.software_version,
               COALESCE((SELECT array_agg(r.uri ORDER BY r.id) FROM redirect_uri r WHERE r.client_id = c.id), '{}') AS redirect_uris
          FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.client_id = $1`,
       [clientId],
@@ -289,7 +297,8 @@ export class RegistrationService {
       software_id: row.software_id,
       software_version: row.software_version,
       dpop_bound_access_tokens: row.dpop_bound_access_tokens,
-      tls_client_certificate_bound_access_tokens: false,
+      tls_client_certificate_bound_access_tokens: row.tls_client_certificate_bound_access_tokens,
+      ...Object.fromEntries(TLS_CLIENT_AUTH_MEMBERS.filter((member) => row[member] !== null).map((member) => [member, row[member]])),
       ...(row.jwks_raw !== null ? { jwks: JSON.parse(row.jwks_raw) as unknown } : {}),
       ...(row.jwks_uri !== null ? { jwks_uri: row.jwks_uri } : {}),
     };
