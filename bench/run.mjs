@@ -451,7 +451,15 @@ const CASES = [
       runOurs(alg, { name: 'ours, resource scope with its disclosure row', logName: 'ours-disclosures', prepare: seedBenchTicket, body: TICKET_REQUEST_BODY }),
   },
   // Mutual TLS on (docs/guides/mtls.md, behind a proxy's certificate header): the secret client's
-  // token path must not pay for it; compare with `ours` of the same run.
+  // token path must not pay for it. `proxy` is the same server behind the same trusted proxy
+  // without mutual TLS (TRUST_PROXY alone costs something per request): compare `mtls` with it.
+  {
+    name: 'proxy',
+    key: 'oursProxy',
+    label: 'ours, TRUST_PROXY',
+    unit: 'tok/s',
+    run: (alg) => runOurs(alg, { name: 'ours, TRUST_PROXY=loopback', logName: 'ours-proxy', env: { TRUST_PROXY: 'loopback' } }),
+  },
   {
     name: 'mtls',
     key: 'oursMtls',
