@@ -501,6 +501,28 @@ const CASES = [
     run: (alg) =>
       runOurs(alg, { name: 'ours, resource scope with its disclosure row', logName: 'ours-disclosures', prepare: seedBenchTicket, body: TICKET_REQUEST_BODY }),
   },
+  // Mutual TLS on (docs/guides/mtls.md, behind a proxy's certificate header): the secret client's
+  // token path must not pay for it. `proxy` is the same server behind the same trusted proxy
+  // without mutual TLS (TRUST_PROXY alone costs something per request): compare `mtls` with it.
+  {
+    name: 'proxy',
+    key: 'oursProxy',
+    label: 'ours, TRUST_PROXY',
+    unit: 'tok/s',
+    run: (alg) => runOurs(alg, { name: 'ours, TRUST_PROXY=loopback', logName: 'ours-proxy', env: { TRUST_PROXY: 'loopback' } }),
+  },
+  {
+    name: 'mtls',
+    key: 'oursMtls',
+    label: 'ours, MTLS=true',
+    unit: 'tok/s',
+    run: (alg) =>
+      runOurs(alg, {
+        name: 'ours, MTLS=true (secret client)',
+        logName: 'ours-mtls',
+        env: { MTLS: 'true', MTLS_CLIENT_CERT_HEADER: 'ssl-client-cert', TRUST_PROXY: 'loopback' },
+      }),
+  },
   // WORKERS (docs/reference/configuration.md) forks workers sharing the port; CPU per token then counts them all.
   {
     name: 'workers2',

@@ -47,6 +47,7 @@ describe('readForwardedCertificate', () => {
   it('takes an empty value for no certificate', () => {
     expect(readForwardedCertificate('')).toBeUndefined();
     expect(readForwardedCertificate('(null)')).toBeUndefined();
+    expect(readForwardedCertificate('::')).toBeUndefined();
   });
 
   it('refuses two certificates joined by a comma', () => {

@@ -8,7 +8,7 @@ import { CertificateError, ClientCertificate } from './client-certificate.js';
  */
 export function readForwardedCertificate(value: string): ClientCertificate | undefined {
   const text = value.trim();
-  if (text === '' || text === '-' || text === '(null)') return undefined;
+  if (text === '' || text === '-' || text === '(null)' || text === '::') return undefined;
   // Node joins repeated headers with ", "; neither form ever holds a comma.
   if (text.includes(',')) throw new CertificateError('several forwarded certificates were sent');
   if (text.startsWith(':')) {

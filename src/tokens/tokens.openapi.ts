@@ -22,7 +22,10 @@ export const TOKEN_REQUEST = {
       description: 'space-separated scopes; `<definition>:<scope>` and SMART `system/<Type>.<cruds>` scopes need a consent ticket',
       example: 'read',
     },
-    client_id: { type: 'string', description: 'client_secret_post; optional with private_key_jwt' },
+    client_id: {
+      type: 'string',
+      description: "client_secret_post, tls_client_auth and self_signed_tls_client_auth (with the connection's certificate); optional with private_key_jwt",
+    },
     client_secret: { type: 'string', description: 'client_secret_post only', format: 'password' },
     resource: {
       oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, maxItems: 10 }],
@@ -55,7 +58,11 @@ export function ApiTokenEndpoint(): MethodDecorator {
   return applyDecorators(
     ApiOperation({ summary: 'Client credentials grant (RFC 6749 §4.4): an RFC 9068 JWT access token' }),
     ApiBody({ schema: TOKEN_REQUEST }),
-    ApiHeader({ name: 'DPoP', required: false, description: 'RFC 9449 proof of possession: the access token is bound to its key (token_type DPoP, cnf.jkt)' }),
+    ApiHeader({
+      name: 'DPoP',
+      required: false,
+      description: 'RFC 9449 proof of possession: the access token is bound to its key (token_type DPoP, cnf.jkt); refused for a certificate-bound client',
+    }),
     ApiResponse({ status: 200, description: 'issued (Cache-Control: no-store)', schema: TOKEN_RESPONSE }),
     ApiResponse({
       status: 400,

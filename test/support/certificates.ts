@@ -12,6 +12,8 @@ export function run(command: string, args: string[], input = ''): Promise<{ code
     const child = execFile(command, args, { timeout: 30_000 }, (error, stdout, stderr) =>
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}`, stdout: String(stdout) }),
     );
+    // A command that does not read its input may exit before it is written: no EPIPE then.
+    child.stdin?.on('error', () => undefined);
     child.stdin?.end(input);
   });
 }
