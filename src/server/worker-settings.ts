@@ -1,3 +1,5 @@
+import { SECRET_VARIABLES } from '../config/variables.js';
+
 /**
  * With WORKERS > 1, what a worker needs from the primary that must not sit in its environment
  * (`/proc/<pid>/environ` can be read by the same user, and by anything that inspects the
@@ -22,14 +24,14 @@ export type WorkerSettings = {
 };
 
 /**
- * Names of variables whose values are secrets: the project's own (DATABASE_URL, ADMIN_TOKEN,
- * KEY_ENCRYPTION_SECRET) and any other variable named like a secret (PGPASSWORD,
- * AWS_SECRET_ACCESS_KEY, a platform's *_TOKEN, ...).
+ * Names of variables whose values are secrets: the project's own, as src/config/variables.ts
+ * declares them, and any other variable named like a secret (PGPASSWORD, AWS_SECRET_ACCESS_KEY,
+ * a platform's *_TOKEN, ...).
  */
-const SECRET_NAME = /^DATABASE_URL$|SECRET|TOKEN|PASSWORD|PASSPHRASE|CREDENTIAL|PRIVATE|_KEY$|API_?KEY/i;
+const SECRET_NAME = /SECRET|TOKEN|PASSWORD|PASSPHRASE|CREDENTIAL|PRIVATE|_KEY$|API_?KEY/i;
 
 export function isSecretVariable(name: string): boolean {
-  return SECRET_NAME.test(name);
+  return (SECRET_VARIABLES as readonly string[]).includes(name) || SECRET_NAME.test(name);
 }
 
 /** Removes the secret variables from `environment` and returns them. */
