@@ -7,8 +7,8 @@ import { createClient } from '../support/factories.js';
 import { parsedAs, type TokenBody } from '../support/bodies.js';
 import { CertificateFactory, httpsCall, run, type Issued } from '../support/certificates.js';
 import { eventually } from '../support/processes.js';
-import { startTlsTestApp } from '../support/mtls-app.js';
-import { freePort, type TestApp } from '../support/test-app.js';
+
+import { freePort, type TestApp, startTestApp } from '../support/test-app.js';
 
 // Apache's mod_oauth2 (Debian's libapache2-mod-oauth2, liboauth2) as a resource server checking
 // our certificate-bound tokens (docs/guides/mtls.md#certificate-bound-tokens): it verifies the JWT
@@ -68,7 +68,7 @@ beforeAll(async () => {
   otherGateway = await make.leaf('lab-gw-2', networkCa, '/C=DE/O=Example Lab/CN=lab-gw', { san: 'DNS:lab-gw.example' });
   const caFile = join(dir, 'cas.pem');
   writeFileSync(caFile, networkCa.cert);
-  server = await startTlsTestApp({ TLS_CERT_FILE: serverCert.certFile, TLS_KEY_FILE: serverCert.keyFile, MTLS: 'true', TLS_CLIENT_CA_FILE: caFile });
+  server = await startTestApp({ TLS_CERT_FILE: serverCert.certFile, TLS_KEY_FILE: serverCert.keyFile, MTLS: 'true', TLS_CLIENT_CA_FILE: caFile });
 
   const root = join(dir, 'apache');
   mkdirSync(join(root, 'htdocs'), { recursive: true });

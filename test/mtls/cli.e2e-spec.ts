@@ -5,8 +5,8 @@ import request from 'supertest';
 import { parsedAs, jwtPayload, type TokenBody } from '../support/bodies.js';
 import { CertificateFactory, thumbprintOf, x5cJwk, type Issued } from '../support/certificates.js';
 import { runCli } from '../support/processes.js';
-import { startTlsTestApp } from '../support/mtls-app.js';
-import { testDatabaseUrl, type TestApp } from '../support/test-app.js';
+
+import { testDatabaseUrl, type TestApp, startTestApp } from '../support/test-app.js';
 
 // `client create --auth-method tls_client_auth --tls-…` and `self_signed_tls_client_auth` (docs/guides/mtls.md#registering-a-client).
 
@@ -33,7 +33,7 @@ beforeAll(async () => {
   device = await make.selfSigned('device', '/CN=device-9');
   caFile = join(dir, 'cas.pem');
   writeFileSync(caFile, ca.cert);
-  server = await startTlsTestApp({ MTLS: 'true', MTLS_CLIENT_CERT_HEADER: HEADER, TRUST_PROXY: 'loopback', TLS_CLIENT_CA_FILE: caFile });
+  server = await startTestApp({ MTLS: 'true', MTLS_CLIENT_CERT_HEADER: HEADER, TRUST_PROXY: 'loopback', TLS_CLIENT_CA_FILE: caFile });
 }, 120_000);
 
 afterAll(async () => {

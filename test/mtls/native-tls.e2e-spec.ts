@@ -10,8 +10,8 @@ import { add, patchAdmin, rowCounts, freshIds } from '../support/admin.js';
 import { enrolDataSource } from '../support/consent.js';
 import { parsedAs, jwtPayload, type TokenBody, type OAuthErrorBody, type IntrospectionBody } from '../support/bodies.js';
 import { CertificateFactory, httpsCall, run, thumbprintOf, x5cJwk, type HttpsAnswer, type Issued } from '../support/certificates.js';
-import { startTlsTestApp } from '../support/mtls-app.js';
-import type { TestApp } from '../support/test-app.js';
+
+import { startTestApp, type TestApp } from '../support/test-app.js';
 import type { ClientRegistration } from '../../src/clients/client-registration.js';
 
 // Mutual TLS under native TLS (docs/guides/mtls.md): MTLS=true asks every client for a
@@ -58,7 +58,7 @@ beforeAll(async () => {
       done();
     },
   });
-  server = await startTlsTestApp(
+  server = await startTestApp(
     { TLS_CERT_FILE: serverCert.certFile, TLS_KEY_FILE: serverCert.keyFile, MTLS: 'true', TLS_CLIENT_CA_FILE: caFile, LOG_LEVEL: 'debug' },
     { logs },
   );

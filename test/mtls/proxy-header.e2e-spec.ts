@@ -9,9 +9,9 @@ import { add, patchAdmin, freshIds } from '../support/admin.js';
 import { bodyOf, jwtPayload, type TokenBody, type OAuthErrorBody } from '../support/bodies.js';
 import { CertificateFactory, derOf, thumbprintOf, type Issued } from '../support/certificates.js';
 import { eventually } from '../support/processes.js';
-import { startTlsTestApp } from '../support/mtls-app.js';
+
 import { redeem, registeredResource, ticketFor, umaWorld } from '../support/uma.js';
-import type { TestApp } from '../support/test-app.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 
 // Behind a TLS-terminating proxy (docs/guides/mtls.md#behind-nginx): MTLS_CLIENT_CERT_HEADER
 // carries the certificate, believed only from the proxies TRUST_PROXY names. Two instances share
@@ -44,10 +44,10 @@ beforeAll(async () => {
     },
   });
   const environment = { MTLS: 'true', MTLS_CLIENT_CERT_HEADER: HEADER, TLS_CLIENT_CA_FILE: caFile, TRUST_PROXY: 'loopback', LOG_LEVEL: 'debug' };
-  trusted = await startTlsTestApp(environment, { logs });
-  second = await startTlsTestApp(environment);
+  trusted = await startTestApp(environment, { logs });
+  second = await startTestApp(environment);
   // This instance trusts a proxy at another address: the tests' loopback peer is not it.
-  untrusted = await startTlsTestApp({ ...environment, TRUST_PROXY: '10.9.8.7' }, { logs });
+  untrusted = await startTestApp({ ...environment, TRUST_PROXY: '10.9.8.7' }, { logs });
 }, 120_000);
 
 afterAll(async () => {

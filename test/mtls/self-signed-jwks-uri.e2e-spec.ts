@@ -7,8 +7,8 @@ import { createClient } from '../support/factories.js';
 import { bodyOf, type OAuthErrorBody } from '../support/bodies.js';
 import { CertificateFactory, x5cJwk, type Issued } from '../support/certificates.js';
 import { JwksServer } from '../support/jwks-server.js';
-import { startTlsTestApp } from '../support/mtls-app.js';
-import type { TestApp } from '../support/test-app.js';
+
+import { startTestApp, type TestApp } from '../support/test-app.js';
 
 // self_signed_tls_client_auth with a jwks_uri (docs/guides/mtls.md#self-signed-certificates): a
 // certificate the cached key set does not hold fetches it again, at most once a minute.
@@ -31,7 +31,7 @@ beforeAll(async () => {
   ]);
   keys = new JwksServer();
   await keys.start();
-  server = await startTlsTestApp({ MTLS: 'true', MTLS_CLIENT_CERT_HEADER: HEADER, TRUST_PROXY: 'loopback', JWKS_URI_ALLOW_HTTP: 'true' });
+  server = await startTestApp({ MTLS: 'true', MTLS_CLIENT_CERT_HEADER: HEADER, TRUST_PROXY: 'loopback', JWKS_URI_ALLOW_HTTP: 'true' });
 }, 120_000);
 
 afterAll(async () => {

@@ -55,10 +55,14 @@ export type TestAppOptions = {
   logs?: DestinationStream;
 };
 
-/** The real application on the test database, listening on a free port of 127.0.0.1. */
+/**
+ * The real application on the test database, listening on a free port of 127.0.0.1. The ports are
+ * chosen first, so that the issuer is this address (`https://` under native TLS: a client checks
+ * the issuer and the endpoint URLs it derives from it).
+ */
 export async function startTestApp(environment: NodeJS.ProcessEnv = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const [port, adminPort] = await freePorts(2);
-  const url = `http://127.0.0.1:${port}`;
+  const url = `${environment.TLS_CERT_FILE ? 'https' : 'http'}://127.0.0.1:${port}`;
   const adminToken = environment.ADMIN_TOKEN ?? 'test-admin-token-0123456789';
   const config = {
     ...loadConfig({ PORT: String(port), ADMIN_PORT: String(adminPort), ISSUER: url, ADMIN_TOKEN: adminToken, ...environment }),
