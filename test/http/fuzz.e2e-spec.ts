@@ -191,7 +191,9 @@ describe('fuzzing the admin interface', () => {
     const methods = fc.constantFrom<'get' | 'post' | 'patch' | 'delete'>('get', 'post', 'patch', 'delete');
     const paths = fc.oneof(
       types.map((type) => `/admin/${type}`),
-      fc.tuple(types, nasty).map(([type, id]) => `/admin/${type}/${percentEncode(id)}`),
+      // A DELETE of an existing record is a valid request whatever its body: a generated id that
+      // happens to be a record's ("2") is moved past every id the suites use.
+      fc.tuple(types, nasty).map(([type, id]) => `/admin/${type}/${percentEncode(/^[1-9]\d{0,9}$/.test(id) ? '2000000999' : id)}`),
       fc.tuple(types, nasty).map(([type, query]) => `/admin/${type}?include=${percentEncode(query)}&page[size]=${percentEncode(query)}`),
       fc.constant(`/admin/purpose/${0}`),
     );
