@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
 import type { DataSource } from 'typeorm';
 
@@ -131,9 +131,12 @@ export async function clientCount(dataSource: DataSource, clientId: string): Pro
   return rows[0]?.points ?? 0;
 }
 
-let next = 0;
-/** A loopback source address no other test of this run uses (127.0.<pid-based>.<n>). */
+// Each suite loads this module afresh, and a Jest worker runs several suites against one database
+// whose failure counts outlive a suite: every suite starts at a random place of 127.20.0.0/14's
+// 64 × 250 × 250 addresses, so that two suites of a run practically never share a source address.
+let next = randomInt(0, 64 * 62_500);
+/** A loopback source address no other test of this run uses. */
 export function loopbackAddress(): string {
-  next += 1;
-  return `127.${(process.pid % 200) + 20}.${Math.floor(next / 250)}.${(next % 250) + 2}`;
+  next = (next + 1) % (64 * 62_500);
+  return `127.${20 + Math.floor(next / 62_500)}.${Math.floor((next % 62_500) / 250)}.${(next % 250) + 2}`;
 }
