@@ -39,6 +39,8 @@ type Options = {
    * process's: it stops the cluster at its own stop. Servers take over; the CLI only attaches.
    */
   takeOver?: boolean;
+  /** PostgreSQL's max_connections (its default, 100, when absent): the test run's parallel suites need more. */
+  maxConnections?: number;
   log?: (line: string) => void;
 };
 
@@ -98,6 +100,7 @@ export async function startEmbeddedPostgres(options: Options): Promise<RunningDa
   }
   const port = await choosePort(options.dataDir);
   const flags = options.durable === false ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : [];
+  if (options.maxConnections !== undefined) flags.push('-c', `max_connections=${options.maxConnections}`);
   const server = await startPostmaster(binaries, clusterDir, port, flags, owner, join(options.dataDir, LOG_FILE));
   await writeOwnership(options.dataDir);
   stopAtExit(() => {

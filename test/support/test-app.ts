@@ -29,10 +29,15 @@ export type TestApp = {
   close(): Promise<void>;
 };
 
+/** This Jest worker's database: a migrated copy of its own when the run is parallel (test/global-setup.mjs). */
 export function testDatabaseUrl(): string {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) throw new Error('TEST_DATABASE_URL is not set: the e2e global setup did not run');
-  return url;
+  const worker = Number(process.env.JEST_WORKER_ID);
+  if (!(Number(process.env.TEST_DATABASE_WORKERS) >= worker && worker >= 1)) return url;
+  const own = new URL(url);
+  own.pathname = `/${decodeURIComponent(own.pathname.slice(1)) || 'postgres'}_w${worker}`;
+  return own.toString();
 }
 
 /** A new, empty database on the test server, named `<prefix>_<random>`; answers its URL. */
