@@ -7,6 +7,21 @@ const common = {
   testEnvironment: 'node',
 };
 
+// The system tier (npm run test:system): whole server processes, embedded clusters and CLI
+// processes started, stopped, signalled and restarted, sustained floods, and every guide run on a
+// fresh server. Node.js alone runs them too; they take minutes each, so `npm test` leaves them
+// out to stay within its 8 minutes, and CI (.ci/run) runs them after it.
+const SYSTEM_SUITES = [
+  '<rootDir>/test/server/',
+  '<rootDir>/test/cli/',
+  '<rootDir>/test/docs/docs-commands.e2e-spec.ts',
+  '<rootDir>/test/docs/example-script.e2e-spec.ts',
+  '<rootDir>/test/database/embedded-database.e2e-spec.ts',
+  '<rootDir>/test/database/durable-writes.e2e-spec.ts',
+  '<rootDir>/test/auth/brute-force.e2e-spec.ts',
+  '<rootDir>/test/auth/lockout-flood.e2e-spec.ts',
+];
+
 export default {
   projects: [
     // The console's pure functions (ticket sentences, paging) are unit-tested beside their code too.
@@ -17,7 +32,15 @@ export default {
       rootDir: '.',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       // The interop tier (npm run test:interop) runs other software beside the server: not part of every run.
-      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/interop/'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/interop/', ...SYSTEM_SUITES],
+      globalSetup: '<rootDir>/test/global-setup.mjs',
+      globalTeardown: '<rootDir>/test/global-teardown.mjs',
+    },
+    {
+      ...common,
+      displayName: 'system',
+      rootDir: '.',
+      testMatch: SYSTEM_SUITES.map((path) => (path.endsWith('/') ? `${path}**/*.e2e-spec.ts` : path)),
       globalSetup: '<rootDir>/test/global-setup.mjs',
       globalTeardown: '<rootDir>/test/global-teardown.mjs',
     },
