@@ -15,6 +15,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, chmodSync, chownSync, createWriteStream, readFileSync, writeFileSync, rmSync, mkdtempSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -456,23 +457,12 @@ const ids = (count) => Array.from({ length: count }, () => (nextId += 1));
 async function makeWorld() {
   const key = await generateKeyPair('ES256', { extractable: true });
   const jwk = { ...(await exportJWK(key.publicKey)), kid: 'drill-key', alg: 'ES256', use: 'sig' };
-  const [client, keyClient, definition, read, purpose, ticket, resource, binding, combination, probe] = ids(10);
+  const [client, definition, read, purpose, ticket, resource, binding, combination, probe] = ids(9);
   const definitionName = 'drill-glucose';
   const response = await admin(instances[0], 'PATCH', '/admin', [
     add('uma-client', {
       id: client,
       attributes: { clientId: 'drill-resource-client', clientName: 'drill', allowedScopes: `${definitionName}:read`, grantTypes: 'client_credentials' },
-    }),
-    add('uma-client', {
-      id: keyClient,
-      attributes: {
-        clientId: 'drill-key-client',
-        clientName: 'drill key client',
-        allowedScopes: `${definitionName}:read read`,
-        grantTypes: 'client_credentials',
-        clientAuthenticationType: 'private_key_jwt',
-        jwksRaw: JSON.stringify({ keys: [jwk] }),
-      },
     }),
     add('uma-client', {
       id: probe,
@@ -504,8 +494,9 @@ async function makeWorld() {
   const basicOf = (clientId, secret) => `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString('base64')}`;
   const world = {
     resourceClient: { clientId: 'drill-resource-client', secret: response.body[0].meta.clientSecret, scope: `${definitionName}:read` },
-    keyClient: { clientId: 'drill-key-client', privateKey: key.privateKey },
-    probeClient: { id: probe, basic: basicOf('drill-probe-client', response.body[2].meta.clientSecret) },
+    keyClient: undefined,
+    key: { privateKey: key.privateKey, jwk, scopes: `${definitionName}:read read` },
+    probeClient: { id: probe, basic: basicOf('drill-probe-client', response.body[1].meta.clientSecret) },
   };
   // Each instance verifies the probe client's secret once now, so that later probes time the change, not the slow hash.
   for (const instance of instances) {
@@ -515,9 +506,33 @@ async function makeWorld() {
   return world;
 }
 
+// Each failover has its own private_key_jwt client. Its replay check (below) sends every accepted
+// assertion again, and the server counts each replay as a failed client authentication
+// (docs/reference/token-endpoint.md#brute-force-protection): past 20 in a minute the client is
+// over its limit, and a client shared by the next failover's load would start that failover locked.
+async function addKeyClient(world, round) {
+  const [id] = ids(1);
+  const clientId = `drill-key-client-${round}`;
+  const response = await admin(instances[0], 'PATCH', '/admin', [
+    add('uma-client', {
+      id,
+      attributes: {
+        clientId,
+        clientName: `drill key client ${round}`,
+        allowedScopes: world.key.scopes,
+        grantTypes: 'client_credentials',
+        clientAuthenticationType: 'private_key_jwt',
+        jwksRaw: JSON.stringify({ keys: [world.key.jwk] }),
+      },
+    }),
+  ]);
+  if (response.status !== 200) throw new Error(`the drill's key client was not created: ${JSON.stringify(response.body)}`);
+  world.keyClient = { clientId, privateKey: world.key.privateKey };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Load: resource-scope tokens (each with its disclosure row) and private_key_jwt tokens (each with
-// its jti), alternately on both instances, at RATE requests per second.
+// its jti), alternately, each kind on both instances in turn, at RATE requests per second.
 const REQUEST_TIMEOUT_MS = 15_000;
 
 function jwtClaims(token) {
@@ -562,7 +577,8 @@ function startLoad(world, issuer) {
   const basic = `Basic ${Buffer.from(`${encodeURIComponent(world.resourceClient.clientId)}:${encodeURIComponent(world.resourceClient.secret)}`).toString('base64')}`;
   const one = async () => {
     const index = (sequence += 1);
-    const instance = instances[index % instances.length];
+    // Kinds alternate with each request, instances with each pair: both kinds reach both instances.
+    const instance = instances[Math.floor(index / 2) % instances.length];
     if (index % 2 === 0) {
       const result = await tokenRequest(instance, { grant_type: 'client_credentials', scope: world.resourceClient.scope }, { Authorization: basic });
       result.kind = 'resource';
@@ -577,6 +593,7 @@ function startLoad(world, issuer) {
         client_assertion: jwt,
       });
       result.kind = 'assertion';
+      result.clientId = world.keyClient.clientId;
       result.jti = jti;
       result.assertion = jwt;
       results.push(result);
@@ -668,13 +685,13 @@ function replayKey(clientId, jti) {
   return createHash('sha256').update(`client-assertion\u0000${clientId}\u0000${jti}`).digest('base64url');
 }
 
-async function checkRows(primary, results, world) {
+async function checkRows(primary, results) {
   const tokens = results.filter((result) => result.status === 200 && result.kind === 'resource').map((result) => result.jti);
-  const assertions = results.filter((result) => result.status === 200 && result.kind === 'assertion').map((result) => result.jti);
+  const assertions = results.filter((result) => result.status === 200 && result.kind === 'assertion');
   const client = await directClient(primary);
   try {
     const disclosures = await client.query('SELECT jti FROM disclosure WHERE jti = ANY($1::text[])', [tokens]);
-    const keys = assertions.map((jti) => replayKey(world.keyClient.clientId, jti));
+    const keys = assertions.map((result) => replayKey(result.clientId, result.jti));
     const used = await client.query('SELECT key FROM used_jti WHERE key = ANY($1::text[])', [keys]);
     const foundTokens = new Set(disclosures.rows.map((row) => row.jti));
     const foundKeys = new Set(used.rows.map((row) => row.key));
@@ -690,8 +707,40 @@ async function checkRows(primary, results, world) {
   }
 }
 
-// Every assertion that was answered with a token, sent again: none may be accepted.
+// A token request from a given source address on the loopback network (127.0.0.0/8 is all this
+// machine's on Linux): the replay check sends from an address of its own.
+function tokenRequestFrom(instance, body, localAddress) {
+  const sent = Date.now();
+  const payload = new URLSearchParams(body).toString();
+  return new Promise((done) => {
+    const request = httpRequest(
+      `${instance.url}/oauth2/token`,
+      {
+        method: 'POST',
+        localAddress,
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': Buffer.byteLength(payload) },
+        timeout: REQUEST_TIMEOUT_MS,
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () => done({ sent, answered: Date.now(), status: response.statusCode, instance: instance.name }));
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error('timeout')));
+    request.on('error', (error) => done({ sent, answered: Date.now(), status: 0, error: error.message }));
+    request.end(payload);
+  });
+}
+
+// Every assertion that was answered with a token, sent again: none may be accepted. The replays
+// come from a source address of their own, not the load's 127.0.0.1: each is a failed client
+// authentication, and past 100 in a minute their address is over its limit
+// (docs/reference/token-endpoint.md#brute-force-protection); from the load's address, every
+// private_key_jwt request of the next failover would be answered 429 until that minute ended.
+let replayRound = 0;
 async function replayAssertions(results) {
+  replayRound += 1;
+  const localAddress = `127.0.0.${1 + replayRound}`;
   const accepted = results.filter((result) => result.status === 200 && result.kind === 'assertion');
   let replayedAccepted = 0;
   let refused = 0;
@@ -700,12 +749,16 @@ async function replayAssertions(results) {
   for (let index = 0; index < accepted.length; index += 8) {
     const answers = await Promise.all(
       accepted.slice(index, index + 8).map((result, offset) =>
-        tokenRequest(instances[(index + offset) % instances.length], {
-          grant_type: 'client_credentials',
-          scope: 'read',
-          client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
-          client_assertion: result.assertion,
-        }),
+        tokenRequestFrom(
+          instances[(index + offset) % instances.length],
+          {
+            grant_type: 'client_credentials',
+            scope: 'read',
+            client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+            client_assertion: result.assertion,
+          },
+          localAddress,
+        ),
       ),
     );
     for (const answer of answers) {
@@ -716,7 +769,7 @@ async function replayAssertions(results) {
       else other += 1;
     }
   }
-  return { replayedAccepted, replaysRefused: refused, replaysOther: other, replayStatuses };
+  return { replayedAccepted, replaysRefused: refused, replaysOther: other, replayStatuses, replayedFrom: localAddress };
 }
 
 // A change made on instance 1 is seen by instance 2's token endpoint (through its caches, which
@@ -794,9 +847,12 @@ async function stopEtcd() {
 
 const FAULTS = { 'kill-primary': killPrimary, switchover, 'etcd-stop': stopEtcd };
 
+let failoverRound = 0;
 async function drill(kind, world, issuer, superuserUrl) {
   await waitForHealthyCluster(120_000);
   for (const instance of instances) await waitFor(`${instance.name} ready`, async () => (await httpStatus(`${instance.url}/health/ready`)) === 200, 30_000);
+  failoverRound += 1;
+  await addKeyClient(world, failoverRound);
   const load = startLoad(world, issuer);
   const probe = startWriteProbe(superuserUrl);
   await sleep(3_000);
@@ -819,7 +875,7 @@ async function drill(kind, world, issuer, superuserUrl) {
   const results = load.results;
   const writableAt = writableAgainAt(probe.samples, faultAt);
   const newPrimary = await waitFor('a primary after the failover', primaryNode, 60_000, 500);
-  const rows = await checkRows(newPrimary, results, world);
+  const rows = await checkRows(newPrimary, results);
   const replays = await replayAssertions(results);
   const cross = await crossInstanceChange(world);
   const flowing = flowingAgainAt(results, faultAt);
@@ -847,6 +903,9 @@ async function drill(kind, world, issuer, superuserUrl) {
     status503WithoutRetryAfter: results.filter((result) => result.status === 503 && !result.retryAfter).length,
     other5xx: results.filter((result) => result.status >= 500 && result.status !== 503).length,
     other4xx: results.filter((result) => result.status >= 400 && result.status < 500).length,
+    reasons4xx: summarize(
+      results.filter((result) => result.status >= 400 && result.status < 500).map((result) => `${result.status} ${String(result.json?.error ?? '')}`),
+    ),
     noAnswer: results.filter((result) => result.status === 0).length,
     slowestMs: Math.max(0, ...results.map((result) => result.answered - result.sent)),
     slowestResourceMs: Math.max(0, ...results.filter((result) => result.kind === 'resource').map((result) => result.answered - result.sent)),
@@ -865,6 +924,21 @@ async function drill(kind, world, issuer, superuserUrl) {
     statuses,
     timeline: timeline.filter(Boolean),
   };
+  // DRILL_RESULTS=FOLDER: every answer of the failover (time from the fault, instance, kind,
+  // status, 503 reason) and the write probe's samples, for a look at what slowed recovery.
+  if (process.env.DRILL_RESULTS) {
+    mkdirSync(process.env.DRILL_RESULTS, { recursive: true });
+    const answers = results.map((result) => ({
+      sent: result.sent - faultAt,
+      answered: result.answered - faultAt,
+      instance: result.instance,
+      kind: result.kind,
+      status: result.status,
+      why: result.status === 200 ? undefined : (result.json?.error_description ?? result.error),
+    }));
+    const samples = probe.samples.map((sample) => ({ at: sample.at - faultAt, ok: sample.ok }));
+    writeFileSync(join(process.env.DRILL_RESULTS, `${kind}.json`), JSON.stringify({ writableAt: writableAt - faultAt, answers, samples }));
+  }
   return figures;
 }
 
@@ -873,6 +947,7 @@ function verdict(figures) {
   if (figures.rowsMissing !== 0) problems.push(`${figures.rowsMissing} rows missing`);
   if (figures.replayedAccepted !== 0) problems.push(`${figures.replayedAccepted} replayed jtis accepted`);
   if (figures.other5xx !== 0) problems.push(`${figures.other5xx} 5xx other than 503`);
+  if (figures.other4xx !== 0) problems.push(`${figures.other4xx} 4xx to the load's valid requests (${figures.reasons4xx})`);
   if (figures.noAnswer !== 0) problems.push(`${figures.noAnswer} requests without an answer`);
   if (figures.status503WithoutRetryAfter !== 0) problems.push(`${figures.status503WithoutRetryAfter} 503s without Retry-After`);
   if (!figures.instancesAlive) problems.push('an instance exited');
@@ -895,14 +970,14 @@ function print(figures) {
   line('rows missing (must be 0)', figures.rowsMissing);
   line(
     'replayed jtis accepted (must be 0)',
-    `${figures.replayedAccepted} of ${figures.assertionsAnswered} replayed (${Object.entries(figures.replayStatuses)
+    `${figures.replayedAccepted} of ${figures.assertionsAnswered} replayed from ${figures.replayedFrom} (${Object.entries(figures.replayStatuses)
       .map(([status, count]) => `${status}×${count}`)
       .join(' ')})`,
   );
   line('503 temporarily_unavailable', figures.status503);
   line('  why', figures.reasons503);
   line('other 5xx (must be 0)', figures.other5xx);
-  line('4xx', figures.other4xx);
+  line('4xx (must be 0)', `${figures.other4xx}${figures.other4xx ? ` (${figures.reasons4xx})` : ''}`);
   line('no answer (must be 0)', figures.noAnswer);
   line('slowest answer', `${figures.slowestMs} ms (resource-scope ${figures.slowestResourceMs}, private_key_jwt ${figures.slowestAssertionMs})`);
   line('seconds until the database took writes', figures.secondsUntilDatabaseWritable);
@@ -913,8 +988,8 @@ function print(figures) {
   line('  (its attempts on instance 2)', figures.crossInstanceAttempts ?? '');
   line('both instances still running', figures.instancesAlive);
   line(
-    'answers per second from the fault (200/503)',
-    figures.timeline.map((slot) => `${slot.second}s:${slot.ok}/${slot.unavailable}${slot.other ? `/+${slot.other}` : ''}`).join(' '),
+    'answers per second from the fault (200/503/other)',
+    figures.timeline.map((slot) => `${slot.second}s:${slot.ok}/${slot.unavailable}${slot.other ? `/${slot.other}` : ''}`).join(' '),
   );
   const problems = verdict(figures);
   line('verdict', problems.length === 0 ? 'PASS' : `FAIL: ${problems.join('; ')}`);
