@@ -125,6 +125,15 @@ describe('express-oauth2-jwt-bearer with the status-list check', () => {
   });
 });
 
+describe('a key rotation, seen by express-oauth2-jwt-bearer', () => {
+  it('keeps serving the tokens issued right after keys rotate, as the new key only signs later', async () => {
+    expect(await observations({ Authorization: `Bearer ${await readToken()}` })).toBe(200);
+    const rotation = await request(server.adminUrl).post('/admin/keys/rotate').set('Authorization', server.adminToken);
+    expect(rotation.status).toBe(201);
+    expect(await observations({ Authorization: `Bearer ${await readToken()}` })).toBe(200);
+  });
+});
+
 describe('jose alone with the example data source’s status-list check', () => {
   const verify = async (token: string) => {
     const keys = createRemoteJWKSet(new URL(`${server.url}/oauth2/jwks`));
