@@ -3,12 +3,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { basic } from '../support/factories.js';
+import { basic, createClient, type TestClient } from '../support/factories.js';
 import { clientKey, dpopProof } from '../support/keys.js';
 import { run } from '../support/certificates.js';
 import { eventually } from '../support/processes.js';
 import { accessToken, resourceProof, umaWorld, type UmaWorld } from '../support/uma.js';
-import { freePort, type TestApp, startTestApp } from '../support/test-app.js';
+import { freePort, freshDatabase, type TestApp, startTestApp } from '../support/test-app.js';
 
 // Apache's mod_oauth2 (Debian 12's libapache2-mod-oauth2, liboauth2) as a data source in front of
 // its API, configured as docs/guides/resource-server-configurations.md says: by introspection as
@@ -22,6 +22,9 @@ const MODULES = '/usr/lib/apache2/modules';
 let dir: string;
 let root: string;
 let server: TestApp;
+/** A second server signing with EdDSA (Ed25519), on a database of its own. */
+let eddsaServer: TestApp;
+let eddsaClient: TestClient;
 let world: UmaWorld;
 let apache: ChildProcess | undefined;
 let apacheUrl: string;
@@ -49,6 +52,7 @@ function apacheConfig(port: number): string {
     'OAuth2Cache shm name=verified-jwt&max_entries=1000',
     'OAuth2Cache shm name=verified-dpop&max_entries=1000',
     'OAuth2Cache shm name=dpop-proofs&max_entries=1000',
+    'OAuth2Cache shm name=verified-eddsa&max_entries=1000',
     '<Location /introspected>',
     '  AuthType oauth2',
     `  OAuth2TokenVerify introspect ${issuer}/oauth2/introspect "introspect.auth=client_secret_basic&${credentials}&verify.cache=introspected&expiry=1"`,
@@ -71,6 +75,11 @@ function apacheConfig(port: number): string {
     `    Require oauth2_claim scope:${readScope}`,
     '  </RequireAll>',
     '</Location>',
+    '<Location /eddsa>',
+    '  AuthType oauth2',
+    `  OAuth2TokenVerify metadata ${eddsaServer.url}/.well-known/oauth-authorization-server "verify.cache=verified-eddsa&expiry=1"`,
+    '  Require valid-user',
+    '</Location>',
   ].join('\n');
 }
 
@@ -82,8 +91,10 @@ beforeAll(async () => {
   root = join(dir, 'apache');
   server = await startTestApp();
   world = await umaWorld(server);
+  eddsaServer = await startTestApp({ TOKEN_SIGNING_ALG: 'EdDSA', DATABASE_URL: await freshDatabase('mod_oauth2_eddsa') });
+  eddsaClient = await createClient(eddsaServer.app, { allowedScopes: 'read' });
   mkdirSync(join(root, 'htdocs'), { recursive: true });
-  for (const location of ['introspected', 'jwt', 'dpop']) writeFileSync(join(root, 'htdocs', location), 'glucose readings\n');
+  for (const location of ['introspected', 'jwt', 'dpop', 'eddsa']) writeFileSync(join(root, 'htdocs', location), 'glucose readings\n');
   const port = await freePort();
   apacheUrl = `http://127.0.0.1:${port}`;
   writeFileSync(join(root, 'httpd.conf'), apacheConfig(port));
@@ -101,6 +112,7 @@ afterAll(async () => {
     apache.kill('SIGTERM');
     await exited;
   }
+  await eddsaServer?.close();
   await server?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
@@ -194,5 +206,14 @@ describe('DPoP-bound tokens (type=dpop, OAuth2AcceptTokenIn header type=DPoP)', 
     const token = await readToken(await dpopProof(key, `${server.url}/oauth2/token`));
     const proof = await resourceProof(key, 'GET', `${apacheUrl}/elsewhere`, token);
     expect(await call('/dpop', { Authorization: `DPoP ${token}`, DPoP: proof })).toBe(401);
+  });
+});
+
+describe('EdDSA', () => {
+  it('refuses a valid token signed with EdDSA (Debian 12 cannot verify it)', async () => {
+    // What the guide says to do about it: keep TOKEN_SIGNING_ALG at ES256, RS256 or PS256, or introspect.
+    const token = await accessToken(eddsaServer, eddsaClient.clientId, eddsaClient.clientSecret, 'read');
+    expect(JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString('utf8'))).toMatchObject({ alg: 'EdDSA' });
+    expect(await call('/eddsa', { Authorization: `Bearer ${token}` })).toBe(401);
   });
 });
