@@ -5,6 +5,9 @@
 // Env: PORT, TOKEN_SIGNING_ALG (RS256 | ES256), CLIENT_ID, CLIENT_SECRET.
 // Proof-of-possession case (issue 12): POP_CLIENT_ID and POP_CLIENT_JWKS (its public JWKS, JSON)
 // add a private_key_jwt client bound to DPoP (dpop_bound_access_tokens), with features.dPoP on.
+// Introspection case: INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET add a resource server's
+// client (client_secret_basic) and turn on features.introspection at /oauth2/introspect; the access
+// tokens are then opaque, as oidc-provider refuses to introspect JWTs.
 // Prints one line `oidc-provider listening on <port>` when ready.
 import { generateKeyPairSync } from 'node:crypto';
 import Provider from 'oidc-provider';
@@ -47,6 +50,23 @@ const popClients = process.env.POP_CLIENT_JWKS
   : [];
 // --- end proof of possession ---
 
+// --- introspection ---
+const introspection = Boolean(process.env.INTROSPECTION_CLIENT_ID);
+const introspectionClients = introspection
+  ? [
+      {
+        client_id: process.env.INTROSPECTION_CLIENT_ID,
+        client_secret: process.env.INTROSPECTION_CLIENT_SECRET ?? 'bench-rs-secret',
+        token_endpoint_auth_method: 'client_secret_basic',
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+        scope: SCOPE,
+      },
+    ]
+  : [];
+// --- end introspection ---
+
 const provider = new Provider(issuer, {
   clients: [
     {
@@ -59,6 +79,7 @@ const provider = new Provider(issuer, {
       scope: SCOPE,
     },
     ...popClients,
+    ...introspectionClients,
   ],
   clientAuthMethods: ['client_secret_basic', 'private_key_jwt'],
   jwks,
@@ -66,10 +87,11 @@ const provider = new Provider(issuer, {
   // Explicit TTL, as our server issues 3600 s tokens (also silences a NOTICE).
   ttl: { ClientCredentials: 3600 },
   // Same path as our server, so the load generator sends identical requests.
-  routes: { token: '/oauth2/token' },
+  routes: { token: '/oauth2/token', introspection: '/oauth2/introspect' },
   features: {
     devInteractions: { enabled: false },
     clientCredentials: { enabled: true },
+    introspection: { enabled: introspection },
     // No nonceSecret: no server nonces, as our server with DPOP_NONCE unset.
     dPoP: { enabled: true },
     resourceIndicators: {
@@ -79,7 +101,7 @@ const provider = new Provider(issuer, {
         scope: SCOPE,
         audience: RESOURCE,
         accessTokenTTL: 3600,
-        accessTokenFormat: 'jwt',
+        accessTokenFormat: introspection ? 'opaque' : 'jwt',
         jwt: { sign: { alg } },
       }),
     },

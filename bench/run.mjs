@@ -26,8 +26,9 @@ const config = {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean),
-  // Which cases run (names from CASES below, and `pop`: private_key_jwt + DPoP, ours and oidc-provider).
-  servers: (process.env.BENCH_SERVERS ?? 'ours,nostatus,statuslist,flood,key-flood,tickets,disclosures,workers2,oidc-provider,bare,pop')
+  // Which cases run (names from CASES below, `pop`: private_key_jwt + DPoP, ours and oidc-provider, and
+  // `introspection`: a data source's client introspecting resource-scope tokens, ours and oidc-provider).
+  servers: (process.env.BENCH_SERVERS ?? 'ours,nostatus,statuslist,flood,key-flood,tickets,disclosures,workers2,oidc-provider,bare,pop,introspection')
     .split(',')
     .map((s) => s.trim()),
 };
@@ -317,7 +318,10 @@ function summarize(r) {
  * Our server on a fresh embedded database: `env` is added to its environment, `prepare(dataDir)`
  * runs once it is up (to seed data), then `body` is measured.
  */
-async function runOurs(alg, { name = 'ours', logName = 'ours', env: extraEnv = {}, prepare, body = REQUEST_BODY, alongside, measureWith } = {}) {
+async function runOurs(
+  alg,
+  { name = 'ours', logName = 'ours', env: extraEnv = {}, prepare, body = REQUEST_BODY, alongside, measureWith, extraClients = [] } = {},
+) {
   let [port, adminPort] = [await freePort(), await freePort()];
   // Two probes in a row may get the same port back; the server refuses PORT = ADMIN_PORT.
   while (adminPort === port) adminPort = await freePort();
@@ -326,6 +330,9 @@ async function runOurs(alg, { name = 'ours', logName = 'ours', env: extraEnv = {
   const env = { PORT: String(port), ADMIN_PORT: String(adminPort), DATA_DIR: dataDir, TOKEN_SIGNING_ALG: alg, ISSUER: baseUrl, ...extraEnv };
   try {
     const secret = await createClient(alg, env, logName);
+    // `extraClients`: more clients made the same way before the start; their secrets go to `prepare` and `measureWith`.
+    const secrets = {};
+    for (const extra of extraClients) secrets[extra.clientId] = await createClient(alg, env, `${logName}-${extra.clientId}`, extra);
     // BENCH_CPU_PROFILE=1: a V8 CPU profile of our server (start-up and warm-up included) per case.
     const profile = process.env.BENCH_CPU_PROFILE
       ? ['--cpu-prof', `--cpu-prof-dir=${path.join(RESULTS_DIR, 'profiles')}`, `--cpu-prof-name=${logName}-${alg}.cpuprofile`]
@@ -333,14 +340,14 @@ async function runOurs(alg, { name = 'ours', logName = 'ours', env: extraEnv = {
     const server = startChild(`our server (${name})`, [...profile, 'dist/src/main.js'], env, logPath(logName, alg));
     try {
       await waitReady(server, baseUrl + DISCOVERY_PATH, 120_000);
-      if (prepare) await prepare(dataDir);
+      if (prepare) await prepare(dataDir, secrets);
       // `alongside(baseUrl)`: other load during the measurement; it returns the function that stops it.
       // It starts once the bench client has a token (its secret verified, as a working client's is).
       if (alongside) await verifyToken(name, baseUrl, basicAuth(CLIENT_ID, secret), alg, body);
       const stopAlongside = alongside?.(baseUrl);
       try {
         // `measureWith`: a case that measures in its own way instead of the usual load.
-        if (measureWith) return await measureWith(name, alg, baseUrl, basicAuth(CLIENT_ID, secret), server);
+        if (measureWith) return await measureWith(name, alg, baseUrl, basicAuth(CLIENT_ID, secret), server, secrets);
         return await benchServer(name, alg, baseUrl, basicAuth(CLIENT_ID, secret), server, body);
       } finally {
         await stopAlongside?.();
@@ -354,19 +361,8 @@ async function runOurs(alg, { name = 'ours', logName = 'ours', env: extraEnv = {
   }
 }
 
-async function createClient(alg, env, logName) {
-  const args = [
-    'dist/src/cli.js',
-    'client',
-    'create',
-    '--client-id',
-    CLIENT_ID,
-    '--name',
-    'Bench',
-    '--scopes',
-    `uma_protection read ${RESOURCE_SCOPE}`,
-    '--json',
-  ];
+async function createClient(alg, env, logName, { clientId = CLIENT_ID, scopes = `uma_protection read ${RESOURCE_SCOPE}` } = {}) {
+  const args = ['dist/src/cli.js', 'client', 'create', '--client-id', clientId, '--name', 'Bench', '--scopes', scopes, '--json'];
   const cli = startChild('our CLI (client create)', args, env, logPath(`${logName}-cli`, alg));
   const exit = await Promise.race([cli.exited, sleep(120_000).then(() => null)]);
   if (!exit) throw failStart(cli, 'client create did not finish within 120 s');
@@ -403,6 +399,109 @@ async function runOidcProvider(alg) {
   } finally {
     await stopChild(server);
   }
+}
+
+// ---------------------------------------------------------------------------
+// Introspection (docs/guides/resource-servers.md#by-introspection): the data source's client
+// (allowed uma_protection, the data source's umaClient) introspects resource-scope tokens of the
+// bench client at POST /oauth2/introspect, as a resource server that introspects every request
+// does. oidc-provider in the same run does the same with its introspection feature; it refuses to
+// introspect JWTs, so its tokens there are opaque (looked up in its in-memory store).
+
+const INTROSPECTION_PATH = '/oauth2/introspect';
+const INTROSPECTION_CLIENT_ID = 'bench-rs';
+// Distinct tokens, cycled through by every connection (no answer is reused for the same token).
+const INTROSPECTED_TOKENS = 200;
+
+async function issueTokens(name, baseUrl, auth, body, count) {
+  const tokens = [];
+  for (let i = 0; i < count; i++) {
+    const res = await fetch(baseUrl + TOKEN_PATH, { method: 'POST', headers: tokenRequestHeaders(auth), body });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`${name}: token request returned HTTP ${res.status}: ${text.slice(0, 300)}`);
+    tokens.push(JSON.parse(text).access_token);
+  }
+  return tokens;
+}
+
+async function benchIntrospection(name, alg, baseUrl, tokens, introspectionAuth, server) {
+  const headers = tokenRequestHeaders(introspectionAuth);
+  const check = await fetch(baseUrl + INTROSPECTION_PATH, { method: 'POST', headers, body: `token=${encodeURIComponent(tokens[0])}` });
+  const text = await check.text();
+  if (check.status !== 200 || JSON.parse(text).active !== true) throw new Error(`${name}: introspection answered HTTP ${check.status}: ${text.slice(0, 300)}`);
+  const bodyBytes = Buffer.byteLength(text);
+  console.log(`${alg}  measuring ${name} (${tokens.length} tokens, answer ${bodyBytes} bytes) ...`);
+  const requests = tokens.map((token) => ({ method: 'POST', path: INTROSPECTION_PATH, headers, body: `token=${encodeURIComponent(token)}` }));
+  const fireIntrospection = (duration) => autocannon({ url: baseUrl, connections: config.connections, duration, requests });
+  if (config.warmup > 0) await fireIntrospection(config.warmup);
+  const cpu = startCpuMeasurement(server.child.pid);
+  const r = await fireIntrospection(config.duration);
+  const used = cpu.stop();
+  if (r.non2xx > 0) console.warn(`WARNING ${alg} ${name}: ${r.non2xx} non-2xx responses in the measured run (${JSON.stringify(r.statusCodeStats)})`);
+  if (r.errors > 0 || r.timeouts > 0) console.warn(`WARNING ${alg} ${name}: ${r.errors} errors, ${r.timeouts} timeouts in the measured run`);
+  const perResponse = (seconds) => (r['2xx'] > 0 ? (seconds * 1e6) / r['2xx'] : null);
+  return {
+    bodyBytes,
+    ...summarize(r),
+    cpu: { ...used, microsPerResponse: perResponse(used.serverCpuSeconds), mainProcessMicrosPerResponse: perResponse(used.mainProcessCpuSeconds) },
+  };
+}
+
+/** The bench client's ticket and data source, whose umaClient becomes the introspection client. */
+async function seedIntrospection(dataDir) {
+  await seedBenchTicket(dataDir);
+  const db = await connectEmbedded(dataDir);
+  try {
+    await db.query(`UPDATE data_source SET client_id = (SELECT id FROM client WHERE client_id = $1) WHERE resource_uri = 'https://glucose.example/api'`, [
+      INTROSPECTION_CLIENT_ID,
+    ]);
+  } finally {
+    await db.end();
+  }
+}
+
+async function runOursIntrospection(alg) {
+  const name = 'ours, introspection of resource-scope tokens';
+  return runOurs(alg, {
+    name,
+    logName: 'ours-introspection',
+    extraClients: [{ clientId: INTROSPECTION_CLIENT_ID, scopes: 'uma_protection' }],
+    prepare: seedIntrospection,
+    measureWith: async (_name, _alg, baseUrl, auth, server, secrets) => {
+      const tokens = await issueTokens(name, baseUrl, auth, TICKET_REQUEST_BODY, INTROSPECTED_TOKENS);
+      return benchIntrospection(name, alg, baseUrl, tokens, basicAuth(INTROSPECTION_CLIENT_ID, secrets[INTROSPECTION_CLIENT_ID]), server);
+    },
+  });
+}
+
+async function runOidcProviderIntrospection(alg) {
+  const name = 'oidc-provider, introspection of opaque tokens';
+  const port = await freePort();
+  const secret = 'bench-secret-' + Math.random().toString(36).slice(2);
+  const rsSecret = 'bench-rs-secret-' + Math.random().toString(36).slice(2);
+  const env = {
+    PORT: String(port),
+    TOKEN_SIGNING_ALG: alg,
+    CLIENT_ID,
+    CLIENT_SECRET: secret,
+    INTROSPECTION_CLIENT_ID,
+    INTROSPECTION_CLIENT_SECRET: rsSecret,
+  };
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const server = startChild('oidc-provider (introspection)', ['bench/oidc-provider-peer.mjs'], env, logPath('oidc-provider-introspection', alg));
+  try {
+    await waitReady(server, baseUrl + DISCOVERY_PATH, 30_000);
+    const tokens = await issueTokens(name, baseUrl, basicAuth(CLIENT_ID, secret), REQUEST_BODY, INTROSPECTED_TOKENS);
+    return await benchIntrospection(name, alg, baseUrl, tokens, basicAuth(INTROSPECTION_CLIENT_ID, rsSecret), server);
+  } finally {
+    await stopChild(server);
+  }
+}
+
+async function runIntrospection(alg) {
+  const oursIntrospection = await runOursIntrospection(alg);
+  const oidcProviderIntrospection = await runOidcProviderIntrospection(alg);
+  return { oursIntrospection, oidcProviderIntrospection };
 }
 
 async function runBare(alg, bodyBytes) {
@@ -843,6 +942,10 @@ function printReport(results) {
       );
     if (r.oursStatusList)
       console.log(`${alg}  status list GET from the cache: ${describe('ours', 'req/s', r.oursStatusList)} (wanted: at least 5,000 per worker)`);
+    if (r.oursIntrospection || r.oidcProviderIntrospection)
+      console.log(
+        `${alg}  introspection: ${describe('ours', 'req/s', r.oursIntrospection)} (µs CPU ${r.oursIntrospection ? fmtMicros(r.oursIntrospection) : 'n/a'}) | ${describe('oidc-provider', 'req/s', r.oidcProviderIntrospection)} (µs CPU ${r.oidcProviderIntrospection ? fmtMicros(r.oidcProviderIntrospection) : 'n/a'}) | ours/oidc-provider ${fmtRatio(r.oursIntrospection, r.oidcProviderIntrospection)} (aim: 2x)`,
+      );
     if (r.oursPop)
       console.log(
         `${alg}  private_key_jwt + DPoP: ours/oidc-provider ${fmtRatio(r.oursPop, r.oidcProviderPop)}   ours pop/ours plain ${fmtRatio(r.oursPop, r.ours)}`,
@@ -877,6 +980,8 @@ function writeJson(results) {
             r.ours?.cpu?.microsPerResponse && r.oursNoStatus?.cpu?.microsPerResponse
               ? r.ours.cpu.microsPerResponse - r.oursNoStatus.cpu.microsPerResponse
               : null,
+          introspectionOursOverOidcProvider:
+            r.oursIntrospection && r.oidcProviderIntrospection ? r.oursIntrospection.perSecond / r.oidcProviderIntrospection.perSecond : null,
           proofOfPossessionOursOverOidcProvider: r.oursPop && r.oidcProviderPop ? r.oursPop.perSecond / r.oidcProviderPop.perSecond : null,
         },
       ]),
@@ -896,6 +1001,7 @@ async function runAlg(alg) {
     if (config.servers.includes(benchCase.name)) r[benchCase.key] = await benchCase.run(alg, r);
   }
   if (config.servers.includes('pop')) Object.assign(r, await runProofOfPossession(alg));
+  if (config.servers.includes('introspection')) Object.assign(r, await runIntrospection(alg));
   return r;
 }
 
@@ -907,9 +1013,15 @@ function checkBuilt() {
 
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
-  const unknown = config.servers.filter((name) => name !== 'pop' && !CASES.some((c) => c.name === name));
-  if (unknown.length > 0) throw new StartError(`BENCH_SERVERS names unknown cases: ${unknown.join(', ')} (known: ${CASES.map((c) => c.name).join(', ')}, pop)`);
-  if (config.servers.includes('pop') || CASES.some((c) => c.key.startsWith('ours') && config.servers.includes(c.name))) checkBuilt();
+  const unknown = config.servers.filter((name) => name !== 'pop' && name !== 'introspection' && !CASES.some((c) => c.name === name));
+  if (unknown.length > 0)
+    throw new StartError(`BENCH_SERVERS names unknown cases: ${unknown.join(', ')} (known: ${CASES.map((c) => c.name).join(', ')}, pop, introspection)`);
+  if (
+    config.servers.includes('pop') ||
+    config.servers.includes('introspection') ||
+    CASES.some((c) => c.key.startsWith('ours') && config.servers.includes(c.name))
+  )
+    checkBuilt();
   console.log(
     `bench: ${config.connections} connections, ${config.warmup} s warm-up + ${config.duration} s measured, algs ${config.algs.join(', ')}, ${os.cpus().length} CPUs, Node ${process.version}, load average ${loadAvg()}`,
   );

@@ -16,7 +16,8 @@ const NEEDS = [
   { name: 'docker-compose', packages: ['docker-compose'], present: () => works('docker-compose', ['version']) },
   // A second SMART client stack; Debian's modules import under /usr/bin/python3 only.
   { name: 'python3-authlib', packages: ['python3-authlib'], present: () => works('/usr/bin/python3', ['-c', 'import authlib']) },
-  // Apache's mod_oauth2 checking certificate-bound tokens (test/interop/mod-oauth2-mtls.e2e-spec.ts).
+  // Apache's mod_oauth2 checking certificate-bound tokens (test/interop/mod-oauth2-mtls.e2e-spec.ts), and
+  // as a data source by introspection, by JWT and with DPoP (test/interop/mod-oauth2-resource-server.e2e-spec.ts).
   {
     name: 'apache2 with mod_oauth2',
     packages: ['apache2', 'libapache2-mod-oauth2'],
