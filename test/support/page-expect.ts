@@ -1,6 +1,8 @@
 import type { Locator } from 'playwright-core';
 
-const TIMEOUT_MS = 5_000;
+// How long a condition may take to come true: a wait, not a speed check (bench/console.mjs measures
+// the console). Two Jest workers beside a browser on two cores stretch a screen's answer to seconds.
+const TIMEOUT_MS = 20_000;
 
 // Run in the page, where `document` exists: Playwright sends these functions' source to the
 // browser. The tests' TypeScript has no DOM library, so the little of the DOM they use is declared.
