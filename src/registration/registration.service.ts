@@ -210,6 +210,13 @@ export class RegistrationService {
       jwksUri: registration.jwksUri,
       dpopBoundAccessTokens: registration.dpopBound,
       accessTokenLifetime: registration.accessTokenLifetime,
+      // Mutual TLS members too (a renewed certificate may carry another subject); omitted ones return to their defaults.
+      tlsClientAuthSubjectDn: registration.tlsClientAuthSubjectDn,
+      tlsClientAuthSanDns: registration.tlsClientAuthSanDns,
+      tlsClientAuthSanUri: registration.tlsClientAuthSanUri,
+      tlsClientAuthSanIp: registration.tlsClientAuthSanIp,
+      tlsClientAuthSanEmail: registration.tlsClientAuthSanEmail,
+      tlsClientCertificateBoundAccessTokens: registration.certificateBound,
     };
     const registrationToken = generateToken();
     try {
