@@ -8,6 +8,7 @@ import { bodyOf } from '../support/bodies.js';
 import { clientKey, type ClientKey } from '../support/keys.js';
 import { runCli } from '../support/processes.js';
 import { startTestApp, testDatabaseUrl, type TestApp } from '../support/test-app.js';
+import { SLOW_HASHES_AT_ONCE, SLOW_HASHES_WAITING, SlowHashGate } from '../../src/auth/slow-hash-gate.js';
 
 // Rules of dynamic registration (docs/guides/dynamic-registration.md) that need a server of their
 // own: software statements from a configured publisher, the per-address limit, the command line's
@@ -118,6 +119,31 @@ describe("the address's limit of failures", () => {
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(await usesOf(iat.id)).toBe(0);
     expect((await register(iat.token, {}, '198.51.100.78')).status).toBe(201);
+  });
+});
+
+describe('the bound of slow hashes', () => {
+  it('answers 503 with Retry-After to a secret registration while every slow hash is taken, storing and using nothing', async () => {
+    const iat = await newIat();
+    const [{ count: before }] = await server.dataSource.query<{ count: number }[]>('SELECT count(*)::int AS count FROM client');
+    // Every slot and every place in the queue held by work that waits for this test.
+    const gate = server.app.get(SlowHashGate);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const held = Array.from({ length: SLOW_HASHES_AT_ONCE + SLOW_HASHES_WAITING }, () => gate.run(() => released));
+    try {
+      const refused = await register(iat.token, { token_endpoint_auth_method: 'client_secret_basic' });
+      expect(refused.status).toBe(503);
+      expect(refused.body.error).toBe('temporarily_unavailable');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      release();
+      await Promise.all(held);
+    }
+    const [{ count: after }] = await server.dataSource.query<{ count: number }[]>('SELECT count(*)::int AS count FROM client');
+    expect(after).toBe(before);
+    expect(await usesOf(iat.id)).toBe(0);
+    expect((await register(iat.token, {})).status).toBe(201);
   });
 });
 
