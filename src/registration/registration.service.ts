@@ -263,7 +263,7 @@ export class RegistrationService {
     }
   }
 
-  /** §4's per-address limit of failed authentications covers these tokens too: 429 before any lookup. */
+  /** The per-address limit of failed client authentications (docs/operations/security.md) covers these tokens too: 429 before any lookup. */
   private async passThrottle(address: string): Promise<void> {
     const wait = await this.throttle.addressBlockedFor(address);
     if (wait !== undefined) throw OAuthError.tooManyRequests(wait);
