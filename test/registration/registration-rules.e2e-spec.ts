@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
@@ -6,7 +7,7 @@ import request from 'supertest';
 import { JSON_API } from '../support/admin.js';
 import { bodyOf } from '../support/bodies.js';
 import { clientKey, type ClientKey } from '../support/keys.js';
-import { runCli } from '../support/processes.js';
+import { eventually, runCli } from '../support/processes.js';
 import { startTestApp, testDatabaseUrl, type TestApp } from '../support/test-app.js';
 import { SLOW_HASHES_AT_ONCE, SLOW_HASHES_WAITING, SlowHashGate } from '../../src/auth/slow-hash-gate.js';
 
@@ -144,6 +145,46 @@ describe('the bound of slow hashes', () => {
     expect(after).toBe(before);
     expect(await usesOf(iat.id)).toBe(0);
     expect((await register(iat.token, {})).status).toBe(201);
+  });
+});
+
+describe('a client that hangs up', () => {
+  it('gets nothing written, and uses nothing, while its registration waited for a slow hash', async () => {
+    // One use only: had the abandoned registration been written, the next one would find the token used up.
+    const iat = await newIat({ maxUses: 1 });
+    const [{ count: before }] = await server.dataSource.query<{ count: number }[]>('SELECT count(*)::int AS count FROM client');
+    const gate = server.app.get(SlowHashGate);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // Every slot taken and the queue one short of full: the registration waits last in it.
+    const held = Array.from({ length: SLOW_HASHES_AT_ONCE + SLOW_HASHES_WAITING - 1 }, () => gate.run(() => released));
+    const queueFull = () => {
+      try {
+        gate.refuseIfFull();
+        return undefined;
+      } catch {
+        return true;
+      }
+    };
+    const outgoing = httpRequest(`${server.url}/oauth2/register`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${iat.token}`, 'X-Forwarded-For': '192.0.2.50' },
+    });
+    outgoing.on('error', () => undefined);
+    outgoing.end(JSON.stringify({ client_name: 'Gone' }));
+    try {
+      await eventually(queueFull);
+      outgoing.destroy();
+    } finally {
+      release();
+      await Promise.all(held);
+    }
+    // This one queues behind the abandoned one, whose slow hash runs first.
+    const next = await register(iat.token, { client_name: 'Next' }, '192.0.2.51');
+    expect(next.status).toBe(201);
+    const [{ count: after }] = await server.dataSource.query<{ count: number }[]>('SELECT count(*)::int AS count FROM client');
+    expect(after).toBe(before + 1);
+    expect(await usesOf(iat.id)).toBe(1);
   });
 });
 
