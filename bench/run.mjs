@@ -28,7 +28,9 @@ const config = {
     .filter(Boolean),
   // Which cases run (names from CASES below, `pop`: private_key_jwt + DPoP, ours and oidc-provider, and
   // `introspection`: a data source's client introspecting resource-scope tokens, ours and oidc-provider).
-  servers: (process.env.BENCH_SERVERS ?? 'ours,nostatus,statuslist,flood,key-flood,tickets,disclosures,workers2,oidc-provider,bare,pop,introspection')
+  servers: (
+    process.env.BENCH_SERVERS ?? 'ours,nostatus,statuslist,flood,key-flood,register-flood,tickets,disclosures,workers2,oidc-provider,bare,pop,introspection'
+  )
     .split(',')
     .map((s) => s.trim()),
 };
@@ -320,7 +322,7 @@ function summarize(r) {
  */
 async function runOurs(
   alg,
-  { name = 'ours', logName = 'ours', env: extraEnv = {}, prepare, body = REQUEST_BODY, alongside, measureWith, extraClients = [] } = {},
+  { name = 'ours', logName = 'ours', env: extraEnv = {}, setup, prepare, body = REQUEST_BODY, alongside, measureWith, extraClients = [] } = {},
 ) {
   let [port, adminPort] = [await freePort(), await freePort()];
   // Two probes in a row may get the same port back; the server refuses PORT = ADMIN_PORT.
@@ -333,6 +335,8 @@ async function runOurs(
     // `extraClients`: more clients made the same way before the start; their secrets go to `prepare` and `measureWith`.
     const secrets = {};
     for (const extra of extraClients) secrets[extra.clientId] = await createClient(alg, env, `${logName}-${extra.clientId}`, extra);
+    // `setup(env, logName)`: more CLI work before the server starts; what it answers goes to `measureWith`.
+    const prepared = setup ? await setup(alg, env, logName) : undefined;
     // BENCH_CPU_PROFILE=1: a V8 CPU profile of our server (start-up and warm-up included) per case.
     const profile = process.env.BENCH_CPU_PROFILE
       ? ['--cpu-prof', `--cpu-prof-dir=${path.join(RESULTS_DIR, 'profiles')}`, `--cpu-prof-name=${logName}-${alg}.cpuprofile`]
@@ -347,7 +351,7 @@ async function runOurs(
       const stopAlongside = alongside?.(baseUrl);
       try {
         // `measureWith`: a case that measures in its own way instead of the usual load.
-        if (measureWith) return await measureWith(name, alg, baseUrl, basicAuth(CLIENT_ID, secret), server, secrets);
+        if (measureWith) return await measureWith(name, alg, baseUrl, basicAuth(CLIENT_ID, secret), server, secrets, prepared);
         return await benchServer(name, alg, baseUrl, basicAuth(CLIENT_ID, secret), server, body);
       } finally {
         await stopAlongside?.();
@@ -362,19 +366,25 @@ async function runOurs(
 }
 
 async function createClient(alg, env, logName, { clientId = CLIENT_ID, scopes = `uma_protection read ${RESOURCE_SCOPE}` } = {}) {
-  const args = ['dist/src/cli.js', 'client', 'create', '--client-id', clientId, '--name', 'Bench', '--scopes', scopes, '--json'];
-  const cli = startChild('our CLI (client create)', args, env, logPath(`${logName}-cli`, alg));
+  const args = ['client', 'create', '--client-id', clientId, '--name', 'Bench', '--scopes', scopes, '--json'];
+  return (await cliJson(args, 'client_secret', alg, env, `${logName}-cli`)).client_secret;
+}
+
+/** Runs our CLI (`args` after dist/src/cli.js) on the case's database; answers the JSON line it printed holding `member`. */
+async function cliJson(args, member, alg, env, logName) {
+  const what = args.slice(0, 2).join(' ');
+  const cli = startChild(`our CLI (${what})`, ['dist/src/cli.js', ...args], env, logPath(logName, alg));
   const exit = await Promise.race([cli.exited, sleep(120_000).then(() => null)]);
-  if (!exit) throw failStart(cli, 'client create did not finish within 120 s');
+  if (!exit) throw failStart(cli, `${what} did not finish within 120 s`);
   // The CLI may leave its database running; anything left in its group goes.
   await reapGroup(cli.name, cli.child.pid);
-  if (exit.code !== 0) throw failStart(cli, `client create exited with code ${exit.code}`);
+  if (exit.code !== 0) throw failStart(cli, `${what} exited with code ${exit.code}`);
   const line = cli.stdout
     .split('\n')
     .reverse()
-    .find((l) => l.trim().startsWith('{') && l.includes('client_secret'));
-  if (!line) throw failStart(cli, 'client create printed no {"client_id", "client_secret"} JSON line');
-  return JSON.parse(line).client_secret;
+    .find((l) => l.trim().startsWith('{') && l.includes(`"${member}"`));
+  if (!line) throw failStart(cli, `${what} printed no JSON line with "${member}"`);
+  return JSON.parse(line);
 }
 
 // Lines of our server's output that look like trouble go into the notes.
@@ -656,6 +666,23 @@ const CASES = [
     unit: 'tok/s',
     run: (alg) => runOurs(alg, { name: 'ours, known client during an oversized-key DPoP flood', logName: 'ours-key-flood', measureWith: measureKeyFlood }),
   },
+  // The same measure while POST /oauth2/register is flooded (docs/guides/dynamic-registration.md):
+  // registrations with a valid initial access token (one transaction and one bounded slow hash
+  // each) and with unknown ones (failures counted per address), from 40 addresses.
+  {
+    name: 'register-flood',
+    key: 'oursRegisterFlood',
+    label: 'ours, reg. flood',
+    unit: 'tok/s',
+    run: (alg) =>
+      runOurs(alg, {
+        name: 'ours, known client during a registration flood',
+        logName: 'ours-register-flood',
+        env: { TRUST_PROXY: 'loopback' },
+        setup: createFloodInitialAccessToken,
+        measureWith: measureRegistrationFlood,
+      }),
+  },
   { name: 'oidc-provider', key: 'oidcProvider', label: 'oidc-provider', unit: 'tok/s', run: (alg) => runOidcProvider(alg) },
   // Same body size as our real token response for this alg, so bytes on the wire match.
   { name: 'bare', key: 'bare', label: 'bare node:http', unit: 'req/s', run: (alg, results) => runBare(alg, results.ours?.bodyBytes ?? DEFAULT_BODY_BYTES) },
@@ -719,16 +746,54 @@ async function sequentialLatencies(url, auth, seconds) {
 }
 
 /** The `key-flood` case: calm median, then the median while bench/oversized-key-flood.mjs runs. */
-async function measureKeyFlood(name, alg, baseUrl, auth, server) {
+function measureKeyFlood(name, alg, baseUrl, auth, server) {
+  return measureBesideFlood(name, alg, baseUrl, auth, server, {
+    what: 'oversized-key DPoP flood',
+    script: 'bench/oversized-key-flood.mjs',
+    connections: KEY_FLOOD_CONNECTIONS,
+    env: { FLOOD_URL: baseUrl + TOKEN_PATH, FLOOD_CLIENT_ID: CLIENT_ID },
+  });
+}
+
+const REGISTER_FLOOD_CONNECTIONS = Number(process.env.BENCH_REGISTER_FLOOD_CONNECTIONS ?? 24);
+const REGISTER_FLOOD_VALID_SHARE = Number(process.env.BENCH_REGISTER_FLOOD_VALID_SHARE ?? 0.5);
+
+/** An initial access token for the registration flood, made with the CLI before the server starts: 100,000 uses of scope `read`. */
+async function createFloodInitialAccessToken(alg, env, logName) {
+  const args = ['initial-access-token', 'create', '--name', 'Bench flood', '--scopes', 'read', '--max-uses', '100000', '--expires-in', '86400', '--json'];
+  return (await cliJson(args, 'token', alg, env, `${logName}-iat`)).token;
+}
+
+/** The `register-flood` case: calm median, then the median while bench/registration-flood.mjs runs. */
+function measureRegistrationFlood(name, alg, baseUrl, auth, server, _secrets, initialAccessToken) {
+  return measureBesideFlood(name, alg, baseUrl, auth, server, {
+    what: `registration flood (${Math.round(REGISTER_FLOOD_VALID_SHARE * 100)} % with a valid initial access token, ${FLOOD_ADDRESSES} addresses)`,
+    script: 'bench/registration-flood.mjs',
+    connections: REGISTER_FLOOD_CONNECTIONS,
+    env: {
+      FLOOD_URL: `${baseUrl}/oauth2/register`,
+      FLOOD_IAT: initialAccessToken,
+      FLOOD_VALID_SHARE: String(REGISTER_FLOOD_VALID_SHARE),
+      FLOOD_ADDRESSES: String(FLOOD_ADDRESSES),
+    },
+  });
+}
+
+/**
+ * The known client's token requests one at a time, calm for BENCH_DURATION seconds, then as long
+ * again while `flood.script` (a process of its own, `flood.connections` connections) floods the
+ * server: both medians, the flood's summary line and roughly the server's CPU per flooding request.
+ */
+async function measureBesideFlood(name, alg, baseUrl, auth, server, flood) {
   const { bodyBytes } = await verifyToken(name, baseUrl, auth, alg);
   const url = baseUrl + TOKEN_PATH;
-  console.log(`${alg}  measuring ${name}: calm, then beside ${KEY_FLOOD_CONNECTIONS} flooding connection(s) ...`);
+  console.log(`${alg}  measuring ${name}: calm, then beside ${flood.connections} flooding connection(s) ...`);
   if (config.warmup > 0) await sequentialLatencies(url, auth, config.warmup);
   const calmCpu = startCpuMeasurement(server.child.pid);
   const calm = await sequentialLatencies(url, auth, config.duration);
   const calmUsed = calmCpu.stop();
-  const env = { FLOOD_URL: url, FLOOD_CONNECTIONS: String(KEY_FLOOD_CONNECTIONS), FLOOD_CLIENT_ID: CLIENT_ID };
-  const flood = startChild('oversized-key flood', ['bench/oversized-key-flood.mjs'], env, logPath('oversized-key-flood', alg));
+  const env = { ...flood.env, FLOOD_CONNECTIONS: String(flood.connections) };
+  const attacker = startChild(flood.what, [flood.script], env, logPath(path.basename(flood.script, '.mjs'), alg));
   let duringFlood;
   let used;
   try {
@@ -738,12 +803,12 @@ async function measureKeyFlood(name, alg, baseUrl, auth, server) {
     duringFlood = await sequentialLatencies(url, auth, config.duration);
     used = cpu.stop();
   } finally {
-    flood.child.kill('SIGTERM');
-    await Promise.race([flood.exited, sleep(10_000)]);
-    await reapGroup(flood.name, flood.child.pid);
+    attacker.child.kill('SIGTERM');
+    await Promise.race([attacker.exited, sleep(10_000)]);
+    await reapGroup(attacker.name, attacker.child.pid);
   }
-  const line = flood.stdout.trim().split('\n').pop();
-  notes.push(`oversized-key DPoP flood (${alg}, ${KEY_FLOOD_CONNECTIONS} connection(s)): ${line || 'no summary'}`);
+  const line = attacker.stdout.trim().split('\n').pop();
+  notes.push(`${flood.what} (${alg}, ${flood.connections} connection(s)): ${line || 'no summary'}`);
   for (const [phase, r] of [
     ['calm', calm],
     ['during the flood', duringFlood],
@@ -928,6 +993,10 @@ function printReport(results) {
       console.log(
         `${alg}  known client's median latency during an oversized-key DPoP flood ${fmtMs(r.oursKeyFlood.latencyMs.p50)} ms / calm ${fmtMs(r.oursKeyFlood.calm.latencyMs.p50)} ms = ${(r.oursKeyFlood.latencyMs.p50 / r.oursKeyFlood.calm.latencyMs.p50).toFixed(2)}x (wanted: at most 10x; flood ${r.oursKeyFlood.flood?.perSecond ?? 'n/a'} requests/s, about ${r.oursKeyFlood.flood?.microsPerFloodRequest ? fmtInt(r.oursKeyFlood.flood.microsPerFloodRequest) : 'n/a'} µs of server CPU each)`,
       );
+    if (r.oursRegisterFlood)
+      console.log(
+        `${alg}  known client's median latency during a registration flood ${fmtMs(r.oursRegisterFlood.latencyMs.p50)} ms / calm ${fmtMs(r.oursRegisterFlood.calm.latencyMs.p50)} ms = ${(r.oursRegisterFlood.latencyMs.p50 / r.oursRegisterFlood.calm.latencyMs.p50).toFixed(2)}x, tokens/s flood / calm ${fmtRatio(r.oursRegisterFlood, r.oursRegisterFlood.calm)} (flood ${r.oursRegisterFlood.flood?.perSecond ?? 'n/a'} requests/s, about ${r.oursRegisterFlood.flood?.microsPerFloodRequest ? fmtInt(r.oursRegisterFlood.flood.microsPerFloodRequest) : 'n/a'} µs of server CPU each)`,
+      );
     if (r.oursTickets)
       console.log(
         `${alg}  resource scope with 10k clients, 100k ticket records and 1k data sources / plain scope ${fmtRatio(r.oursTickets, r.ours)} (issue 13 wants at least 0.95x: a cost at most 1.05x)`,
@@ -973,6 +1042,8 @@ function writeJson(results) {
           workers2OverWorkers1: r.oursWorkers2 && r.ours ? r.oursWorkers2.perSecond / r.ours.perSecond : null,
           floodOverPlain: r.oursFlood && r.ours ? r.oursFlood.perSecond / r.ours.perSecond : null,
           keyFloodMedianOverCalm: r.oursKeyFlood ? r.oursKeyFlood.latencyMs.p50 / r.oursKeyFlood.calm.latencyMs.p50 : null,
+          registerFloodMedianOverCalm: r.oursRegisterFlood ? r.oursRegisterFlood.latencyMs.p50 / r.oursRegisterFlood.calm.latencyMs.p50 : null,
+          registerFloodTokensOverCalm: r.oursRegisterFlood ? r.oursRegisterFlood.perSecond / r.oursRegisterFlood.calm.perSecond : null,
           ticketsOverPlain: r.oursTickets && r.ours ? r.oursTickets.perSecond / r.ours.perSecond : null,
           disclosuresOverPlain: r.oursDisclosures && r.ours ? r.oursDisclosures.perSecond / r.ours.perSecond : null,
           statusListOverNoStatus: r.ours && r.oursNoStatus ? r.ours.perSecond / r.oursNoStatus.perSecond : null,

@@ -7,6 +7,7 @@ import { DataSourcesScreen } from './data-sources/data-sources-screen.js';
 import { DefinitionsScreen } from './definitions/definitions-screen.js';
 import { DisclosuresScreen } from './disclosures/disclosures-screen.js';
 import { ExplainScreen } from './explain/explain-screen.js';
+import { InitialAccessTokensScreen } from './initial-access-tokens/initial-access-tokens-screen.js';
 import { ServerScreen } from './server/server-screen.js';
 import { SignInScreen } from './sign-in/sign-in-screen.js';
 import { TicketsScreen } from './tickets/tickets-screen.js';
@@ -16,6 +17,7 @@ const SCREENS = [
   { path: 'definitions', title: 'Resource definitions', Screen: DefinitionsScreen },
   { path: 'data-sources', title: 'Data sources', Screen: DataSourcesScreen },
   { path: 'clients', title: 'Clients', Screen: ClientsScreen },
+  { path: 'initial-access-tokens', title: 'Initial access tokens', Screen: InitialAccessTokensScreen },
   { path: 'tickets', title: 'Consent tickets', Screen: TicketsScreen },
   { path: 'explain', title: 'Explain', Screen: ExplainScreen },
   { path: 'audit', title: 'Audit trail', Screen: AuditScreen },

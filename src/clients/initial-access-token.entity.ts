@@ -7,6 +7,8 @@ import { RecordEntity } from '../database/record.entity.js';
  * is shown once and stored only as its SHA-256 hash.
  */
 @Entity({ name: 'initial_access_token' })
+// The prefix index of the name's search (migration 1765210000000), which TypeORM cannot describe.
+@Index('IDX_initial_access_token_search_name', { synchronize: false })
 export class InitialAccessToken extends RecordEntity {
   @Index('IDX_initial_access_token_name')
   @Column({ type: 'varchar', length: 255 })

@@ -22,3 +22,13 @@ export function tokenRefused(description: string): OAuthError {
   error.headers['WWW-Authenticate'] = `Bearer realm="${REALM}", error="invalid_token"`;
   return error;
 }
+
+/**
+ * The client hung up while its registration waited for a slow hash: nothing is written for it (no
+ * client nobody holds the secret of, no use of the initial access token), and nobody is answered.
+ */
+export class RegistrationAbandoned extends Error {
+  constructor() {
+    super('the client closed its connection before its registration was written');
+  }
+}

@@ -5,6 +5,7 @@ import { OAuthExceptionFilter } from '../http/oauth-exception.filter.js';
 import { sendNoStoreJson } from '../common/send-json.js';
 import { sendNoContent, unsupportedMethod } from '../uma/protection-responses.js';
 import { readRegistrationBody } from './registration-body.js';
+import { RegistrationAbandoned } from './registration-error.js';
 import { RegistrationService } from './registration.service.js';
 
 const COLLECTION_METHODS = 'POST';
@@ -28,7 +29,14 @@ export class RegistrationController {
   async register(@Req() request: Request, @Res() response: Response): Promise<void> {
     const address = request.ip ?? 'unknown';
     const iat = await this.registrations.authenticateIat(request.headers.authorization, address);
-    const registered = await this.registrations.register(iat, await readRegistrationBody(request), address);
+    const body = await readRegistrationBody(request);
+    let registered;
+    try {
+      registered = await this.registrations.register(iat, body, address, () => request.socket.destroyed);
+    } catch (error) {
+      if (error instanceof RegistrationAbandoned) return;
+      throw error;
+    }
     sendNoStoreJson(response, 201, registered.body, { Location: registered.location });
   }
 

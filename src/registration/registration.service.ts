@@ -16,7 +16,7 @@ import { OAuthError } from '../oauth/oauth-error.js';
 import { asMetadataError, isSecretMethod, readMetadata, toClientRegistration, type Ceilings } from './client-metadata-request.js';
 import { generateToken, tokenHash } from '../clients/initial-access-token-rules.js';
 import { mutualTlsEnabled, TLS_CLIENT_AUTH_MEMBERS } from '../clients/mutual-tls.js';
-import { metadataError, tokenRefused, tokenRequired } from './registration-error.js';
+import { metadataError, RegistrationAbandoned, tokenRefused, tokenRequired } from './registration-error.js';
 import { applySoftwareStatement } from './software-statement.js';
 
 /** What a registration or an update answers (RFC 7591 §3.2.1), with where the client is managed. */
@@ -92,7 +92,8 @@ export class RegistrationService {
   }
 
   /** POST /oauth2/register: the client, its secret (secret methods) and its registration access token, shown once. */
-  async register(iat: IatRow, requestBody: Record<string, unknown>, address: string): Promise<RegistrationResponse> {
+  /** `gone`: whether the client has hung up; asked after the slow hash, before anything is written. */
+  async register(iat: IatRow, requestBody: Record<string, unknown>, address: string, gone: () => boolean = () => false): Promise<RegistrationResponse> {
     const ceilings: Ceilings = {
       scopeCeiling: iat.scope_ceiling,
       grantTypes: iat.grant_types,
@@ -120,7 +121,14 @@ export class RegistrationService {
         },
         {
           actor: `dcr:iat:${iat.id}@${address}`,
-          slowHashes: this.slowHashes,
+          slowHashes: {
+            run: async (work) => {
+              const result = await this.slowHashes.run(work);
+              // A registration may wait in the bound's queue for a while: one whose client gave up writes nothing.
+              if (gone()) throw new RegistrationAbandoned();
+              return result;
+            },
+          },
           alsoInTransaction: async (manager, recordId) => {
             await takeUse(manager, iat.id);
             await manager.query(
@@ -210,6 +218,13 @@ export class RegistrationService {
       jwksUri: registration.jwksUri,
       dpopBoundAccessTokens: registration.dpopBound,
       accessTokenLifetime: registration.accessTokenLifetime,
+      // Mutual TLS members too (a renewed certificate may carry another subject); omitted ones return to their defaults.
+      tlsClientAuthSubjectDn: registration.tlsClientAuthSubjectDn,
+      tlsClientAuthSanDns: registration.tlsClientAuthSanDns,
+      tlsClientAuthSanUri: registration.tlsClientAuthSanUri,
+      tlsClientAuthSanIp: registration.tlsClientAuthSanIp,
+      tlsClientAuthSanEmail: registration.tlsClientAuthSanEmail,
+      tlsClientCertificateBoundAccessTokens: registration.certificateBound,
     };
     const registrationToken = generateToken();
     try {
@@ -256,7 +271,7 @@ export class RegistrationService {
     }
   }
 
-  /** §4's per-address limit of failed authentications covers these tokens too: 429 before any lookup. */
+  /** The per-address limit of failed client authentications (docs/operations/security.md) covers these tokens too: 429 before any lookup. */
   private async passThrottle(address: string): Promise<void> {
     const wait = await this.throttle.addressBlockedFor(address);
     if (wait !== undefined) throw OAuthError.tooManyRequests(wait);

@@ -268,26 +268,54 @@ describe('tls_client_auth', () => {
     expect(without.stdout).toBe('401');
   });
 
-  it("works with openid-client's TlsClientAuth and mtls_endpoint_aliases", async () => {
-    const clientId = await tlsClient({ tlsClientAuthSanDns: 'lab-gw.example' }, { certificateBound: true });
-    const fetchWithCertificate: oidc.CustomFetch = async (url, options) => {
+  /** openid-client's fetch over a connection that presents `certificate` and trusts the server's CA. */
+  const fetchWith =
+    (certificate: Issued): oidc.CustomFetch =>
+    async (url, options) => {
       const answer = await httpsCall(url, {
         method: options.method,
         headers: Object.fromEntries(new Headers(options.headers as ConstructorParameters<typeof Headers>[0]).entries()),
         body: options.body === undefined || options.body === null ? '' : String(options.body as string | URLSearchParams),
         ca: serverCa.cert,
-        client: labGateway,
+        client: certificate,
       });
       return new Response(answer.status === 204 ? null : answer.body, {
         status: answer.status,
         headers: Object.entries(answer.headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)] as [string, string]])),
       });
     };
+
+  it("works with openid-client's TlsClientAuth and mtls_endpoint_aliases", async () => {
+    const clientId = await tlsClient({ tlsClientAuthSanDns: 'lab-gw.example' }, { certificateBound: true });
+    const fetchWithCertificate = fetchWith(labGateway);
     const configuration = await oidc.discovery(new URL(server.url), clientId, { use_mtls_endpoint_aliases: true }, oidc.TlsClientAuth(), {
       algorithm: 'oauth2',
       [oidc.customFetch]: fetchWithCertificate,
     });
     configuration[oidc.customFetch] = fetchWithCertificate;
+    const tokens = await oidc.clientCredentialsGrant(configuration, { scope: 'read' });
+    expect(jwtPayload<Claims>(tokens.access_token).cnf).toEqual({ 'x5t#S256': thumbprintOf(labGateway.cert) });
+  });
+
+  it("registers itself with openid-client's dynamicClientRegistration and TlsClientAuth, then gets a bound token", async () => {
+    const issued = await patchAdmin(server, [add('initial-access-token', { attributes: { name: 'lab gateways', scopeCeiling: 'read' } })]);
+    expect(issued.status).toBe(200);
+    const initialAccessToken = (issued.body as { meta: { token: string } }[])[0].meta.token;
+    const fetchWithCertificate = fetchWith(labGateway);
+    const configuration = await oidc.dynamicClientRegistration(
+      new URL(server.url),
+      {
+        grant_types: ['client_credentials'],
+        token_endpoint_auth_method: 'tls_client_auth',
+        tls_client_auth_san_dns: 'lab-gw.example',
+        tls_client_certificate_bound_access_tokens: true,
+        scope: 'read',
+      },
+      oidc.TlsClientAuth(),
+      { initialAccessToken, algorithm: 'oauth2', [oidc.customFetch]: fetchWithCertificate },
+    );
+    configuration[oidc.customFetch] = fetchWithCertificate;
+    expect(configuration.clientMetadata().client_id).toMatch(/^dcr-/);
     const tokens = await oidc.clientCredentialsGrant(configuration, { scope: 'read' });
     expect(jwtPayload<Claims>(tokens.access_token).cnf).toEqual({ 'x5t#S256': thumbprintOf(labGateway.cert) });
   });

@@ -12,8 +12,8 @@ export type ListDocument = {
   meta: { total: number; page: { number: number; size: number } };
 };
 
-/** One entry of a JSON Patch success: the record written (null for remove), once a generated secret. */
-export type OperationResult = { data: ResourceObject | null; meta?: { clientSecret?: string } };
+/** One entry of a JSON Patch success: the record written (null for remove), once a generated secret or initial access token. */
+export type OperationResult = { data: ResourceObject | null; meta?: { clientSecret?: string; token?: string } };
 
 /** A relationship to a record by id, or (inside one PATCH request) by local id. */
 export type Reference = { type: string; id: string } | { type: string; lid: string };

@@ -87,4 +87,9 @@ describe('actorWords', () => {
     expect(actorWords('admin-token@127.0.0.1')).toBe('the admin token from 127.0.0.1');
     expect(actorWords('cli:root@host')).toBe('the command line (root@host)');
   });
+
+  it('reads the actors of dynamic registration', () => {
+    expect(actorWords('dcr:iat:12@203.0.113.9')).toBe('a client registering itself with initial access token 12 from 203.0.113.9');
+    expect(actorWords('dcr:rat:dcr-9fKx@2001:db8::1')).toBe('client dcr-9fKx itself, with its registration access token, from 2001:db8::1');
+  });
 });

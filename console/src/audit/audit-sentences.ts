@@ -216,5 +216,10 @@ export function actorWords(actor: string): string {
   if (admin) return `the admin token from ${admin[1]}`;
   const cli = /^cli:(.*)$/.exec(actor);
   if (cli) return `the command line (${cli[1]})`;
+  // Dynamic registration (docs/guides/dynamic-registration.md): the address is the last '@', as client ids hold none.
+  const registering = /^dcr:iat:(\d+)@(.*)$/.exec(actor);
+  if (registering) return `a client registering itself with initial access token ${registering[1]} from ${registering[2]}`;
+  const managing = /^dcr:rat:([^@]+)@(.*)$/.exec(actor);
+  if (managing) return `client ${managing[1]} itself, with its registration access token, from ${managing[2]}`;
   return actor;
 }

@@ -23,6 +23,8 @@ export type ClientValues = {
   redirectUris: string[];
   /** Seconds as typed; empty: ACCESS_TOKEN_TTL applies. */
   accessTokenLifetime: string;
+  /** A dynamically registered client being edited: whether it may still update or delete its registration (else frozen). */
+  registrationManagement?: boolean;
 };
 
 /** Where the server's error pointers (`/0/value/attributes/<member>`) land in this form. */
@@ -44,6 +46,7 @@ export const CLIENT_LAYOUT: PointerLayout = [
     tlsClientAuthSanEmail: 'tlsSubjectValue',
     tlsClientCertificateBoundAccessTokens: 'certificateBound',
     accessTokenLifetime: 'accessTokenLifetime',
+    registrationManagement: 'registrationManagement',
     clientSecret: 'clientId',
     path: 'clientId',
   },
@@ -87,7 +90,9 @@ export function ClientForm(props: {
     dpopBound: editing?.attributes.dpopBoundAccessTokens === true,
     certificateBound: editing?.attributes.tlsClientCertificateBoundAccessTokens === true,
     tlsSubjectAttribute: 'tlsClientAuthSubjectDn',
+    registrationManagement: editing?.attributes.registrationManagement !== false,
   });
+  const dynamic = editing?.attributes.registeredVia === 'dcr';
   const [state, setState] = useState(initial);
   const [busy, setBusy] = useState(false);
   const form = editing ? 'edit-client' : 'enrol-client';
@@ -112,6 +117,7 @@ export function ClientForm(props: {
       certificateBound: state.certificateBound,
       redirectUris: read('redirectUris').split(/\s+/).filter(Boolean),
       accessTokenLifetime: read('accessTokenLifetime'),
+      registrationManagement: dynamic ? state.registrationManagement : undefined,
     });
     setBusy(false);
     if (ok && !editing) {
@@ -210,6 +216,16 @@ export function ClientForm(props: {
         value={editing && typeof editing.attributes.accessTokenLifetime === 'number' ? String(editing.attributes.accessTokenLifetime) : undefined}
         hint="1 to 86400; empty: the server's ACCESS_TOKEN_TTL. SMART backend clients: 300."
       />
+      {dynamic && (
+        <Checkbox
+          form={form}
+          name="registrationManagement"
+          label="The client may update or delete its own registration"
+          checked={state.registrationManagement}
+          onChange={(registrationManagement) => setState({ ...state, registrationManagement })}
+          hint="It registered itself dynamically. Unchecked, its registration is frozen: it can still read it, but only an administrator changes or removes it."
+        />
+      )}
       {!editing && <TextArea form={form} name="redirectUris" label="Redirect URIs (optional, one per line)" rows={2} errors={props.errors} />}
       <FormButtons submit={editing ? 'Save client' : 'Enrol client'} busy={busy} onCancel={props.onCancel} />
     </form>

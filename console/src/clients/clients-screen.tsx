@@ -118,7 +118,11 @@ export function ClientsScreen({ api }: ScreenProps) {
                   <th scope="row">
                     <code class="id">{clientId}</code>
                   </th>
-                  <td>{text(client, 'clientName')}</td>
+                  <td>
+                    {text(client, 'clientName')}
+                    {client.attributes.registeredVia === 'dcr' && ' '}
+                    {client.attributes.registeredVia === 'dcr' && <span class="tag">registered dynamically</span>}
+                  </td>
                   <td>
                     <Words text={text(client, 'allowedScopes')} />
                   </td>
@@ -194,6 +198,7 @@ function attributesOf(values: ClientValues, dpopKnown: boolean, certificateBindi
     }
     if (values.authenticationType === 'tls_client_auth') attributes[values.tlsSubjectAttribute] = values.tlsSubjectValue === '' ? null : values.tlsSubjectValue;
   }
+  if (values.registrationManagement !== undefined) attributes.registrationManagement = values.registrationManagement;
   if (dpopKnown || values.dpopBound) attributes.dpopBoundAccessTokens = values.dpopBound;
   if (certificateBindingKnown || values.certificateBound) attributes.tlsClientCertificateBoundAccessTokens = values.certificateBound;
   // Digits go as a number; anything else as typed, so the server's error lands beside the field.

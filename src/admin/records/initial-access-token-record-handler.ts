@@ -51,7 +51,8 @@ const COLLECTION: Collection = {
     sortOnly('expiresAt', 'expires_at', 'timestamp'),
     sortOnly('lastUsedAt', 'last_used_at', 'timestamp'),
   ],
-  search: [],
+  // The start of the name (the console's search box), served by its prefix index.
+  search: ['t.name'],
 };
 
 const COLUMNS =
