@@ -6,6 +6,7 @@ import { browserSuite, openScreen } from '../support/browser.js';
 import { consentWorld, type ConsentGrant } from '../support/consent.js';
 import { basic } from '../support/factories.js';
 import { bodyOf, accessTokenClaims, type IntrospectionBody, type JsonApiDocument, type JsonApiResource, type TokenBody } from '../support/bodies.js';
+import { clockTime } from '../../console/src/disclosures/disclosure-sentence.js';
 
 /** The console's Disclosures screen and the tickets screen's active tokens, in a real Chromium. */
 // No request leaves the admin listener, and the admin token is never in a URL (the CSV included).
@@ -34,7 +35,8 @@ async function active(grant: ConsentGrant, accessToken: string): Promise<boolean
 /** A withdrawn disclosure record, as far as the test reads it. */
 type WithdrawnDisclosure = JsonApiResource & { attributes: { withdrawnAt: string; withdrawnBy: string } };
 
-const hhmm = (date: Date) => `${String(date.getHours()).padStart(2, '0')}:${String(date.getMinutes()).padStart(2, '0')}`;
+// The console's own clock rule: the time alone today, with the date on another day (an expiry past midnight).
+const hhmm = (date: Date) => clockTime(date.toISOString(), new Date());
 
 describe('the Disclosures screen', () => {
   it('reads each disclosure as a sentence, filters by client, ticket and activity, and downloads the CSV with the admin token', async () => {
