@@ -8,11 +8,14 @@ const common = {
 };
 
 // The system tier (npm run test:system): whole server processes, embedded clusters and CLI
-// processes started, stopped, signalled and restarted, sustained floods, and every guide run on a
-// fresh server. Node.js alone runs them too; they take minutes each, so `npm test` leaves them
-// out to stay within its 8 minutes, and CI (.ci/run) runs them after it.
+// processes started, stopped, signalled and restarted, sustained floods, every guide run on a
+// fresh server, and the console in Chromium. Node.js alone runs them too (the browser comes from
+// npm); they take minutes, so `npm test` leaves them out to stay within its 8 minutes, and CI
+// (.ci/run) runs them after it.
 const SYSTEM_SUITES = [
   '<rootDir>/test/server/',
+  '<rootDir>/test/console/',
+  '<rootDir>/test/mtls/console.e2e-spec.ts',
   '<rootDir>/test/cli/',
   '<rootDir>/test/docs/docs-commands.e2e-spec.ts',
   '<rootDir>/test/docs/example-script.e2e-spec.ts',
