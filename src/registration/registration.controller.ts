@@ -28,8 +28,16 @@ export class RegistrationController {
   @ApiResponse({ status: 201, description: 'The registered metadata, client_secret (secret methods) and registration_access_token' })
   async register(@Req() request: Request, @Res() response: Response): Promise<void> {
     const address = request.ip ?? 'unknown';
+    // The body is read first, so that a registration which could not hash its secret now is
+    // answered 503 before any database work; its refusals keep their order (token, then body).
+    const read = await readRegistrationBody(request).then(
+      (body) => ({ body }),
+      (error: unknown) => ({ error }),
+    );
+    if ('body' in read) this.registrations.refuseIfHashesBusy(read.body);
     const iat = await this.registrations.authenticateIat(request.headers.authorization, address);
-    const body = await readRegistrationBody(request);
+    if ('error' in read) throw read.error;
+    const body = read.body;
     let registered;
     try {
       registered = await this.registrations.register(iat, body, address, () => request.socket.destroyed);

@@ -75,6 +75,18 @@ export class RegistrationService {
   /** The trusted publishers' keys, read once at start: a bad file stops the start naming the variable. */
   private readonly softwareStatementKeys: { keys: Record<string, unknown>[] } | undefined;
 
+  /**
+   * 503 before any database work when the body asks for a secret method (or for none:
+   * client_secret_basic, RFC 7591 §2) and the bound of slow hashes has no room: a flood of
+   * registrations is refused for the price of reading its body. A software statement may name
+   * another method, so such a body is judged once it is applied.
+   */
+  refuseIfHashesBusy(body: Record<string, unknown>): void {
+    if ('software_statement' in body) return;
+    const method = body.token_endpoint_auth_method ?? 'client_secret_basic';
+    if (typeof method === 'string' && isSecretMethod(method)) this.slowHashes.refuseIfFull();
+  }
+
   /** The initial access token's row, when the request's bearer token is one that may still register. */
   async authenticateIat(authorization: string | undefined, address: string): Promise<IatRow> {
     await this.passThrottle(address);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -63,6 +64,13 @@ async function register(
 
 function statement(key: ClientKey, claims: Record<string, unknown>, kid = 'publisher-1'): Promise<string> {
   return new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid }).sign(key.privateKey);
+}
+
+/** The failures counted for a source address (the throttle's key is the address's SHA-256). */
+async function addressFailures(address: string): Promise<number> {
+  const key = `address:${createHash('sha256').update(address).digest('base64url')}`;
+  const rows = await server.dataSource.query<{ points: number }[]>('SELECT points FROM auth_failure WHERE key = $1', [key]);
+  return rows[0]?.points ?? 0;
 }
 
 async function usesOf(id: string): Promise<number> {
@@ -145,6 +153,49 @@ describe('the bound of slow hashes', () => {
     expect(after).toBe(before);
     expect(await usesOf(iat.id)).toBe(0);
     expect((await register(iat.token, {})).status).toBe(201);
+  });
+});
+
+describe('a registration flood meeting a full bound', () => {
+  /** Every slot and queue place of the bound held until `release`. */
+  function fillBound(): { release: () => Promise<void> } {
+    const gate = server.app.get(SlowHashGate);
+    let open!: () => void;
+    const released = new Promise<void>((resolve) => (open = resolve));
+    const held = Array.from({ length: SLOW_HASHES_AT_ONCE + SLOW_HASHES_WAITING }, () => gate.run(() => released));
+    return {
+      release: async () => {
+        open();
+        await Promise.all(held);
+      },
+    };
+  }
+
+  it('answers 503 before looking at the token: an unknown one counts no failure for its address', async () => {
+    const address = '192.0.2.77';
+    const bound = fillBound();
+    try {
+      for (const body of [{}, { token_endpoint_auth_method: 'client_secret_post' }]) {
+        const refused = await register('an-unknown-initial-access-token', body, address);
+        expect(refused.status).toBe(503);
+        expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      }
+    } finally {
+      await bound.release();
+    }
+    expect(await addressFailures(address)).toBe(0);
+    expect((await register('an-unknown-initial-access-token', {}, address)).status).toBe(401);
+    expect(await addressFailures(address)).toBe(1);
+  });
+
+  it('still answers a registration without a secret (private_key_jwt) on its merits while the bound is full', async () => {
+    const bound = fillBound();
+    try {
+      const refused = await register('an-unknown-initial-access-token', { token_endpoint_auth_method: 'private_key_jwt' }, '192.0.2.78');
+      expect(refused.status).toBe(401);
+    } finally {
+      await bound.release();
+    }
   });
 });
 
