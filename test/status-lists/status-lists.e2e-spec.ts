@@ -229,6 +229,13 @@ describe('token status lists on one database, two instances', () => {
     expect(await first.dataSource.query('SELECT 1 FROM status_list WHERE public_id = $1', [retired])).toEqual([]);
   });
 
+  it('lets a busy instance reserve 16 blocks (4,096 indices) in one update, on both instances without an index twice', async () => {
+    const blocks = await Promise.all([first, second, first].map((server) => server.app.get(StatusIndexAllocator).reserve(16)));
+    const indices = blocks.flatMap((block) => block.indices);
+    expect(blocks.map((block) => block.indices.length)).toEqual([4096, 4096, 4096]);
+    expect(new Set(indices).size).toBe(indices.length);
+  });
+
   it('names every list in the aggregation endpoint, announced in the metadata', async () => {
     const { uri } = entryOf(await issue(first, client));
     const metadata = bodyOf<Record<string, unknown>>(await request(first.url).get('/.well-known/oauth-authorization-server'));
@@ -266,6 +273,11 @@ describe('index allocation (STATUS_LIST_SIZE=1024, a fresh database)', () => {
     expect(new Set(entries.slice(0, 1024).map((entry) => entry.idx)).size).toBe(1024);
     const lists = bodyOf<{ status_lists: string[] }>(await request(first!.url).get('/oauth2/status')).status_lists;
     expect(lists).toEqual([firstList, entries[1024].uri]);
+  });
+
+  it('reserves one block (256 indices) at a time on a list this small, however many are wanted', async () => {
+    const block = await first!.app.get(StatusIndexAllocator).reserve(16);
+    expect(block.indices.length).toBeLessThanOrEqual(256);
   });
 
   it('hands out indices in no sequential order', () => {
