@@ -1,10 +1,10 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finished, startServerProcess } from '../support/processes.js';
 import { freePorts, startTestApp, testDatabaseUrl, type TestApp } from '../support/test-app.js';
+import { localhostCertificate, run } from '../support/certificates.js';
 
 // The public listener's TLS suites (docs/operations/tls.md#cipher-suites): TLS 1.2 only with ECDHE
 // and AES-GCM or ChaCha20-Poly1305, TLS 1.3 as Node ships it; TLS_CIPHERS narrows them. And under
@@ -12,38 +12,6 @@ import { freePorts, startTestApp, testDatabaseUrl, type TestApp } from '../suppo
 const HSTS = 'max-age=31536000';
 
 let dir: string;
-
-function run(command: string, args: string[]): Promise<{ code: number; output: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(command, args, { timeout: 20_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` }),
-    );
-    child.stdin?.end('');
-  });
-}
-
-async function makeCertificate(name: string, keyType: 'rsa' | 'ec'): Promise<{ cert: string; key: string }> {
-  const paths = { cert: join(dir, `${name}-cert.pem`), key: join(dir, `${name}-key.pem`) };
-  const key = keyType === 'rsa' ? ['-newkey', 'rsa:2048'] : ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'];
-  const made = await run('openssl', [
-    'req',
-    '-x509',
-    ...key,
-    '-nodes',
-    '-days',
-    '1',
-    '-subj',
-    '/CN=localhost',
-    '-addext',
-    'subjectAltName=DNS:localhost,IP:127.0.0.1',
-    '-keyout',
-    paths.key,
-    '-out',
-    paths.cert,
-  ]);
-  if (made.code !== 0) throw new Error(`openssl failed: ${made.output}`);
-  return paths;
-}
 
 /** A TLS 1.2 handshake offering only `cipher` (SECLEVEL=0: this OpenSSL may offer any suite; refusing is the server's part). */
 function handshake12(port: number, cipher: string) {
@@ -75,7 +43,7 @@ describe.each([
   let port: number;
 
   beforeAll(async () => {
-    const files = await makeCertificate(`server-${keyType}`, keyType);
+    const files = await localhostCertificate(dir, `server-${keyType}`, keyType);
     server = await startTestApp({ TLS_CERT_FILE: files.cert, TLS_KEY_FILE: files.key });
     port = Number(new URL(server.url).port);
   });
@@ -111,7 +79,7 @@ describe('TLS_CIPHERS', () => {
   let port: number;
 
   beforeAll(async () => {
-    const files = await makeCertificate('narrowed', 'rsa');
+    const files = await localhostCertificate(dir, 'narrowed', 'rsa');
     server = await startTestApp({ TLS_CERT_FILE: files.cert, TLS_KEY_FILE: files.key, TLS_CIPHERS: 'ECDHE-RSA-CHACHA20-POLY1305' });
     port = Number(new URL(server.url).port);
   });
@@ -159,7 +127,7 @@ describe('HSTS under native TLS', () => {
   let cert: string;
 
   beforeAll(async () => {
-    const files = await makeCertificate('hsts', 'ec');
+    const files = await localhostCertificate(dir, 'hsts', 'ec');
     cert = readFileSync(files.cert, 'utf8');
     // TRUST_PROXY believes a proxy on loopback: its X-Forwarded-Proto still must not turn HSTS off.
     server = await startTestApp({ TLS_CERT_FILE: files.cert, TLS_KEY_FILE: files.key, TRUST_PROXY: 'loopback' });

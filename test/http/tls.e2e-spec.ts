@@ -1,5 +1,4 @@
 import type { ChildProcess } from 'node:child_process';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
@@ -11,6 +10,7 @@ import { basic } from '../support/factories.js';
 import { eventually, finished, runCli, startServerProcess } from '../support/processes.js';
 import { RawConnection } from '../support/raw-http.js';
 import { freePorts, startTestApp, testDatabaseUrl } from '../support/test-app.js';
+import { localhostCertificate, run } from '../support/certificates.js';
 
 // Native TLS (docs/operations/tls.md): TLS_CERT_FILE and TLS_KEY_FILE make the public listener
 // HTTPS only, TLS 1.2 at least, with HSTS; the admin listener stays plain HTTP.
@@ -21,43 +21,9 @@ let certFile: string;
 let keyFile: string;
 let cert: string;
 
-function run(command: string, args: string[], input = ''): Promise<{ code: number; output: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(command, args, { timeout: 20_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` }),
-    );
-    child.stdin?.end(input);
-  });
-}
-
-async function makeCertificate(name: string): Promise<{ cert: string; key: string }> {
-  const paths = { cert: join(dir, `${name}-cert.pem`), key: join(dir, `${name}-key.pem`) };
-  const made = await run('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-days',
-    '1',
-    '-subj',
-    '/CN=localhost',
-    '-addext',
-    'subjectAltName=DNS:localhost,IP:127.0.0.1',
-    '-keyout',
-    paths.key,
-    '-out',
-    paths.cert,
-  ]);
-  if (made.code !== 0) throw new Error(`openssl failed: ${made.output}`);
-  return paths;
-}
-
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tls-test-'));
-  ({ cert: certFile, key: keyFile } = await makeCertificate('server'));
+  ({ cert: certFile, key: keyFile } = await localhostCertificate(dir, 'server'));
   cert = readFileSync(certFile, 'utf8');
 });
 
@@ -126,7 +92,7 @@ describe('the start with bad TLS files', () => {
   });
 
   it("refuses a key that is not the certificate's, naming TLS_KEY_FILE", async () => {
-    const other = await makeCertificate('other');
+    const other = await localhostCertificate(dir, 'other');
     expectRefusal(await startError({ TLS_CERT_FILE: certFile, TLS_KEY_FILE: other.key }), 'TLS_KEY_FILE');
   });
 });

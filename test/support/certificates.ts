@@ -23,6 +23,15 @@ async function openssl(args: string[]): Promise<void> {
   if (result.code !== 0) throw new Error(`openssl ${args[0]} failed: ${result.output}`);
 }
 
+/** A self-signed server certificate for localhost and 127.0.0.1 in `dir` (EC P-256, or RSA 2048 for the RSA suites); answers the files. */
+export async function localhostCertificate(dir: string, name: string, keyType: 'rsa' | 'ec' = 'ec'): Promise<{ cert: string; key: string }> {
+  const paths = { cert: join(dir, `${name}-cert.pem`), key: join(dir, `${name}-key.pem`) };
+  const key = keyType === 'rsa' ? ['-newkey', 'rsa:2048'] : ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'];
+  const subject = ['-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'];
+  await openssl(['req', '-x509', ...key, '-nodes', '-days', '1', ...subject, '-keyout', paths.key, '-out', paths.cert]);
+  return paths;
+}
+
 /**
  * Certificates made with openssl in `dir` (a temp folder of the test): CAs, leaves they issue
  * (with subject alternative names), self-signed certificates. EC P-256 keys: quick to make.
