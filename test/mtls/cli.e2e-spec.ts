@@ -41,6 +41,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** `client create` of a client named Lab with scope read, then `extra` (its method and certificate options). */
+const createLabClient = (clientId: string, extra: string[], environment: Record<string, string> = mtlsEnvironment()) =>
+  runCli(['client', 'create', '--client-id', clientId, '--name', 'Lab', '--scopes', 'read', ...extra], environment);
+
 const token = (clientId: string, certificate: Issued) =>
   request(server.url)
     .post('/oauth2/token')
@@ -50,25 +54,14 @@ const token = (clientId: string, certificate: Issued) =>
 
 it('registers a certificate-bound tls_client_auth client with --tls-subject-dn, printing no secret', async () => {
   const clientId = unique('cli-lab');
-  const result = await runCli(
-    [
-      'client',
-      'create',
-      '--client-id',
-      clientId,
-      '--name',
-      'Lab',
-      '--scopes',
-      'read',
-      '--auth-method',
-      'tls_client_auth',
-      '--tls-subject-dn',
-      'CN=lab-gw,O=Example Lab,C=DE',
-      '--cert-bound',
-      '--json',
-    ],
-    mtlsEnvironment(),
-  );
+  const result = await createLabClient(clientId, [
+    '--auth-method',
+    'tls_client_auth',
+    '--tls-subject-dn',
+    'CN=lab-gw,O=Example Lab,C=DE',
+    '--cert-bound',
+    '--json',
+  ]);
   expect(result.stderr).toBe('');
   expect(parsedAs<Record<string, unknown>>(result.stdout)).toEqual({ client_id: clientId });
   const response = await token(clientId, gateway);
@@ -78,10 +71,7 @@ it('registers a certificate-bound tls_client_auth client with --tls-subject-dn, 
 
 it('registers a client matched by --tls-san-ip', async () => {
   const clientId = unique('cli-ip');
-  const result = await runCli(
-    ['client', 'create', '--client-id', clientId, '--name', 'Lab', '--scopes', 'read', '--auth-method', 'tls_client_auth', '--tls-san-ip', '192.0.2.10'],
-    mtlsEnvironment(),
-  );
+  const result = await createLabClient(clientId, ['--auth-method', 'tls_client_auth', '--tls-san-ip', '192.0.2.10']);
   expect(result.code).toBe(0);
   expect(result.stdout).toContain('authenticates with tls_client_auth (no secret)');
   expect((await token(clientId, gateway)).status).toBe(200);
@@ -113,47 +103,22 @@ it('registers a self_signed_tls_client_auth client from a JWKS file with x5c', a
 });
 
 it('refuses tls_client_auth with two subject values, in one line', async () => {
-  const result = await runCli(
-    [
-      'client',
-      'create',
-      '--client-id',
-      unique('cli-two'),
-      '--name',
-      'Lab',
-      '--scopes',
-      'read',
-      '--auth-method',
-      'tls_client_auth',
-      '--tls-san-dns',
-      'a.example',
-      '--tls-san-uri',
-      'https://a.example',
-    ],
-    mtlsEnvironment(),
-  );
+  const result = await createLabClient(unique('cli-two'), [
+    '--auth-method',
+    'tls_client_auth',
+    '--tls-san-dns',
+    'a.example',
+    '--tls-san-uri',
+    'https://a.example',
+  ]);
   expect(result.code).toBe(1);
   expect(result.stderr).toMatch(/^error: a tls_client_auth client registers exactly one of/);
 });
 
 it('refuses tls_client_auth on a server without mutual TLS', async () => {
-  const result = await runCli(
-    [
-      'client',
-      'create',
-      '--client-id',
-      unique('cli-off'),
-      '--name',
-      'Lab',
-      '--scopes',
-      'read',
-      '--auth-method',
-      'tls_client_auth',
-      '--tls-san-dns',
-      'a.example',
-    ],
-    { DATABASE_URL: testDatabaseUrl() },
-  );
+  const result = await createLabClient(unique('cli-off'), ['--auth-method', 'tls_client_auth', '--tls-san-dns', 'a.example'], {
+    DATABASE_URL: testDatabaseUrl(),
+  });
   expect(result.code).toBe(1);
   expect(result.stderr).toMatch(/tls_client_auth needs mutual TLS/);
 });
