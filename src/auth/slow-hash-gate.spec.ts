@@ -62,4 +62,29 @@ describe('WorkGate', () => {
     await expect(gate.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     await expect(gate.run(() => Promise.resolve('next'))).resolves.toBe('next');
   });
+
+  it('refuses a piece of work that waited longer than its maximum wait, with the refusal it was given, and takes it out of the queue', async () => {
+    const refusal = () => OAuthError.temporarilyUnavailable('line full', 1);
+    const gate = new WorkGate(1, 1, { refusal, maxWaitMs: 20 });
+    const blocker = deferred();
+    const first = gate.run(() => blocker.promise);
+    const waited = await gate.run(() => Promise.resolve('ran')).catch((error: unknown) => error);
+    expect(waited).toBeInstanceOf(OAuthError);
+    expect((waited as OAuthError).description).toBe('line full');
+    // Its place in the queue is free again: the next one waits instead of being refused at once.
+    const next = gate.run(() => Promise.resolve('next'));
+    blocker.resolve();
+    await first;
+    await expect(next).resolves.toBe('next');
+  });
+
+  it('hands the slot over to a piece of work whose turn comes within its maximum wait', async () => {
+    const gate = new WorkGate(1, 1, { maxWaitMs: 5_000 });
+    const blocker = deferred();
+    const first = gate.run(() => blocker.promise);
+    const second = gate.run(() => Promise.resolve('second'));
+    blocker.resolve();
+    await first;
+    await expect(second).resolves.toBe('second');
+  });
 });

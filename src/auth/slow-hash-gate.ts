@@ -13,19 +13,31 @@ const RETRY_AFTER_SECONDS = 1;
 /** The reason of the bound's refusals in the throttle's warn lines. */
 export const SLOW_HASHES_BUSY = 'slow hashes busy';
 
-/** At most `atOnce` pieces of work at a time, at most `queueLength` waiting; the rest refused with 503. */
+/** How a gate refuses, and how long a piece of work may wait in its queue before it is refused. */
+export type GateOptions = { refusal?: () => OAuthError; maxWaitMs?: number };
+
+/**
+ * At most `atOnce` pieces of work at a time, at most `queueLength` waiting (each at most
+ * `maxWaitMs`, unbounded unless given); the rest refused with 503.
+ */
 export class WorkGate {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
+  private readonly refusal: () => OAuthError;
+  private readonly maxWaitMs: number;
 
   constructor(
     private readonly atOnce: number,
     private readonly queueLength: number,
-  ) {}
+    options: GateOptions = {},
+  ) {
+    this.refusal = options.refusal ?? busy;
+    this.maxWaitMs = options.maxWaitMs ?? Infinity;
+  }
 
   /** 503 now when a piece of work would be refused: lets a caller skip the work before it (database lookups). */
   refuseIfFull(): void {
-    if (this.running >= this.atOnce && this.waiting.length >= this.queueLength) throw busy();
+    if (this.running >= this.atOnce && this.waiting.length >= this.queueLength) throw this.refusal();
   }
 
   /** Whether a piece of work would start now, without waiting in the queue. */
@@ -47,9 +59,23 @@ export class WorkGate {
       this.running += 1;
       return;
     }
-    if (this.waiting.length >= this.queueLength) throw busy();
+    if (this.waiting.length >= this.queueLength) throw this.refusal();
     // The slot is handed over by leave(): `running` stays as it is.
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
+    await new Promise<void>((resolve, reject) => {
+      if (!Number.isFinite(this.maxWaitMs)) {
+        this.waiting.push(resolve);
+        return;
+      }
+      const handOver = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.waiting.splice(this.waiting.indexOf(handOver), 1);
+        reject(this.refusal());
+      }, this.maxWaitMs);
+      this.waiting.push(handOver);
+    });
   }
 
   private leave(): void {

@@ -31,3 +31,18 @@ export async function readRegistrationBody(request: Request): Promise<Record<str
   if (text.includes('\\u0000') || text.includes('\0')) throw metadataError('invalid_client_metadata', 'the body contains a NUL character');
   return value as Record<string, unknown>;
 }
+
+/** A body read, or the refusal reading it gave. */
+export type SettledBody = { body: Record<string, unknown> } | { error: unknown };
+
+/**
+ * The registration body, or the refusal reading it gave, to be thrown only after the bearer token
+ * was looked at: refusals keep their order (token, then body) while the body is read before the
+ * request takes its turn in the line.
+ */
+export function readRegistrationBodySettled(request: Request): Promise<SettledBody> {
+  return readRegistrationBody(request).then(
+    (body) => ({ body }),
+    (error: unknown) => ({ error }),
+  );
+}

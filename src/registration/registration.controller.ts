@@ -4,8 +4,9 @@ import type { Request, Response } from 'express';
 import { OAuthExceptionFilter } from '../http/oauth-exception.filter.js';
 import { sendNoStoreJson } from '../common/send-json.js';
 import { sendNoContent, unsupportedMethod } from '../uma/protection-responses.js';
-import { readRegistrationBody } from './registration-body.js';
+import { readRegistrationBodySettled } from './registration-body.js';
 import { RegistrationAbandoned } from './registration-error.js';
+import { RegistrationLine } from './registration-line.js';
 import { RegistrationService } from './registration.service.js';
 
 const COLLECTION_METHODS = 'POST';
@@ -21,7 +22,10 @@ const ITEM_METHODS = 'GET, PUT, DELETE';
 @Controller('oauth2/register')
 @UseFilters(OAuthExceptionFilter)
 export class RegistrationController {
-  constructor(private readonly registrations: RegistrationService) {}
+  constructor(
+    private readonly registrations: RegistrationService,
+    private readonly line: RegistrationLine,
+  ) {}
 
   @Post()
   @ApiOperation({ summary: 'Register a client (RFC 7591) with an initial access token: 201 with its credentials, shown once' })
@@ -30,21 +34,22 @@ export class RegistrationController {
     const address = request.ip ?? 'unknown';
     // The body is read first, so that a registration which could not hash its secret now is
     // answered 503 before any database work; its refusals keep their order (token, then body).
-    const read = await readRegistrationBody(request).then(
-      (body) => ({ body }),
-      (error: unknown) => ({ error }),
-    );
+    const read = await readRegistrationBodySettled(request);
     if ('body' in read) this.registrations.refuseIfHashesBusy(read.body);
-    const iat = await this.registrations.authenticateIat(request.headers.authorization, address);
-    if ('error' in read) throw read.error;
-    const body = read.body;
-    let registered;
-    try {
-      registered = await this.registrations.register(iat, body, address, () => request.socket.destroyed);
-    } catch (error) {
-      if (error instanceof RegistrationAbandoned) return;
-      throw error;
-    }
+    // One registration's share of the process at a time, however many connections a flood opens.
+    const gone = () => request.socket.destroyed;
+    const registered = await this.line.run(async () => {
+      if (gone()) return undefined;
+      const iat = await this.registrations.authenticateIat(request.headers.authorization, address);
+      if ('error' in read) throw read.error;
+      try {
+        return await this.registrations.register(iat, read.body, address, gone);
+      } catch (error) {
+        if (error instanceof RegistrationAbandoned) return undefined;
+        throw error;
+      }
+    });
+    if (!registered) return;
     sendNoStoreJson(response, 201, registered.body, { Location: registered.location });
   }
 
@@ -56,24 +61,34 @@ export class RegistrationController {
   @Get(':clientId')
   @ApiOperation({ summary: 'Read a registration (RFC 7592 §2.1) with its registration access token' })
   async read(@Req() request: Request, @Res() response: Response, @Param('clientId') clientId: string): Promise<void> {
-    const client = await this.registrations.authenticateClient(request.headers.authorization, clientId, request.ip ?? 'unknown');
-    sendNoStoreJson(response, 200, await this.registrations.read(client));
+    const body = await this.line.run(async () => {
+      const client = await this.registrations.authenticateClient(request.headers.authorization, clientId, request.ip ?? 'unknown');
+      return this.registrations.read(client);
+    });
+    sendNoStoreJson(response, 200, body);
   }
 
   @Put(':clientId')
   @ApiOperation({ summary: 'Replace a registration (RFC 7592 §2.2): a new registration access token' })
   async update(@Req() request: Request, @Res() response: Response, @Param('clientId') clientId: string): Promise<void> {
     const address = request.ip ?? 'unknown';
-    const client = await this.registrations.authenticateClient(request.headers.authorization, clientId, address);
-    sendNoStoreJson(response, 200, await this.registrations.update(client, await readRegistrationBody(request), address));
+    const read = await readRegistrationBodySettled(request);
+    const updated = await this.line.run(async () => {
+      const client = await this.registrations.authenticateClient(request.headers.authorization, clientId, address);
+      if ('error' in read) throw read.error;
+      return this.registrations.update(client, read.body, address);
+    });
+    sendNoStoreJson(response, 200, updated);
   }
 
   @Delete(':clientId')
   @ApiOperation({ summary: "Delete a registration (RFC 7592 §2.3), as an administrator's remove: 204" })
   async remove(@Req() request: Request, @Res() response: Response, @Param('clientId') clientId: string): Promise<void> {
     const address = request.ip ?? 'unknown';
-    const client = await this.registrations.authenticateClient(request.headers.authorization, clientId, address);
-    await this.registrations.remove(client, address);
+    await this.line.run(async () => {
+      const client = await this.registrations.authenticateClient(request.headers.authorization, clientId, address);
+      await this.registrations.remove(client, address);
+    });
     sendNoContent(response);
   }
 

@@ -3,12 +3,13 @@ import { AdminModule } from '../admin/admin.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { ClientsModule } from '../clients/clients.module.js';
 import { RegistrationController } from './registration.controller.js';
+import { RegistrationLine } from './registration-line.js';
 import { RegistrationService } from './registration.service.js';
 
 /** Dynamic client registration (docs/guides/dynamic-registration.md); present only with DYNAMIC_CLIENT_REGISTRATION=true. */
 @Module({
   imports: [ClientsModule, AuthModule, AdminModule],
   controllers: [RegistrationController],
-  providers: [RegistrationService],
+  providers: [RegistrationService, RegistrationLine],
 })
 export class RegistrationModule {}

@@ -11,6 +11,7 @@ import { clientKey, type ClientKey } from '../support/keys.js';
 import { eventually, runCli } from '../support/processes.js';
 import { startTestApp, testDatabaseUrl, type TestApp } from '../support/test-app.js';
 import { SLOW_HASHES_AT_ONCE, SLOW_HASHES_WAITING, SlowHashGate } from '../../src/auth/slow-hash-gate.js';
+import { REGISTRATION_WAIT_MS, REGISTRATIONS_AT_ONCE, RegistrationLine } from '../../src/registration/registration-line.js';
 
 // Rules of dynamic registration (docs/guides/dynamic-registration.md) that need a server of their
 // own: software statements from a configured publisher, the per-address limit, the command line's
@@ -196,6 +197,99 @@ describe('a registration flood meeting a full bound', () => {
     } finally {
       await bound.release();
     }
+  });
+});
+
+describe('the line of registrations', () => {
+  /** Every turn of the line held until `release`. */
+  function holdLine(): { release: () => Promise<void> } {
+    const line = server.app.get(RegistrationLine);
+    let open!: () => void;
+    const released = new Promise<void>((resolve) => (open = resolve));
+    const held = Array.from({ length: REGISTRATIONS_AT_ONCE }, () => line.run(() => released));
+    return {
+      release: async () => {
+        open();
+        await Promise.all(held);
+      },
+    };
+  }
+
+  it('makes a registration wait for its turn while others are in progress, then registers it', async () => {
+    const iat = await newIat();
+    const line = holdLine();
+    const waiting = register(iat.token, { client_name: 'Waits its turn' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await usesOf(iat.id)).toBe(0);
+    await line.release();
+    const answer = await waiting;
+    expect(answer.status).toBe(201);
+    expect(await usesOf(iat.id)).toBe(1);
+  });
+
+  it('makes RFC 7592 management wait its turn too, then answers it', async () => {
+    const iat = await newIat();
+    const { body } = await register(iat.token, { client_name: 'Managed in turn' });
+    const line = holdLine();
+    let answered = false;
+    const reading = request(server.url)
+      .get(`/oauth2/register/${body.client_id}`)
+      .set('Authorization', `Bearer ${String(body.registration_access_token)}`)
+      .then((response) => {
+        answered = true;
+        return response;
+      });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(answered).toBe(false);
+    await line.release();
+    const response = await reading;
+    expect(response.status).toBe(200);
+    expect(bodyOf<Registered>(response).client_name).toBe('Managed in turn');
+  });
+
+  it('answers 503 with Retry-After to a registration whose turn does not come within the wait, storing and using nothing', async () => {
+    const iat = await newIat();
+    const address = '192.0.2.79';
+    const [{ count: before }] = await server.dataSource.query<{ count: number }[]>('SELECT count(*)::int AS count FROM client');
+    const line = holdLine();
+    const started = Date.now();
+    let refused;
+    try {
+      refused = await register(iat.token, { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [publisher.jwk] } }, address);
+    } finally {
+      await line.release();
+    }
+    expect(Date.now() - started).toBeGreaterThanOrEqual(REGISTRATION_WAIT_MS - 50);
+    expect(refused.status).toBe(503);
+    expect(refused.body.error).toBe('temporarily_unavailable');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    const [{ count: after }] = await server.dataSource.query<{ count: number }[]>('SELECT count(*)::int AS count FROM client');
+    expect(after).toBe(before);
+    expect(await usesOf(iat.id)).toBe(0);
+    expect(await addressFailures(address)).toBe(0);
+  });
+
+  it('looks at nothing for a registration whose client hung up while it waited its turn', async () => {
+    const iat = await newIat({ maxUses: 1 });
+    const address = '192.0.2.80';
+    const line = holdLine();
+    const outgoing = httpRequest(`${server.url}/oauth2/register`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: 'Bearer an-unknown-initial-access-token', 'X-Forwarded-For': address },
+    });
+    outgoing.on('error', () => undefined);
+    outgoing.end(JSON.stringify({ client_name: 'Gone' }));
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      outgoing.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    } finally {
+      await line.release();
+    }
+    // An unknown token looked at would have counted a failure for the address.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await addressFailures(address)).toBe(0);
+    expect((await register(iat.token, {}, address)).status).toBe(201);
   });
 });
 
