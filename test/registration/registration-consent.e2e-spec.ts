@@ -1,3 +1,4 @@
+import { getListFromStatusListJWT, getStatusListFromJWT } from '@sd-jwt/jwt-status-list';
 import request from 'supertest';
 import { add, freshIds, getAdmin, JSON_API, patchAdmin, ref } from '../support/admin.js';
 import { bodyOf, type IntrospectionBody, type TokenBody } from '../support/bodies.js';
@@ -13,20 +14,23 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 type Registered = { client_id: string; client_secret: string; registration_access_token: string; error?: string; error_description?: string };
 
 let server: TestApp;
+/** A second instance on the same database, for the management calls made elsewhere. */
+let other: TestApp;
 /** A client allowed uma_protection, which introspects the tokens. */
 let introspector: ConsentGrant;
 
 beforeAll(async () => {
   server = await startTestApp();
+  other = await startTestApp();
   introspector = await consentWorld(server, { ticket: false });
 }, 120_000);
 
 afterAll(async () => {
-  await server?.close();
+  await Promise.all([server?.close(), other?.close()]);
 });
 
 /** A client registered with scope `<definition>:read read`, and a ticket covering `<definition>:read` written for it. */
-async function registeredUnderTicket(): Promise<{ world: ConsentGrant; registered: Registered; scope: string }> {
+async function registeredUnderTicket(): Promise<{ world: ConsentGrant; registered: Registered; scope: string; chain: string[] }> {
   const world = await consentWorld(server, { ticket: false });
   const scope = `${world.definitionName}:read`;
   const iat = await request(server.adminUrl)
@@ -70,7 +74,14 @@ async function registeredUnderTicket(): Promise<{ world: ConsentGrant; registere
     }),
   ]);
   expect(written.status).toBe(200);
-  return { world, registered, scope };
+  // The ticket's chain, in an order the admin interface can remove it in.
+  const chain = [
+    `/requested-resources-capability-tickets/${combination}`,
+    `/requested-resource-scopes/${binding}`,
+    `/requested-resource/${resource}`,
+    `/capability-ticket/${ticket}`,
+  ];
+  return { world, registered, scope, chain };
 }
 
 async function tokenFor(registered: Registered, scope: string) {
@@ -122,4 +133,24 @@ it('refuses its own delete with 409 while a ticket still names it, removing noth
   expect(body.error_description).toMatch(/capability-ticket|ticket/);
   expect(await active(issued)).toBe(true);
   expect((await tokenFor(registered, scope)).status).toBe(200);
+});
+
+it('deletes itself on another instance once an administrator removed its ticket: 401 at the token endpoint, its resource-scope token inactive with status 1', async () => {
+  const { registered, scope, chain } = await registeredUnderTicket();
+  const issued = bodyOf<TokenBody>(await tokenFor(registered, scope)).access_token;
+  const removed = await patchAdmin(
+    server,
+    chain.map((path) => ({ op: 'remove', path })),
+  );
+  expect(removed.status).toBe(200);
+  const deleted = await request(other.url)
+    .delete(`/oauth2/register/${registered.client_id}`)
+    .set('Authorization', `Bearer ${registered.registration_access_token}`);
+  expect(deleted.status).toBe(204);
+  await eventually(async () => ((await tokenFor(registered, 'read')).status === 401 ? true : undefined), 2_000);
+  expect(await active(issued)).toBe(false);
+  const { idx, uri } = getStatusListFromJWT(issued);
+  const list = await request(server.url).get(new URL(uri).pathname).set('Accept', 'application/statuslist+jwt');
+  expect(list.status).toBe(200);
+  expect(getListFromStatusListJWT(list.text).getStatus(idx)).toBe(1);
 });
