@@ -74,6 +74,8 @@ export class WorkGate {
         this.waiting.splice(this.waiting.indexOf(handOver), 1);
         reject(this.refusal());
       }, this.maxWaitMs);
+      // The request that waits keeps the process busy; the timer alone does not.
+      timer.unref();
       this.waiting.push(handOver);
     });
   }
