@@ -31,6 +31,8 @@ let labGateway: Issued;
 let labGatewayRenewed: Issued;
 let otherCaGateway: Issued;
 let expired: Issued;
+let secondNetworkGateway: Issued;
+let intermediateGateway: Issued;
 let selfSigned: Issued;
 let anotherSelfSigned: Issued;
 let proofKey: ClientKey;
@@ -49,8 +51,13 @@ beforeAll(async () => {
   expired = await make.leaf('lab-gw-expired', networkCa, LAB_SUBJECT, { san: LAB_SAN, days: -1 });
   selfSigned = await make.selfSigned('device', '/CN=device-17');
   anotherSelfSigned = await make.selfSigned('device-other', '/CN=device-17');
+  // The CA file holds several networks' CAs, and an intermediate CA trusted as it is.
+  const secondNetworkCa = await make.ca('second-network-ca', '/C=FR/O=Second Network/CN=Second Network CA');
+  const intermediateCa = await make.leaf('intermediate-ca', secondNetworkCa, '/C=FR/O=Second Network/CN=Devices CA', { ca: true });
+  secondNetworkGateway = await make.leaf('gw-2', secondNetworkCa, '/C=FR/O=Laboratoire Dupont, SA/CN=gw-2', { san: 'DNS:gw-2.example' });
+  intermediateGateway = await make.leaf('gw-3', intermediateCa, '/C=FR/O=Laboratoire Dupont, SA/OU=Devices/CN=gw-3', { san: 'DNS:gw-3.example' });
   const caFile = join(dir, 'client-cas.pem');
-  writeFileSync(caFile, networkCa.cert);
+  writeFileSync(caFile, [networkCa.cert, secondNetworkCa.cert, intermediateCa.cert].join(''));
   proofKey = await clientKey('ES256');
   const logs = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -161,6 +168,21 @@ describe('tls_client_auth', () => {
   it('compares the DN as a name: case, insignificant spaces and attribute type names do not matter', async () => {
     const clientId = await tlsClient({ tlsClientAuthSubjectDn: 'cn=LAB-GW ,  o=example   lab,2.5.4.6=de' });
     expect((await clientCredentials(clientId, labGateway)).status).toBe(200);
+  });
+
+  it('authenticates a certificate of another CA of the file, with a DN whose value holds an escaped comma', async () => {
+    const clientId = await tlsClient({ tlsClientAuthSubjectDn: 'CN=gw-2,O=Laboratoire Dupont\\, SA,C=FR' });
+    expect((await clientCredentials(clientId, secondNetworkGateway)).status).toBe(200);
+  });
+
+  it('authenticates a certificate issued by an intermediate CA the file holds', async () => {
+    const clientId = await tlsClient({ tlsClientAuthSubjectDn: 'CN=gw-3,OU=Devices,O=Laboratoire Dupont\\, SA,C=FR' });
+    expect((await clientCredentials(clientId, intermediateGateway)).status).toBe(200);
+  });
+
+  it("refuses one network's certificate for a client registered with another network's subject", async () => {
+    const clientId = await tlsClient({ tlsClientAuthSubjectDn: 'CN=gw-2,O=Laboratoire Dupont\\, SA,C=FR' });
+    expectRefused(await clientCredentials(clientId, labGateway), 401, 'invalid_client', /does not match the registered tls_client_auth_subject_dn/);
   });
 
   it('refuses a DN whose RDNs are in another order, naming the rule', async () => {
