@@ -341,6 +341,31 @@ describe('tls_client_auth', () => {
     const tokens = await oidc.clientCredentialsGrant(configuration, { scope: 'read' });
     expect(jwtPayload<Claims>(tokens.access_token).cnf).toEqual({ 'x5t#S256': thumbprintOf(labGateway.cert) });
   });
+
+  it("registers a self_signed_tls_client_auth client with openid-client's dynamicClientRegistration, its certificate in jwks, then gets a bound token", async () => {
+    const issued = await patchAdmin(server, [add('initial-access-token', { attributes: { name: 'devices', scopeCeiling: 'read' } })]);
+    expect(issued.status).toBe(200);
+    const initialAccessToken = (issued.body as { meta: { token: string } }[])[0].meta.token;
+    const fetchWithCertificate = fetchWith(selfSigned);
+    const configuration = await oidc.dynamicClientRegistration(
+      new URL(server.url),
+      {
+        grant_types: ['client_credentials'],
+        token_endpoint_auth_method: 'self_signed_tls_client_auth',
+        jwks: { keys: [(await x5cJwk(selfSigned)) as oidc.JsonObject] },
+        tls_client_certificate_bound_access_tokens: true,
+        scope: 'read',
+      },
+      oidc.TlsClientAuth(),
+      { initialAccessToken, algorithm: 'oauth2', [oidc.customFetch]: fetchWithCertificate },
+    );
+    configuration[oidc.customFetch] = fetchWithCertificate;
+    const tokens = await oidc.clientCredentialsGrant(configuration, { scope: 'read' });
+    expect(jwtPayload<Claims>(tokens.access_token).cnf).toEqual({ 'x5t#S256': thumbprintOf(selfSigned.cert) });
+    // Another self-signed certificate with the same subject is not the registered one.
+    configuration[oidc.customFetch] = fetchWith(anotherSelfSigned);
+    await expect(oidc.clientCredentialsGrant(configuration, { scope: 'read' })).rejects.toMatchObject({ error: 'invalid_client' });
+  });
 });
 
 describe('self_signed_tls_client_auth', () => {
