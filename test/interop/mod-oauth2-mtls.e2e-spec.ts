@@ -1,12 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createClient } from '../support/factories.js';
 import { parsedAs, type TokenBody } from '../support/bodies.js';
-import { CertificateFactory, httpsCall, run, type Issued } from '../support/certificates.js';
-import { eventually } from '../support/processes.js';
+import { apacheHead, requireModOauth2, startApache, type Apache } from '../support/apache.js';
+import { CertificateFactory, httpsCall, type Issued } from '../support/certificates.js';
 
 import { freePort, type TestApp, startTestApp } from '../support/test-app.js';
 
@@ -15,12 +14,9 @@ import { freePort, type TestApp, startTestApp } from '../support/test-app.js';
 // with our jwks_uri and, with type=mtls, compares cnf["x5t#S256"] with the certificate of the
 // connection the token arrives on (SSLVerifyClient optional_no_ca, SSLOptions +ExportCertData).
 
-const APACHE = '/usr/sbin/apache2';
-const MODULES = '/usr/lib/apache2/modules';
-
 let dir: string;
 let server: TestApp;
-let apache: ChildProcess | undefined;
+let apache: Apache | undefined;
 let apachePort: number;
 let serverCa: Issued;
 let gateway: Issued;
@@ -28,19 +24,8 @@ let otherGateway: Issued;
 
 function apacheConfig(root: string, port: number, serverCert: Issued, jwksUri: string): string {
   // unixd is built into Debian's Apache.
-  const modules = ['mpm_event', 'authn_core', 'authz_core', 'authz_user', 'ssl', 'oauth2'];
   return [
-    ...modules.map((name) => `LoadModule ${name}_module ${MODULES}/mod_${name}.so`),
-    `ServerRoot ${root}`,
-    `PidFile ${root}/httpd.pid`,
-    `ErrorLog ${root}/error.log`,
-    'LogLevel warn',
-    `Listen 127.0.0.1:${port}`,
-    'ServerName localhost',
-    `DocumentRoot ${root}/htdocs`,
-    'User nobody',
-    'Group nogroup',
-    `Mutex file:${root} default`,
+    ...apacheHead(root, port, ['mpm_event', 'authn_core', 'authz_core', 'authz_user', 'ssl', 'oauth2']),
     'SSLEngine on',
     `SSLCertificateFile ${serverCert.certFile}`,
     `SSLCertificateKeyFile ${serverCert.keyFile}`,
@@ -56,9 +41,7 @@ function apacheConfig(root: string, port: number, serverCert: Issued, jwksUri: s
 }
 
 beforeAll(async () => {
-  if (!existsSync(APACHE) || !existsSync(`${MODULES}/mod_oauth2.so`)) {
-    throw new Error('this test needs Apache and mod_oauth2: apt-get install -y apache2 libapache2-mod-oauth2');
-  }
+  requireModOauth2();
   dir = mkdtempSync(join(tmpdir(), 'mod-oauth2-mtls-'));
   const make = new CertificateFactory(dir);
   serverCa = await make.ca('server-ca', '/CN=Test Server CA');
@@ -71,29 +54,17 @@ beforeAll(async () => {
   server = await startTestApp({ TLS_CERT_FILE: serverCert.certFile, TLS_KEY_FILE: serverCert.keyFile, MTLS: 'true', TLS_CLIENT_CA_FILE: caFile });
 
   const root = join(dir, 'apache');
-  mkdirSync(join(root, 'htdocs'), { recursive: true });
-  writeFileSync(join(root, 'htdocs', 'api'), 'protected\n');
   apachePort = await freePort();
-  writeFileSync(join(root, 'httpd.conf'), apacheConfig(root, apachePort, serverCert, `${server.url}/oauth2/jwks`));
-  // Apache reads ServerRoot's folder as the user it drops to; the temp folder must let it through.
-  await run('chmod', ['-R', 'a+rX', dir]);
-  apache = spawn(APACHE, ['-f', join(root, 'httpd.conf'), '-DFOREGROUND'], { stdio: 'ignore', env: { ...process.env, APACHE_RUN_DIR: root } });
-  await eventually(
-    async () => ((await httpsCall(`https://127.0.0.1:${apachePort}/`, { method: 'GET', ca: serverCa.cert })).status > 0 ? true : undefined),
-    20_000,
-    200,
-  ).catch((error: unknown) => {
-    const log = existsSync(join(root, 'error.log')) ? readFileSync(join(root, 'error.log'), 'utf8') : '';
-    throw new Error(`Apache did not start: ${String(error)}\n${log}`);
-  });
+  apache = await startApache(
+    root,
+    apacheConfig(root, apachePort, serverCert, `${server.url}/oauth2/jwks`),
+    { api: 'protected\n' },
+    async () => (await httpsCall(`https://127.0.0.1:${apachePort}/`, { method: 'GET', ca: serverCa.cert })).status > 0,
+  );
 }, 180_000);
 
 afterAll(async () => {
-  if (apache && apache.exitCode === null) {
-    const exited = new Promise((resolve) => apache!.once('exit', resolve));
-    apache.kill('SIGTERM');
-    await exited;
-  }
+  await apache?.stop();
   await server?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });

@@ -1,11 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { basic, createClient, type TestClient } from '../support/factories.js';
 import { clientKey, dpopProof } from '../support/keys.js';
-import { run } from '../support/certificates.js';
+import { apacheHead, requireModOauth2, startApache, type Apache } from '../support/apache.js';
 import { eventually } from '../support/processes.js';
 import { accessToken, resourceProof, umaWorld, type UmaWorld } from '../support/uma.js';
 import { freePort, freshDatabase, type TestApp, startTestApp } from '../support/test-app.js';
@@ -16,9 +15,6 @@ import { freePort, freshDatabase, type TestApp, startTestApp } from '../support/
 // 8414 metadata, and with DPoP. One named cache per OAuth2TokenVerify, so a result cached by one
 // never answers for another.
 
-const APACHE = '/usr/sbin/apache2';
-const MODULES = '/usr/lib/apache2/modules';
-
 let dir: string;
 let root: string;
 let server: TestApp;
@@ -26,7 +22,7 @@ let server: TestApp;
 let eddsaServer: TestApp;
 let eddsaClient: TestClient;
 let world: UmaWorld;
-let apache: ChildProcess | undefined;
+let apache: Apache | undefined;
 let apacheUrl: string;
 
 /** The configuration of the guide, with this run's issuer, data source and introspection client. */
@@ -34,19 +30,8 @@ function apacheConfig(port: number): string {
   const issuer = server.url;
   const readScope = `${world.definitionName}:read`;
   const credentials = `client_id=${encodeURIComponent(world.rs.clientId)}&client_secret=${encodeURIComponent(world.rs.secret)}`;
-  const modules = ['mpm_event', 'authn_core', 'authz_core', 'authz_user', 'oauth2'];
   return [
-    ...modules.map((name) => `LoadModule ${name}_module ${MODULES}/mod_${name}.so`),
-    `ServerRoot ${root}`,
-    `PidFile ${root}/httpd.pid`,
-    `ErrorLog ${root}/error.log`,
-    'LogLevel warn',
-    `Listen 127.0.0.1:${port}`,
-    'ServerName localhost',
-    `DocumentRoot ${root}/htdocs`,
-    'User nobody',
-    'Group nogroup',
-    `Mutex file:${root} default`,
+    ...apacheHead(root, port, ['mpm_event', 'authn_core', 'authz_core', 'authz_user', 'oauth2']),
     // One cache per OAuth2TokenVerify (the default one is shared and keyed by the token alone).
     'OAuth2Cache shm name=introspected&max_entries=1000',
     'OAuth2Cache shm name=verified-jwt&max_entries=1000',
@@ -84,42 +69,25 @@ function apacheConfig(port: number): string {
 }
 
 beforeAll(async () => {
-  if (!existsSync(APACHE) || !existsSync(`${MODULES}/mod_oauth2.so`)) {
-    throw new Error('this test needs Apache and mod_oauth2: apt-get install -y apache2 libapache2-mod-oauth2');
-  }
+  requireModOauth2();
   dir = mkdtempSync(join(tmpdir(), 'mod-oauth2-rs-'));
   root = join(dir, 'apache');
   server = await startTestApp();
   world = await umaWorld(server);
   eddsaServer = await startTestApp({ TOKEN_SIGNING_ALG: 'EdDSA', DATABASE_URL: await freshDatabase('mod_oauth2_eddsa') });
   eddsaClient = await createClient(eddsaServer.app, { allowedScopes: 'read' });
-  mkdirSync(join(root, 'htdocs'), { recursive: true });
-  for (const location of ['introspected', 'jwt', 'dpop', 'eddsa']) writeFileSync(join(root, 'htdocs', location), 'glucose readings\n');
   const port = await freePort();
   apacheUrl = `http://127.0.0.1:${port}`;
-  writeFileSync(join(root, 'httpd.conf'), apacheConfig(port));
-  // Apache reads ServerRoot's folder as the user it drops to; the temp folder must let it through.
-  await run('chmod', ['-R', 'a+rX', dir]);
-  apache = spawn(APACHE, ['-f', join(root, 'httpd.conf'), '-DFOREGROUND'], { stdio: 'ignore', env: { ...process.env, APACHE_RUN_DIR: root } });
-  await eventually(async () => ((await fetch(`${apacheUrl}/`).catch(() => undefined)) ? true : undefined), 20_000, 200).catch((error: unknown) => {
-    throw new Error(`Apache did not start: ${String(error)}\n${apacheLog()}`);
-  });
+  const documents = Object.fromEntries(['introspected', 'jwt', 'dpop', 'eddsa'].map((location) => [location, 'glucose readings\n']));
+  apache = await startApache(root, apacheConfig(port), documents, () => fetch(`${apacheUrl}/`).then(() => true));
 }, 180_000);
 
 afterAll(async () => {
-  if (apache && apache.exitCode === null) {
-    const exited = new Promise((resolve) => apache!.once('exit', resolve));
-    apache.kill('SIGTERM');
-    await exited;
-  }
+  await apache?.stop();
   await eddsaServer?.close();
   await server?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
-
-function apacheLog(): string {
-  return existsSync(join(root, 'error.log')) ? readFileSync(join(root, 'error.log'), 'utf8') : '';
-}
 
 const readToken = (dpop?: string) => accessToken(server, world.clientId, world.secret, `${world.definitionName}:read`, dpop);
 
