@@ -3,10 +3,9 @@
 // verify with (a 16384-bit modulus, or a 2048-bit modulus with a 3072-bit public exponent, in
 // turn) and whose signature is random bytes, over FLOOD_CONNECTIONS connections, until SIGTERM;
 // then one JSON line with the status codes and the rate. The keys are random bytes, not real
-// keys: no signature is ever valid, and a real 16384-bit key takes minutes to generate. A
-// process of its own, so that the measuring process keeps its event loop.
+// keys: no signature is ever valid, and a real 16384-bit key takes minutes to generate.
 import { randomBytes, randomUUID } from 'node:crypto';
-import autocannon from 'autocannon';
+import { flood } from './flood.mjs';
 
 const url = process.env.FLOOD_URL;
 const connections = Number(process.env.FLOOD_CONNECTIONS ?? 1);
@@ -28,33 +27,15 @@ function proof() {
   return `${part({ typ: 'dpop+jwt', alg: 'RS256', jwk })}.${part(payload)}.${randomBytes(jwk.n.length > 400 ? 2048 : 256).toString('base64url')}`;
 }
 
-const started = Date.now();
-const flood = autocannon({
+await flood({
   url,
-  method: 'POST',
   connections,
-  duration: 3600,
-  requests: [
-    {
-      setupRequest: (request) => {
-        const headers = {
-          Authorization: `Basic ${Buffer.from(`${clientId}:wrong-secret`).toString('base64')}`,
-          'Content-Type': 'application/x-www-form-urlencoded',
-          DPoP: proof(),
-        };
-        return { ...request, headers, body: 'grant_type=client_credentials&scope=read' };
-      },
-    },
-  ],
+  nextRequest: () => {
+    const headers = {
+      Authorization: `Basic ${Buffer.from(`${clientId}:wrong-secret`).toString('base64')}`,
+      'Content-Type': 'application/x-www-form-urlencoded',
+      DPoP: proof(),
+    };
+    return { headers, body: 'grant_type=client_credentials&scope=read' };
+  },
 });
-process.once('SIGTERM', () => flood.stop());
-const result = await flood;
-const seconds = (Date.now() - started) / 1000;
-console.log(
-  JSON.stringify({
-    requests: result.requests.total,
-    perSecond: Math.round(result.requests.total / seconds),
-    statusCodes: result.statusCodeStats,
-    errors: result.errors,
-  }),
-);

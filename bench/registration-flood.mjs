@@ -4,9 +4,9 @@
 // the valid initial access token FLOOD_IAT and register a client_secret_basic client (one
 // transaction and one slow hash each, under the server's bound); the others carry a random,
 // unknown token (a failure counted toward the address's limit). Then one JSON line with the
-// status codes and the rate. A process of its own, so that the measuring process keeps its event loop.
+// status codes and the rate.
 import { randomBytes } from 'node:crypto';
-import autocannon from 'autocannon';
+import { flood } from './flood.mjs';
 
 const url = process.env.FLOOD_URL;
 const connections = Number(process.env.FLOOD_CONNECTIONS ?? 24);
@@ -17,38 +17,20 @@ const body = JSON.stringify({ client_name: 'Flood gateway', token_endpoint_auth_
 
 let sent = 0;
 let valid = 0;
-const started = Date.now();
-const flood = autocannon({
+await flood({
   url,
-  method: 'POST',
   connections,
-  duration: 3600,
-  requests: [
-    {
-      setupRequest: (request) => {
-        sent += 1;
-        // Spread evenly: request n is valid when the running share falls below the wanted one.
-        const useValid = iat !== '' && valid < validShare * sent;
-        if (useValid) valid += 1;
-        const headers = {
-          Authorization: `Bearer ${useValid ? iat : randomBytes(32).toString('base64url')}`,
-          'Content-Type': 'application/json',
-          'X-Forwarded-For': `198.51.100.${(sent % addresses) + 1}`,
-        };
-        return { ...request, headers, body };
-      },
-    },
-  ],
+  nextRequest: () => {
+    sent += 1;
+    // Spread evenly: request n is valid when the running share falls below the wanted one.
+    const useValid = iat !== '' && valid < validShare * sent;
+    if (useValid) valid += 1;
+    const headers = {
+      Authorization: `Bearer ${useValid ? iat : randomBytes(32).toString('base64url')}`,
+      'Content-Type': 'application/json',
+      'X-Forwarded-For': `198.51.100.${(sent % addresses) + 1}`,
+    };
+    return { headers, body };
+  },
+  summary: () => ({ withValidToken: valid }),
 });
-process.once('SIGTERM', () => flood.stop());
-const result = await flood;
-const seconds = (Date.now() - started) / 1000;
-console.log(
-  JSON.stringify({
-    requests: result.requests.total,
-    perSecond: Math.round(result.requests.total / seconds),
-    withValidToken: valid,
-    statusCodes: result.statusCodeStats,
-    errors: result.errors,
-  }),
-);
