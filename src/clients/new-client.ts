@@ -32,20 +32,40 @@ export function newSecretOf(registration: ValidRegistration): NewSecret {
   return { value: generateClientSecret(), generated: true };
 }
 
-/** What is stored (and audited) for a new client: its validated registration and the admin-only attributes as given. */
-export function newClientAttributes(registration: ValidRegistration, input: NewClient): ClientAttributes {
+/** The stored attributes a registration decides. */
+type RegistrationAttributes = Pick<
+  ClientAttributes,
+  | 'clientName'
+  | 'grantTypes'
+  | 'allowedScopes'
+  | 'redirectUris'
+  | 'jwksUri'
+  | 'jwksRaw'
+  | 'dpopBoundAccessTokens'
+  | 'accessTokenLifetime'
+  | 'tlsClientAuthSubjectDn'
+  | 'tlsClientAuthSanDns'
+  | 'tlsClientAuthSanUri'
+  | 'tlsClientAuthSanIp'
+  | 'tlsClientAuthSanEmail'
+  | 'tlsClientCertificateBoundAccessTokens'
+>;
+
+/**
+ * The stored attributes a registration decides, named as the admin interface names them: one
+ * mapping for a new client and for an RFC 7592 update (docs/reference/registration-endpoint.md),
+ * so that neither forgets a member (the mutual TLS ones included; omitted ones are their defaults).
+ */
+export function registrationAttributes(registration: ValidRegistration): RegistrationAttributes;
+export function registrationAttributes(registration: ClientRegistration): Partial<RegistrationAttributes>;
+export function registrationAttributes(registration: ClientRegistration): Partial<RegistrationAttributes> {
   return {
-    clientId: registration.clientId,
     clientName: registration.clientName,
-    clientType: CLIENT_TYPE,
-    clientAuthenticationType: registration.authenticationType,
     grantTypes: registration.grantTypes,
     allowedScopes: registration.allowedScopes,
     redirectUris: registration.redirectUris,
-    issuerUri: input.issuerUri ?? null,
     jwksUri: registration.jwksUri,
     jwksRaw: registration.jwksRaw,
-    metaDataRaw: input.metaDataRaw ?? null,
     dpopBoundAccessTokens: registration.dpopBound,
     accessTokenLifetime: registration.accessTokenLifetime,
     tlsClientAuthSubjectDn: registration.tlsClientAuthSubjectDn,
@@ -54,5 +74,17 @@ export function newClientAttributes(registration: ValidRegistration, input: NewC
     tlsClientAuthSanIp: registration.tlsClientAuthSanIp,
     tlsClientAuthSanEmail: registration.tlsClientAuthSanEmail,
     tlsClientCertificateBoundAccessTokens: registration.certificateBound,
+  };
+}
+
+/** What is stored (and audited) for a new client: its validated registration and the admin-only attributes as given. */
+export function newClientAttributes(registration: ValidRegistration, input: NewClient): ClientAttributes {
+  return {
+    clientId: registration.clientId,
+    clientType: CLIENT_TYPE,
+    clientAuthenticationType: registration.authenticationType,
+    issuerUri: input.issuerUri ?? null,
+    metaDataRaw: input.metaDataRaw ?? null,
+    ...registrationAttributes(registration),
   };
 }

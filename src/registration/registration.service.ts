@@ -10,6 +10,7 @@ import { SlowHashGate } from '../auth/slow-hash-gate.js';
 import { RegistrationError } from '../clients/client-registration.js';
 import { verifyClientSecret } from '../clients/client-secrets.js';
 import { ClientsService } from '../clients/clients.service.js';
+import { registrationAttributes } from '../clients/new-client.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ChangeFeed } from '../database/change-feed.js';
 import { OAuthError } from '../oauth/oauth-error.js';
@@ -220,24 +221,7 @@ export class RegistrationService {
       );
     }
     await this.checkSecretUnchanged(body.client_secret, current.client_secret_hash);
-    const registration = toClientRegistration(metadata, client.clientId, client.ceilings);
-    const attributes = {
-      clientName: registration.clientName,
-      allowedScopes: registration.allowedScopes,
-      grantTypes: registration.grantTypes,
-      redirectUris: registration.redirectUris,
-      jwksRaw: registration.jwksRaw,
-      jwksUri: registration.jwksUri,
-      dpopBoundAccessTokens: registration.dpopBound,
-      accessTokenLifetime: registration.accessTokenLifetime,
-      // Mutual TLS members too (a renewed certificate may carry another subject); omitted ones return to their defaults.
-      tlsClientAuthSubjectDn: registration.tlsClientAuthSubjectDn,
-      tlsClientAuthSanDns: registration.tlsClientAuthSanDns,
-      tlsClientAuthSanUri: registration.tlsClientAuthSanUri,
-      tlsClientAuthSanIp: registration.tlsClientAuthSanIp,
-      tlsClientAuthSanEmail: registration.tlsClientAuthSanEmail,
-      tlsClientCertificateBoundAccessTokens: registration.certificateBound,
-    };
+    const attributes = registrationAttributes(toClientRegistration(metadata, client.clientId, client.ceilings));
     const registrationToken = generateToken();
     try {
       await this.records.update(
