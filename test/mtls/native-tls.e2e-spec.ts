@@ -319,47 +319,37 @@ describe('tls_client_auth', () => {
     expect(jwtPayload<Claims>(tokens.access_token).cnf).toEqual({ 'x5t#S256': thumbprintOf(labGateway.cert) });
   });
 
-  it("registers itself with openid-client's dynamicClientRegistration and TlsClientAuth, then gets a bound token", async () => {
-    const issued = await patchAdmin(server, [add('initial-access-token', { attributes: { name: 'lab gateways', scopeCeiling: 'read' } })]);
+  /** An initial access token issued over the admin interface, then openid-client registering `metadata` over `certificate`'s connections. */
+  async function registerWithCertificate(certificate: Issued, metadata: Partial<oidc.ClientMetadata>): Promise<oidc.Configuration> {
+    const issued = await patchAdmin(server, [add('initial-access-token', { attributes: { name: 'certificate holders', scopeCeiling: 'read' } })]);
     expect(issued.status).toBe(200);
     const initialAccessToken = (issued.body as { meta: { token: string } }[])[0].meta.token;
-    const fetchWithCertificate = fetchWith(labGateway);
+    const fetchWithCertificate = fetchWith(certificate);
     const configuration = await oidc.dynamicClientRegistration(
       new URL(server.url),
-      {
-        grant_types: ['client_credentials'],
-        token_endpoint_auth_method: 'tls_client_auth',
-        tls_client_auth_san_dns: 'lab-gw.example',
-        tls_client_certificate_bound_access_tokens: true,
-        scope: 'read',
-      },
+      { grant_types: ['client_credentials'], tls_client_certificate_bound_access_tokens: true, scope: 'read', ...metadata },
       oidc.TlsClientAuth(),
       { initialAccessToken, algorithm: 'oauth2', [oidc.customFetch]: fetchWithCertificate },
     );
     configuration[oidc.customFetch] = fetchWithCertificate;
+    return configuration;
+  }
+
+  it("registers itself with openid-client's dynamicClientRegistration and TlsClientAuth, then gets a bound token", async () => {
+    const configuration = await registerWithCertificate(labGateway, {
+      token_endpoint_auth_method: 'tls_client_auth',
+      tls_client_auth_san_dns: 'lab-gw.example',
+    });
     expect(configuration.clientMetadata().client_id).toMatch(/^dcr-/);
     const tokens = await oidc.clientCredentialsGrant(configuration, { scope: 'read' });
     expect(jwtPayload<Claims>(tokens.access_token).cnf).toEqual({ 'x5t#S256': thumbprintOf(labGateway.cert) });
   });
 
   it("registers a self_signed_tls_client_auth client with openid-client's dynamicClientRegistration, its certificate in jwks, then gets a bound token", async () => {
-    const issued = await patchAdmin(server, [add('initial-access-token', { attributes: { name: 'devices', scopeCeiling: 'read' } })]);
-    expect(issued.status).toBe(200);
-    const initialAccessToken = (issued.body as { meta: { token: string } }[])[0].meta.token;
-    const fetchWithCertificate = fetchWith(selfSigned);
-    const configuration = await oidc.dynamicClientRegistration(
-      new URL(server.url),
-      {
-        grant_types: ['client_credentials'],
-        token_endpoint_auth_method: 'self_signed_tls_client_auth',
-        jwks: { keys: [(await x5cJwk(selfSigned)) as oidc.JsonObject] },
-        tls_client_certificate_bound_access_tokens: true,
-        scope: 'read',
-      },
-      oidc.TlsClientAuth(),
-      { initialAccessToken, algorithm: 'oauth2', [oidc.customFetch]: fetchWithCertificate },
-    );
-    configuration[oidc.customFetch] = fetchWithCertificate;
+    const configuration = await registerWithCertificate(selfSigned, {
+      token_endpoint_auth_method: 'self_signed_tls_client_auth',
+      jwks: { keys: [(await x5cJwk(selfSigned)) as oidc.JsonObject] },
+    });
     const tokens = await oidc.clientCredentialsGrant(configuration, { scope: 'read' });
     expect(jwtPayload<Claims>(tokens.access_token).cnf).toEqual({ 'x5t#S256': thumbprintOf(selfSigned.cert) });
     // Another self-signed certificate with the same subject is not the registered one.
