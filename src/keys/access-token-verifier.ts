@@ -44,11 +44,8 @@ export class AccessTokenVerifier {
 
   async verify(token: string, options: { ignoreExpiration?: boolean } = {}): Promise<AccessTokenClaims | undefined> {
     const known = this.verified.get(token);
-    if (known !== undefined) {
-      if (!(await this.keys.verificationKey(known.kid))) return undefined;
-      return options.ignoreExpiration || known.claims.exp > Math.floor(Date.now() / 1000) ? known.claims : undefined;
-    }
-    const claims = await this.verifySignature(token);
+    // A remembered token's key must still be published; a new one's signature is checked.
+    const claims = known !== undefined ? (await this.keys.verificationKey(known.kid)) && known.claims : await this.verifySignature(token);
     if (!claims) return undefined;
     return options.ignoreExpiration || claims.exp > Math.floor(Date.now() / 1000) ? claims : undefined;
   }

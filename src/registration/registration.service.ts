@@ -104,8 +104,11 @@ export class RegistrationService {
     return row;
   }
 
-  /** POST /oauth2/register: the client, its secret (secret methods) and its registration access token, shown once. */
-  /** `gone`: whether the client has hung up; asked after the slow hash, before anything is written. */
+  /**
+   * POST /oauth2/register: the client, its secret (secret methods) and its registration access
+   * token, shown once. `gone`: whether the client has hung up; asked after the slow hash, before
+   * anything is written.
+   */
   async register(iat: IatRow, requestBody: Record<string, unknown>, address: string, gone: () => boolean = () => false): Promise<RegistrationResponse> {
     const ceilings: Ceilings = {
       scopeCeiling: iat.scope_ceiling,
