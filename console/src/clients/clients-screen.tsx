@@ -120,8 +120,12 @@ export function ClientsScreen({ api }: ScreenProps) {
                   </th>
                   <td>
                     {text(client, 'clientName')}
-                    {client.attributes.registeredVia === 'dcr' && ' '}
-                    {client.attributes.registeredVia === 'dcr' && <span class="tag">registered dynamically</span>}
+                    {client.attributes.registeredVia === 'dcr' && (
+                      <>
+                        {' '}
+                        <span class="tag">registered dynamically</span>
+                      </>
+                    )}
                   </td>
                   <td>
                     <Words text={text(client, 'allowedScopes')} />
