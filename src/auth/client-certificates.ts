@@ -13,8 +13,8 @@ const MAX_FORWARDED = 1_000;
 /**
  * The client certificate of a request (docs/guides/mtls.md#where-the-certificate-comes-from):
  * under native TLS the one of the connection's initial handshake, read once per connection; behind
- * a proxy the one in MTLS_CLIENT_CERT_HEADER, believed only when the socket's peer is a proxy
- * TRUST_PROXY trusts, parsed once per distinct header value. Asked only by the checks that need
+ * a proxy the one in MTLS_CLIENT_CERT_HEADER, believed only when the socket's own peer is a
+ * proxy TRUST_PROXY names, parsed once per distinct header value. Asked only by the checks that need
  * it (a certificate-authenticated or certificate-bound client, a bound PAT): no other request pays
  * for it. An unparsable or untrusted header counts as no certificate, with a `warn` line that never
  * holds the value.
@@ -27,9 +27,13 @@ export class ClientCertificates {
   private readonly header?: string;
   readonly enabled: boolean;
 
+  /** Set with the header: TRUST_PROXY as a list of proxies (a hop count is refused at start). */
+  private readonly namedProxies: boolean;
+
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.enabled = config.mtls !== undefined;
     this.header = config.mtls?.certificateHeader;
+    this.namedProxies = Array.isArray(config.trustProxy);
   }
 
   of(request: Request): ClientCertificate | undefined {
@@ -57,7 +61,9 @@ export class ClientCertificates {
     if (value === undefined) return null;
     const trust = request.app.get('trust proxy fn') as TrustFunction | undefined;
     const peer = request.socket.remoteAddress ?? '';
-    if (!trust?.(peer, 0)) {
+    // The connection's own peer must be a named proxy, whatever X-Forwarded-For says: the list form
+    // of Express's trust function looks at the address alone (a hop count would trust any peer).
+    if (!this.namedProxies || !trust?.(peer, 0)) {
       this.logger.warn(`a client certificate header from ${peer}, which TRUST_PROXY does not trust, was ignored`);
       return null;
     }

@@ -80,6 +80,12 @@ function mtlsSettings(values: ReturnType<typeof readVariables>, tls: boolean): M
       );
     if (values.TRUST_PROXY === false)
       throw new ConfigurationError('MTLS_CLIENT_CERT_HEADER needs TRUST_PROXY: the header is believed only from the proxies it names');
+    // A hop count trusts whatever peer is nearest (Express's hop-count form is true for hop 0): with
+    // a certificate header, anyone who can reach the port could hand in any client's public certificate.
+    if (!Array.isArray(values.TRUST_PROXY))
+      throw new ConfigurationError(
+        'TRUST_PROXY must name the proxies (loopback, CIDR ranges or addresses), not a hop count, when MTLS_CLIENT_CERT_HEADER is set: the certificate header is believed only from the proxies it names',
+      );
     if (!values.MTLS) throw new ConfigurationError('MTLS_CLIENT_CERT_HEADER needs MTLS=true');
   }
   if (values.TLS_CLIENT_CA_FILE !== undefined && !values.MTLS) throw new ConfigurationError('TLS_CLIENT_CA_FILE needs MTLS=true');

@@ -62,11 +62,17 @@ describe('mutual TLS configuration', () => {
       /^MTLS_CLIENT_CERT_HEADER/,
     );
     expect(refusal({ MTLS: 'true', MTLS_CLIENT_CERT_HEADER: 'x-cert' })).toMatch(/^MTLS_CLIENT_CERT_HEADER needs TRUST_PROXY/);
-    expect(refusal({ MTLS_CLIENT_CERT_HEADER: 'x-cert', TRUST_PROXY: '1' })).toMatch(/^MTLS_CLIENT_CERT_HEADER needs MTLS=true/);
+    expect(refusal({ MTLS_CLIENT_CERT_HEADER: 'x-cert', TRUST_PROXY: 'loopback' })).toMatch(/^MTLS_CLIENT_CERT_HEADER needs MTLS=true/);
+  });
+
+  it('refuses a hop-count TRUST_PROXY with the certificate header, naming TRUST_PROXY (a hop count believes any peer)', () => {
+    expect(refusal({ MTLS: 'true', MTLS_CLIENT_CERT_HEADER: 'x-cert', TRUST_PROXY: '1' })).toMatch(/^TRUST_PROXY must name the proxies/);
+    expect(refusal({ MTLS: 'true', MTLS_CLIENT_CERT_HEADER: 'x-cert', TRUST_PROXY: '0' })).toMatch(/^TRUST_PROXY must name the proxies/);
+    expect(refusal({ MTLS: 'true', MTLS_CLIENT_CERT_HEADER: 'x-cert', TRUST_PROXY: 'true' })).toMatch(/^TRUST_PROXY/);
   });
 
   it('refuses a header name that is none', () => {
-    expect(refusal({ MTLS: 'true', MTLS_CLIENT_CERT_HEADER: 'x cert', TRUST_PROXY: '1' })).toMatch(/MTLS_CLIENT_CERT_HEADER/);
+    expect(refusal({ MTLS: 'true', MTLS_CLIENT_CERT_HEADER: 'x cert', TRUST_PROXY: 'loopback' })).toMatch(/MTLS_CLIENT_CERT_HEADER/);
   });
 
   it('refuses a CA file that is unreadable, holds no certificate, or comes without MTLS', () => {

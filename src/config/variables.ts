@@ -97,7 +97,7 @@ export const VARIABLES = {
   }),
   TRUST_PROXY: parsed({
     meaning:
-      'The proxies whose `X-Forwarded-For` is believed for the source address (brute-force limits, logs): a hop count, or a comma-separated list of addresses, CIDR ranges, `loopback`, `linklocal`, `uniquelocal`.',
+      'The proxies whose `X-Forwarded-For` is believed for the source address (brute-force limits, logs): a hop count, or a comma-separated list of addresses, CIDR ranges, `loopback`, `linklocal`, `uniquelocal`. With `MTLS_CLIENT_CERT_HEADER` it must be a list: the header is believed only from a peer it names.',
     accepted: 'a hop count or a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal',
     defaultText: "unset: the socket's peer address",
     parse: parseTrustProxy,

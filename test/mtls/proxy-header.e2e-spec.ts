@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,8 +47,8 @@ beforeAll(async () => {
   const environment = { MTLS: 'true', MTLS_CLIENT_CERT_HEADER: HEADER, TLS_CLIENT_CA_FILE: caFile, TRUST_PROXY: 'loopback', LOG_LEVEL: 'debug' };
   trusted = await startTestApp(environment, { logs });
   second = await startTestApp(environment);
-  // This instance trusts a proxy at another address: the tests' loopback peer is not it.
-  untrusted = await startTestApp({ ...environment, TRUST_PROXY: '10.9.8.7' }, { logs });
+  // This instance trusts the proxy at 127.0.0.1 alone: a peer at 127.0.0.2 is not it.
+  untrusted = await startTestApp({ ...environment, TRUST_PROXY: '127.0.0.1' }, { logs });
 }, 120_000);
 
 afterAll(async () => {
@@ -95,11 +96,38 @@ it('refuses a certificate of another CA forwarded by a trusted proxy', async () 
   expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/does not chain to a trusted CA/);
 });
 
-it('ignores the header from a peer TRUST_PROXY does not trust, with a warning that holds no certificate', async () => {
+/** A token request from another loopback address (127.0.0.2), as the probe sent it with curl --interface. */
+function tokenFromAnotherPeer(server: TestApp, clientId: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  const body = new URLSearchParams({ grant_type: 'client_credentials', scope: 'read', client_id: clientId }).toString();
+  const { port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const pending = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        localAddress: '127.0.0.2',
+        method: 'POST',
+        path: '/oauth2/token',
+        headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
+    pending.on('error', reject);
+    pending.end(body);
+  });
+}
+
+it('ignores the header from a peer TRUST_PROXY does not name, whatever X-Forwarded-For says, with a warning that holds no certificate', async () => {
   const clientId = await labClient(untrusted);
-  const response = await tokenVia(untrusted, clientId, escaped(gateway));
+  // The client's public certificate alone, handed in by a peer that claims to come through the proxy.
+  const response = await tokenFromAnotherPeer(untrusted, clientId, { [HEADER]: escaped(gateway), 'x-forwarded-for': '127.0.0.1' });
   expect(response.status).toBe(401);
-  expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/no client certificate was presented/);
+  expect((JSON.parse(response.body) as OAuthErrorBody).error).toBe('invalid_client');
+  expect(response.body).not.toContain('access_token');
   await eventually(() => (logLines.some((line) => line.includes('TRUST_PROXY does not trust')) ? true : undefined));
 });
 
