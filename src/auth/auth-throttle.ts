@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Pool } from 'pg';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import { DataSource } from 'typeorm';
+import { failureSourceOf } from '../common/ip-addresses.js';
 import { OAuthError } from '../oauth/oauth-error.js';
 
 // docs/reference/token-endpoint.md#brute-force-protection: at most 20 failed authentications
@@ -13,6 +14,12 @@ export const FAILURES_PER_ADDRESS = 100;
 const WINDOW_SECONDS = 60;
 // While a client is over its limit, one attempt per second is still verified (docs/operations/security.md).
 const VERIFICATIONS_PER_SECOND_WHEN_LOCKED = 1;
+// A source from which a client authenticated is known for it this long (docs/operations/security.md, "Rotating addresses").
+export const KNOWN_SOURCE_DAYS = 30;
+const KNOWN_SOURCE_MS = KNOWN_SOURCE_DAYS * 24 * 60 * 60 * 1000;
+// A process writes a known source again at most this often (the row's expiry moves on).
+const KNOWN_SOURCE_REFRESH_MS = 24 * 60 * 60 * 1000;
+const MAX_KNOWN_IN_MEMORY = 100_000;
 
 const TABLE = 'auth_failure';
 
@@ -20,10 +27,11 @@ const TABLE = 'auth_failure';
 export type LimitsReached = { client?: number; address?: number };
 
 /**
- * Where an attempt stands before any work is done for it: the limits used up, and whether its
- * source address has failed for this client within the window ("failing"; else "clean").
+ * Where an attempt stands before any work is done for it: the limits used up, whether its
+ * source address has failed for this client within the window ("failing"; else "clean"), and
+ * whether the client authenticated from it in the last 30 days ("known").
  */
-export type Standing = LimitsReached & { failing: boolean };
+export type Standing = LimitsReached & { failing: boolean; known?: boolean };
 
 /** Why an attempt was refused before any work (the reason of the throttle's warn lines). */
 export type ThrottleReason = 'address over its limit' | 'client over its limit' | 'address failing for this client';
@@ -51,7 +59,7 @@ export type AdmitOptions = {
 /** What admit() needs of the store: AuthThrottle, or a stand-in in unit tests. */
 export type ThrottleStore = {
   standing(clientId: string, address: string): Promise<Standing>;
-  claimLockedVerification(clientId: string, address: string): Promise<boolean>;
+  claimLockedVerification(clientId: string, address: string, known?: boolean): Promise<boolean>;
   countRefusal(address: string): Promise<void>;
 };
 
@@ -65,7 +73,9 @@ export type ThrottleStore = {
  *   client's wait is returned: a wrong answer is then 429 too). A failing address therefore never
  *   uses up the verification a clean one gets.
  * Every refusal counts toward its source address's limit, so an address that floods one client
- * reaches its own limit, and is then refused before anything else is read.
+ * reaches its own limit, and is then refused before anything else is read. A source from which
+ * the client authenticated in the last 30 days (known) has one verification per second of its
+ * own while it is clean: a flood from any number of other addresses cannot take it.
  */
 export async function admit(store: ThrottleStore, clientId: string, address: string, options: AdmitOptions = {}): Promise<Admission> {
   const standing = await store.standing(clientId, address);
@@ -76,7 +86,8 @@ export async function admit(store: ThrottleStore, clientId: string, address: str
     options.beforeClaim?.();
     // The claim marks the address failing until it succeeds: the same address's next attempts (a
     // flood from an address still clean) cannot claim the following seconds while this one is verified.
-    if (await store.claimLockedVerification(clientId, address)) return { lockedFor: standing.client, failing: false, claimed: true };
+    // A known source claims a second of its own, which no flood from elsewhere can take.
+    if (await store.claimLockedVerification(clientId, address, standing.known === true)) return { lockedFor: standing.client, failing: false, claimed: true };
   }
   await store.countRefusal(address);
   throw refusal(clientId, 'client over its limit', standing.client);
@@ -93,7 +104,10 @@ function refusal(clientId: string, reason: ThrottleReason, wait: number): OAuthE
  */
 @Injectable()
 export class AuthThrottle implements ThrottleStore {
+  private readonly logger = new Logger('AuthThrottle');
   private readonly pool: Pool;
+  /** Known sources this process wrote lately (pair key → when): the hot path writes one at most once a day. */
+  private readonly knownWritten = new Map<string, number>();
   private readonly perClient: RateLimiterPostgres;
   private readonly perAddress: RateLimiterPostgres;
   private readonly perClientAddress: RateLimiterPostgres;
@@ -113,18 +127,20 @@ export class AuthThrottle implements ThrottleStore {
 
   /** Which of the two limits are used up, and for how long; and whether the address is failing for the client. One read. */
   async standing(clientId: string, address: string): Promise<Standing> {
-    const keys = { client: `client:${keyOf(clientId)}`, address: `address:${keyOf(address)}`, pair: `client-address:${pairKey(clientId, address)}` };
+    const pair = pairKey(clientId, address);
+    const keys = { client: `client:${keyOf(clientId)}`, address: `address:${addressKey(address)}`, pair: `client-address:${pair}`, known: `known:${pair}` };
     const now = Date.now();
     const { rows } = await this.pool.query<{ key: string; points: number; expire: string | null }>({
       name: 'auth-throttle-standing',
       text: `SELECT key, points, expire FROM ${TABLE} WHERE key = ANY($1) AND (expire > $2 OR expire IS NULL)`,
-      values: [[keys.client, keys.address, keys.pair], now],
+      values: [[keys.client, keys.address, keys.pair, keys.known], now],
     });
     const row = (key: string) => rows.find((candidate) => candidate.key === key);
     return {
       client: exhausted(row(keys.client), FAILURES_PER_CLIENT, now),
       address: exhausted(row(keys.address), FAILURES_PER_ADDRESS, now),
       failing: (row(keys.pair)?.points ?? 0) > 0,
+      known: row(keys.known) !== undefined,
     };
   }
 
@@ -136,7 +152,7 @@ export class AuthThrottle implements ThrottleStore {
    * count it read before its first claim. An attacker cannot lock the working client out, and
    * gets at most one guess per second verified.
    */
-  async claimLockedVerification(clientId: string, address: string): Promise<boolean> {
+  async claimLockedVerification(clientId: string, address: string, known = false): Promise<boolean> {
     const now = Date.now();
     const { rows } = await this.pool.query<{ claimed: number | null }>({
       name: 'auth-throttle-claim',
@@ -160,7 +176,7 @@ export class AuthThrottle implements ThrottleStore {
         SELECT (SELECT points FROM claim) AS claimed, (SELECT count(*) FROM mark) AS marked`,
       values: [
         `client-address:${pairKey(clientId, address)}`,
-        `locked-verification:${keyOf(clientId)}`,
+        known ? `known-verification:${pairKey(clientId, address)}` : `locked-verification:${keyOf(clientId)}`,
         now,
         1000 / VERIFICATIONS_PER_SECOND_WHEN_LOCKED,
         WINDOW_SECONDS * 1000,
@@ -174,12 +190,12 @@ export class AuthThrottle implements ThrottleStore {
    * registration access token), counts toward its source address's limit.
    */
   async countRefusal(address: string): Promise<void> {
-    await this.perAddress.penalty(keyOf(address), 1);
+    await this.perAddress.penalty(addressKey(address), 1);
   }
 
   /** Seconds to wait when the source address's limit is used up (dynamic registration's tokens count toward it too). */
   async addressBlockedFor(address: string): Promise<number | undefined> {
-    const state = await this.perAddress.get(keyOf(address));
+    const state = await this.perAddress.get(addressKey(address));
     if (!state || state.consumedPoints < FAILURES_PER_ADDRESS) return undefined;
     return state.msBeforeNext > 0 ? state.msBeforeNext / 1000 : WINDOW_SECONDS;
   }
@@ -187,9 +203,35 @@ export class AuthThrottle implements ThrottleStore {
   async recordFailure(clientId: string, address: string): Promise<void> {
     await Promise.all([
       this.perClient.penalty(keyOf(clientId), 1),
-      this.perAddress.penalty(keyOf(address), 1),
+      this.perAddress.penalty(addressKey(address), 1),
       this.perClientAddress.penalty(pairKey(clientId, address), 1),
     ]);
+  }
+
+  /**
+   * The client authenticated from this address: its source is known for the client for 30 days,
+   * in PostgreSQL, so that every instance, worker and a restart give it its own verification per
+   * second while the client is over its limit. Never awaited by the token path: a process writes
+   * a pair at most once a day (an upsert that moves the expiry on), and a failed write is a
+   * `warn` line, not a failed request.
+   */
+  rememberSuccess(clientId: string, address: string): void {
+    const pair = pairKey(clientId, address);
+    const now = Date.now();
+    const written = this.knownWritten.get(pair);
+    if (written !== undefined && now - written < KNOWN_SOURCE_REFRESH_MS) return;
+    if (written === undefined && this.knownWritten.size >= MAX_KNOWN_IN_MEMORY) this.knownWritten.delete(this.knownWritten.keys().next().value!);
+    this.knownWritten.set(pair, now);
+    this.pool
+      .query({
+        name: 'auth-throttle-known',
+        text: `INSERT INTO ${TABLE} (key, points, expire) VALUES ($1, 1, $2) ON CONFLICT (key) DO UPDATE SET points = 1, expire = EXCLUDED.expire`,
+        values: [`known:${pair}`, now + KNOWN_SOURCE_MS],
+      })
+      .catch((error: unknown) => {
+        this.knownWritten.delete(pair);
+        this.logger.warn(`a known source address could not be recorded: ${error instanceof Error ? error.message : 'unknown error'}`);
+      });
   }
 
   /** The right credentials from this address (or a claim that did not end in a failure): it is clean again for this client. Only on the slow path. */
@@ -224,6 +266,11 @@ function keyOf(value: string): string {
   return createHash('sha256').update(value).digest('base64url');
 }
 
+/** An address's failures are counted for its source: the IPv4 address, or the IPv6 /64 (failureSourceOf). */
+function addressKey(address: string): string {
+  return keyOf(failureSourceOf(address));
+}
+
 function pairKey(clientId: string, address: string): string {
-  return createHash('sha256').update(clientId).update('\u0000').update(address).digest('base64url');
+  return createHash('sha256').update(clientId).update('\u0000').update(failureSourceOf(address)).digest('base64url');
 }

@@ -16,6 +16,8 @@ import { JwksUnavailable, type KeySet } from './jwks-uri-fetcher.js';
 /** The certificate methods of RFC 8705 §2. */
 export const CERTIFICATE_METHODS: ReadonlySet<string> = new Set(['tls_client_auth', 'self_signed_tls_client_auth']);
 
+const MAX_PROVEN = 100_000;
+
 /**
  * `tls_client_auth` and `self_signed_tls_client_auth` (RFC 8705 §2, docs/guides/mtls.md): the
  * request's certificate chains to TLS_CLIENT_CA_FILE and matches the client's one registered
@@ -27,6 +29,8 @@ export const CERTIFICATE_METHODS: ReadonlySet<string> = new Set(['tls_client_aut
 @Injectable()
 export class CertificateAuthenticator {
   private readonly authorities?: CertificateAuthorities;
+  /** Client and source address pairs that have authenticated in this process: their key set is not fetched behind a throttle read. */
+  private readonly proven = new Set<string>();
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -38,25 +42,48 @@ export class CertificateAuthenticator {
   }
 
   async authenticate(client: ClientRecord, request: Request): Promise<ClientRecord> {
+    const address = request.ip ?? 'unknown';
+    const pair = `${client.clientId}\u0000${address}`;
+    // The throttle first (docs/operations/security.md#the-throttle-comes-first): a self-signed
+    // client's jwks_uri is fetched only after the counts admit the attempt, as for an assertion
+    // (a client over its limit keeps one verification a second for a clean address, and a known
+    // source its own). Not read again for a client this process has seen authenticate from here.
+    const fetches = client.authenticationType === 'self_signed_tls_client_auth' && client.jwksUri !== null;
+    const admission = fetches ? await this.throttle.admit(client.clientId, address, { proven: this.proven.has(pair) }) : undefined;
     try {
       const certificate = this.certificates.of(request);
       if (certificate === undefined) throw refused('no client certificate was presented');
       if (client.authenticationType === 'tls_client_auth') this.checkIssued(client, certificate);
       else await this.checkSelfSigned(client, certificate);
+      if (admission?.failing || admission?.claimed) await this.throttle.clearFailing(client.clientId, address);
+      this.prove(pair);
+      this.throttle.rememberSuccess(client.clientId, address);
       return client;
     } catch (error) {
       if (error instanceof OAuthError && error.code === 'invalid_client') {
-        const standing = await this.throttle.standing(client.clientId, request.ip ?? 'unknown');
-        const wait = standing.address ?? standing.client;
-        if (wait !== undefined) {
-          // A refused attempt counts toward its address (docs/operations/security.md#lock-out-under-a-flood).
-          await this.throttle.countRefusal(request.ip ?? 'unknown');
-          throw OAuthError.tooManyRequests(wait);
-        }
-        await this.throttle.recordFailure(client.clientId, request.ip ?? 'unknown');
+        if (admission === undefined) await this.refuseIfThrottled(client, address);
+        await this.throttle.recordFailure(client.clientId, address);
+        if (admission?.lockedFor !== undefined) throw OAuthError.tooManyRequests(admission.lockedFor).refusing(client.clientId, 'client over its limit');
+      } else if (admission?.claimed) {
+        await this.throttle.clearFailing(client.clientId, address);
       }
       throw error;
     }
+  }
+
+  /** 429 when the client or the address is over its limit; the refusal counts toward the address (docs/operations/security.md#lock-out-under-a-flood). */
+  private async refuseIfThrottled(client: ClientRecord, address: string): Promise<void> {
+    const standing = await this.throttle.standing(client.clientId, address);
+    const wait = standing.address ?? standing.client;
+    if (wait === undefined) return;
+    await this.throttle.countRefusal(address);
+    throw OAuthError.tooManyRequests(wait).refusing(client.clientId, standing.address !== undefined ? 'address over its limit' : 'client over its limit');
+  }
+
+  private prove(pair: string): void {
+    if (this.proven.has(pair)) return;
+    if (this.proven.size >= MAX_PROVEN) this.proven.delete(this.proven.values().next().value!);
+    this.proven.add(pair);
   }
 
   private checkIssued(client: ClientRecord, certificate: ClientCertificate): void {

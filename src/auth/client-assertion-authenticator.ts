@@ -61,6 +61,7 @@ export class ClientAssertionAuthenticator {
       if (replayed !== -1) throw refused('the assertion\'s "jti" has already been used');
       if (admission.failing || admission.claimed) await this.throttle.clearFailing(clientId, sourceAddress);
       this.prove(pair);
+      this.throttle.rememberSuccess(clientId, sourceAddress);
       return client;
     } catch (error) {
       if (error instanceof OAuthError && error.code === 'invalid_client') {

@@ -37,6 +37,7 @@ function setup(stored: ClientRecord | null, limits: Partial<Standing> = {}, gate
     countRefusal: jest.fn(() => Promise.resolve(undefined)),
     recordFailure: jest.fn(() => Promise.resolve(undefined)),
     clearFailing: jest.fn(() => Promise.resolve(undefined)),
+    rememberSuccess: jest.fn(),
     // The real decision, on the stand-in counts above.
     admit: (clientId: string, address: string, options?: AdmitOptions) => admit(throttle, clientId, address, options),
   };
@@ -49,6 +50,20 @@ function setup(stored: ClientRecord | null, limits: Partial<Standing> = {}, gate
 beforeEach(() => verifyClientSecret.mockClear());
 
 describe('ClientAuthenticator', () => {
+  it("claims a known source's own verification while the client is over its limit, not the one every address shares", async () => {
+    const { throttle, attempt } = setup(record('hash-of:s3cret'), { client: 12, known: true });
+    await expect(attempt('s3cret')).resolves.toMatchObject({ clientId: 'reader' });
+    expect(throttle.claimLockedVerification).toHaveBeenCalledWith('reader', '192.0.2.1', true);
+  });
+
+  it('remembers the source of a success, on the slow path and on the cheap one', async () => {
+    const { throttle, attempt } = setup(record('hash-of:s3cret'));
+    await attempt('s3cret');
+    await attempt('s3cret');
+    expect(throttle.rememberSuccess).toHaveBeenCalledTimes(2);
+    expect(throttle.rememberSuccess).toHaveBeenCalledWith('reader', '192.0.2.1');
+  });
+
   it('runs the slow hash once, then recognises the secret cheaply without touching the throttle', async () => {
     const { throttle, attempt } = setup(record('hash-of:s3cret'));
     await attempt('s3cret');
@@ -165,7 +180,7 @@ describe('ClientAuthenticator', () => {
   it('marks the address that claims the verification of a locked client as failing until its secret proves right', async () => {
     const { throttle, attempt } = setup(record('hash-of:s3cret'), { client: 12 });
     await expect(attempt('s3cret')).resolves.toMatchObject({ clientId: 'reader' });
-    expect(throttle.claimLockedVerification).toHaveBeenCalledWith('reader', '192.0.2.1');
+    expect(throttle.claimLockedVerification).toHaveBeenCalledWith('reader', '192.0.2.1', false);
     expect(throttle.clearFailing).toHaveBeenCalledWith('reader', '192.0.2.1');
   });
 

@@ -48,7 +48,10 @@ export class ClientAuthenticator {
     if (remembered) {
       const client = await this.clients.find(attempt.clientId);
       // A rotated secret (a new stored hash) no longer matches what was remembered.
-      if (client && client.authenticationType === attempt.method && client.secretHash === remembered.secretHash) return client;
+      if (client && client.authenticationType === attempt.method && client.secretHash === remembered.secretHash) {
+        this.throttle.rememberSuccess(client.clientId, attempt.sourceAddress);
+        return client;
+      }
     }
     return this.authenticateOnce(attempt, digest);
   }
@@ -110,6 +113,7 @@ export class ClientAuthenticator {
         throw OAuthError.invalidClient('client authentication failed', attempt.method === 'client_secret_basic');
       }
       this.remember(client, digest);
+      this.throttle.rememberSuccess(client.clientId, attempt.sourceAddress);
       succeeded = true;
       return client;
     } finally {

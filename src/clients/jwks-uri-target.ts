@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { ipv6Groups } from '../common/ip-addresses.js';
 
 // Addresses a client's jwks_uri must never reach (docs/guides/smart-backend-services.md,
 // docs/operations/security.md#jwks_uri-targets): the server's own loopback, private networks,
@@ -59,25 +60,6 @@ export function embeddedIpv4(address: string): string | undefined {
 
 function quad(high: number, low: number): string {
   return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
-}
-
-/** The eight 16-bit groups of an IPv6 address that isIP accepted (a trailing dotted quad allowed). */
-function ipv6Groups(address: string): number[] | undefined {
-  let text = address;
-  const dotted = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted.slice(2).map(Number);
-    text = `${dotted[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const halves = text.split('::');
-  if (halves.length > 2) return undefined;
-  const parse = (part: string) => (part === '' ? [] : part.split(':').map((group) => parseInt(group, 16)));
-  const head = parse(halves[0]);
-  const tail = halves.length === 2 ? parse(halves[1]) : [];
-  const missing = 8 - head.length - tail.length;
-  if (missing < 0 || (halves.length === 1 && missing !== 0)) return undefined;
-  const groups = [...head, ...new Array<number>(missing).fill(0), ...tail];
-  return groups.some((group) => !Number.isInteger(group) || group < 0 || group > 0xffff) ? undefined : groups;
 }
 
 /** A URL's host without the brackets of an IPv6 literal. */

@@ -64,3 +64,17 @@ it('fetches the key set again for a new certificate, once a minute at most', asy
   expect(bodyOf<OAuthErrorBody>(refused).error_description).toMatch(/not the first x5c certificate/);
   expect(keys.fetches(path)).toBe(2);
 });
+
+it('answers a self-signed client over its failure limit 429 before its no-store key set is fetched', async () => {
+  const path = keys.nextPath();
+  const jwksUri = keys.serve(path, { keys: [await x5cJwk(first)] }, { 'Cache-Control': 'no-store' });
+  const clientId = `device-${randomBytes(4).toString('hex')}`;
+  await createClient(server.app, { clientId, authenticationType: 'self_signed_tls_client_auth', jwksUri, allowedScopes: 'read' });
+  // Certificates the key set does not hold, as the probe sent them: each failure fetched the set.
+  const statuses: number[] = [];
+  for (let index = 0; index < 40; index += 1) statuses.push((await token(clientId, third)).status);
+  expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(15);
+  // At most one fetch per verified attempt (two for the refetch of an unknown certificate), none for a refusal.
+  expect(keys.fetches(path)).toBeLessThanOrEqual(2 * statuses.filter((status) => status === 401).length + 2);
+  expect(keys.fetches(path)).toBeLessThan(statuses.length);
+});
