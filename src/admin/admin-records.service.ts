@@ -209,7 +209,7 @@ export class AdminRecordsService {
         throw conflict(`the resource object's id ${input.id} does not match the path's id ${operation.id}`, '/value/id');
       }
       before = await handler.snapshot(manager, operation.id);
-      written = await handler.update(manager, operation.id, input);
+      written = await handler.update(manager, operation.id, input, actor);
     }
     // This service is the one writer of the admin interface's audit events, for every type.
     const auditEventId = await audit(manager, actor, operation.op, handler.type, written.id, before, await handler.snapshot(manager, written.id));

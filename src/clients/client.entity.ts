@@ -1,3 +1,4 @@
+import type { AdministratorCeilings } from './administrator-ceilings.js';
 import { Index, Column, Entity, JoinColumn, ManyToOne, OneToMany, OneToOne, type Relation } from 'typeorm';
 import { InitialAccessToken } from './initial-access-token.entity.js';
 import { RecordEntity } from '../database/record.entity.js';
@@ -39,6 +40,10 @@ export class Client extends RecordEntity {
   /** false: an administrator froze the client's own management of its registration (RFC 7592 PUT and DELETE). */
   @Column({ name: 'registration_management', type: 'boolean', default: true })
   registrationManagement!: boolean;
+
+  /** What an administrator set on a dynamically registered client since: ceilings of its RFC 7592 updates; null: nothing. */
+  @Column({ name: 'administrator_ceilings', type: 'jsonb', nullable: true })
+  administratorCeilings!: AdministratorCeilings | null;
 
   /** The contacts a dynamically registered client gave, as a JSON array of strings; null: none. */
   @Column({ type: 'text', nullable: true })

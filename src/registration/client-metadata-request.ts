@@ -1,10 +1,22 @@
 import { CONTROL_CHARACTER } from '../common/control-characters.js';
 import { RegistrationError, type ClientRegistration } from '../clients/client-registration.js';
 import { metadataError } from './registration-error.js';
+import type { AdministratorCeilings } from '../clients/administrator-ceilings.js';
 import { MTLS_AUTH_METHODS, TLS_CLIENT_AUTH_MEMBERS } from '../clients/mutual-tls.js';
 
-/** The ceilings a client registers (and later updates) under: its initial access token's, copied at registration. */
-export type Ceilings = { scopeCeiling: string; grantTypes: string; authMethods: string; accessTokenLifetime: number | null };
+/**
+ * The ceilings a client registers (and later updates) under: its initial access token's, copied at
+ * registration, and for updates an administrator's changes since (AdministratorCeilings).
+ */
+export type Ceilings = {
+  scopeCeiling: string;
+  grantTypes: string;
+  authMethods: string;
+  accessTokenLifetime: number | null;
+  administrator?: AdministratorCeilings;
+};
+
+const SET_BY_ADMINISTRATOR = 'an administrator set for this client';
 
 /** The members of RFC 7591 §2 this server registers (docs/reference/registration-endpoint.md#accepted-metadata); others are ignored. */
 export const ACCEPTED_MEMBERS = [
@@ -71,6 +83,13 @@ export function readMetadata(body: Record<string, unknown>, ceilings: Ceilings, 
   for (const grant of grantTypes) {
     if (!allowedGrants.includes(grant)) refuse(`grant_types: ${clip(grant)} is outside this initial access token's ceiling (${ceilings.grantTypes})`);
   }
+  const administrator = ceilings.administrator ?? {};
+  if (administrator.grantTypes !== undefined) {
+    const granted = administrator.grantTypes.split(' ');
+    for (const grant of grantTypes) {
+      if (!granted.includes(grant)) refuse(`grant_types: ${clip(grant)} is outside the grant types ${SET_BY_ADMINISTRATOR} (${administrator.grantTypes})`);
+    }
+  }
   if (!grantTypes.includes('client_credentials')) refuse('grant_types: must include client_credentials');
 
   const responseTypes = optionalStrings(body, 'response_types', 10);
@@ -100,8 +119,12 @@ export function readMetadata(body: Record<string, unknown>, ceilings: Ceilings, 
     refuse(`tls_client_auth_*: a tls_client_auth client registers exactly one of ${TLS_CLIENT_AUTH_MEMBERS.join(', ')}`);
   if (authMethod !== 'tls_client_auth' && tlsMembers.length > 0) refuse(`${tlsMembers[0]}: only for tls_client_auth clients`);
 
-  const dpopBound = optionalBoolean(body, 'dpop_bound_access_tokens') ?? false;
-  const certificateBound = optionalBoolean(body, 'tls_client_certificate_bound_access_tokens') ?? false;
+  const dpopBound = optionalBoolean(body, 'dpop_bound_access_tokens') ?? administrator.dpopBound === true;
+  if (administrator.dpopBound === true && !dpopBound) refuse(`dpop_bound_access_tokens: must stay true, which ${SET_BY_ADMINISTRATOR}`);
+  const certificateBound = optionalBoolean(body, 'tls_client_certificate_bound_access_tokens') ?? administrator.certificateBound === true;
+  if (administrator.certificateBound === true && !certificateBound) {
+    refuse(`tls_client_certificate_bound_access_tokens: must stay true, which ${SET_BY_ADMINISTRATOR}`);
+  }
   if (dpopBound && certificateBound) refuse('dpop_bound_access_tokens, tls_client_certificate_bound_access_tokens: not both true (one binding per token)');
   if (certificateBound && !mtls) refuse('tls_client_certificate_bound_access_tokens: needs mutual TLS, which is not enabled on this server');
 
@@ -134,7 +157,7 @@ export function toClientRegistration(metadata: RegisteredMetadata, clientId: str
     jwksRaw: metadata.jwks === null ? null : JSON.stringify(metadata.jwks),
     jwksUri: metadata.jwksUri,
     dpopBound: metadata.dpopBound,
-    accessTokenLifetime: ceilings.accessTokenLifetime,
+    accessTokenLifetime: ceilings.administrator?.accessTokenLifetime !== undefined ? ceilings.administrator.accessTokenLifetime : ceilings.accessTokenLifetime,
     tlsClientAuthSubjectDn: metadata.tlsSubject.tls_client_auth_subject_dn ?? null,
     tlsClientAuthSanDns: metadata.tlsSubject.tls_client_auth_san_dns ?? null,
     tlsClientAuthSanUri: metadata.tlsSubject.tls_client_auth_san_uri ?? null,
@@ -176,12 +199,15 @@ export function asMetadataError(error: RegistrationError): Error {
 
 function readScope(body: Record<string, unknown>, ceilings: Ceilings): string {
   const given = optionalString(body, 'scope', 4096);
-  if (given === undefined) return ceilings.scopeCeiling;
+  const administrator = ceilings.administrator?.scope;
+  if (given === undefined) return administrator ?? ceilings.scopeCeiling;
   const names = [...new Set(given.split(' ').filter(Boolean))];
   if (names.length === 0) refuse('scope: must name at least one scope');
   const ceiling = new Set(ceilings.scopeCeiling.split(' '));
+  const narrowed = administrator === undefined ? undefined : new Set(administrator.split(' '));
   for (const name of names) {
     if (!ceiling.has(name)) refuse(`scope: ${clip(name)} is outside this initial access token's ceiling`);
+    if (narrowed && !narrowed.has(name)) refuse(`scope: ${clip(name)} is outside the scopes ${SET_BY_ADMINISTRATOR} (${administrator})`);
   }
   return names.join(' ');
 }

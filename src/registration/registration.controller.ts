@@ -32,15 +32,18 @@ export class RegistrationController {
   @ApiResponse({ status: 201, description: 'The registered metadata, client_secret (secret methods) and registration_access_token' })
   async register(@Req() request: Request, @Res() response: Response): Promise<void> {
     const address = request.ip ?? 'unknown';
-    // The body is read first, so that a registration which could not hash its secret now is
-    // answered 503 before any database work; its refusals keep their order (token, then body).
+    // The body is read first; its refusals keep their order (token, then body).
     const read = await readRegistrationBodySettled(request);
+    // The initial access token (one indexed lookup) before anything else: the line's places, and
+    // the slow hashes, are for authenticated registrations, so a flood of unknown tokens is 401 at
+    // once, never 503, and never delays a valid one (docs/operations/security.md, "A registration flood").
+    const iat = await this.registrations.authenticateIat(request.headers.authorization, address);
+    // A registration which could not hash its secret now is answered 503 before any write.
     if ('body' in read) this.registrations.refuseIfHashesBusy(read.body);
     // One registration's share of the process at a time, however many connections a flood opens.
     const gone = () => request.socket.destroyed;
     const registered = await this.line.run(async () => {
       if (gone()) return undefined;
-      const iat = await this.registrations.authenticateIat(request.headers.authorization, address);
       if ('error' in read) throw read.error;
       try {
         return await this.registrations.register(iat, read.body, address, gone);
@@ -61,10 +64,9 @@ export class RegistrationController {
   @Get(':clientId')
   @ApiOperation({ summary: 'Read a registration (RFC 7592 §2.1) with its registration access token' })
   async read(@Req() request: Request, @Res() response: Response, @Param('clientId') clientId: string): Promise<void> {
-    const body = await this.line.run(async () => {
-      const client = await this.registrations.authenticateClient(request.headers.authorization, clientId, request.ip ?? 'unknown');
-      return this.registrations.read(client);
-    });
+    // The registration access token before the line, as the initial access token above.
+    const client = await this.registrations.authenticateClient(request.headers.authorization, clientId, request.ip ?? 'unknown');
+    const body = await this.line.run(() => this.registrations.read(client));
     sendNoStoreJson(response, 200, body);
   }
 
@@ -73,8 +75,8 @@ export class RegistrationController {
   async update(@Req() request: Request, @Res() response: Response, @Param('clientId') clientId: string): Promise<void> {
     const address = request.ip ?? 'unknown';
     const read = await readRegistrationBodySettled(request);
+    const client = await this.registrations.authenticateClient(request.headers.authorization, clientId, address);
     const updated = await this.line.run(async () => {
-      const client = await this.registrations.authenticateClient(request.headers.authorization, clientId, address);
       if ('error' in read) throw read.error;
       return this.registrations.update(client, read.body, address);
     });
@@ -85,10 +87,8 @@ export class RegistrationController {
   @ApiOperation({ summary: "Delete a registration (RFC 7592 §2.3), as an administrator's remove: 204" })
   async remove(@Req() request: Request, @Res() response: Response, @Param('clientId') clientId: string): Promise<void> {
     const address = request.ip ?? 'unknown';
-    await this.line.run(async () => {
-      const client = await this.registrations.authenticateClient(request.headers.authorization, clientId, address);
-      await this.registrations.remove(client, address);
-    });
+    const client = await this.registrations.authenticateClient(request.headers.authorization, clientId, address);
+    await this.line.run(() => this.registrations.remove(client, address));
     sendNoContent(response);
   }
 

@@ -15,6 +15,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ChangeFeed } from '../database/change-feed.js';
 import { OAuthError } from '../oauth/oauth-error.js';
 import { asMetadataError, isSecretMethod, readMetadata, toClientRegistration, type Ceilings } from './client-metadata-request.js';
+import type { AdministratorCeilings } from '../clients/administrator-ceilings.js';
 import { generateToken, tokenHash } from '../clients/initial-access-token-rules.js';
 import { mutualTlsEnabled, TLS_CLIENT_AUTH_MEMBERS } from '../clients/mutual-tls.js';
 import { metadataError, RegistrationAbandoned, tokenRefused, tokenRequired } from './registration-error.js';
@@ -178,9 +179,11 @@ export class RegistrationService {
         grant_types: string;
         auth_methods: string;
         access_token_lifetime: number | null;
+        administrator_ceilings: AdministratorCeilings | null;
       }[]
     >(
-      `SELECT c.id, c.client_id, c.registration_management, r.token_hash, r.scope_ceiling, r.grant_types, r.auth_methods, r.access_token_lifetime
+      `SELECT c.id, c.client_id, c.registration_management, r.token_hash, r.scope_ceiling, r.grant_types, r.auth_methods, r.access_token_lifetime,
+              c.administrator_ceilings
          FROM client c JOIN client_registration r ON r.client_id = c.id WHERE c.client_id = $1`,
       [clientId.slice(0, 255)],
     );
@@ -195,7 +198,13 @@ export class RegistrationService {
       clientId: row.client_id,
       registrationManagement: row.registration_management,
       tokenHash: row.token_hash,
-      ceilings: { scopeCeiling: row.scope_ceiling, grantTypes: row.grant_types, authMethods: row.auth_methods, accessTokenLifetime: row.access_token_lifetime },
+      ceilings: {
+        scopeCeiling: row.scope_ceiling,
+        grantTypes: row.grant_types,
+        authMethods: row.auth_methods,
+        accessTokenLifetime: row.access_token_lifetime,
+        ...(row.administrator_ceilings ? { administrator: row.administrator_ceilings } : {}),
+      },
     };
   }
 

@@ -419,6 +419,83 @@ describe('RFC 7592 management', () => {
     expect(event.actor).toBe(`dcr:rat:${client.client_id}@127.0.0.1`);
   });
 
+  /** An administrator's PATCH of the client's attributes (as the console and the CLI make it). */
+  async function administratorSets(clientId: string, attributes: Record<string, unknown>): Promise<void> {
+    const [{ id }] = await first.dataSource.query<{ id: number }[]>('SELECT id FROM client WHERE client_id = $1', [clientId]);
+    const response = await request(first.adminUrl)
+      .patch(`/admin/uma-client/${id}`)
+      .set('Authorization', first.adminToken)
+      .set('Content-Type', JSON_API)
+      .send(JSON.stringify({ data: { type: 'uma-client', id: String(id), attributes } }));
+    expect(response.status).toBe(200);
+  }
+
+  async function stored(clientId: string) {
+    const [row] = await first.dataSource.query<{ allowed_scopes: string; grant_types: string; dpop: boolean; lifetime: number | null }[]>(
+      `SELECT m.allowed_scopes, m.grant_types, m.dpop_bound_access_tokens AS dpop, m.access_token_lifetime AS lifetime
+         FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.client_id = $1`,
+      [clientId],
+    );
+    return row;
+  }
+
+  it('refuses an update asking a scope beyond the allowedScopes an administrator narrowed, naming scope, and changes nothing', async () => {
+    const client = await registered();
+    await administratorSets(client.client_id, { allowedScopes: 'read' });
+    const handle = manage(first, client.client_id, client.registration_access_token);
+    const response = await handle.put({ client_id: client.client_id, token_endpoint_auth_method: 'client_secret_post', scope: 'read write' });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toBe('invalid_client_metadata');
+    expect(response.body.error_description).toMatch(/^scope: write is outside the scopes an administrator set/);
+    expect((await stored(client.client_id)).allowed_scopes).toBe('read');
+    // The token was not used up: the next update within the ceiling goes through, and keeps the narrowed scope by default.
+    const within = await handle.put({ client_id: client.client_id, token_endpoint_auth_method: 'client_secret_post', client_name: 'renamed' });
+    expect(within.status).toBe(200);
+    expect(within.body.scope).toBe('read');
+  });
+
+  it('refuses an update asking a grant type an administrator removed, naming grant_types', async () => {
+    const iat = await createIat({ grantTypes: 'client_credentials refresh_token' });
+    const created = await register(first, iat.token, {
+      token_endpoint_auth_method: 'client_secret_post',
+      grant_types: ['client_credentials', 'refresh_token'],
+    });
+    expect(created.status).toBe(201);
+    await administratorSets(created.body.client_id, { grantTypes: 'client_credentials' });
+    const response = await manage(first, created.body.client_id, created.body.registration_access_token).put({
+      client_id: created.body.client_id,
+      token_endpoint_auth_method: 'client_secret_post',
+      grant_types: ['client_credentials', 'refresh_token'],
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error_description).toMatch(/^grant_types: refresh_token is outside the grant types an administrator set/);
+    expect((await stored(created.body.client_id)).grant_types).toBe('client_credentials');
+  });
+
+  it('keeps DPoP binding an administrator required: an update turning it off is refused naming the member, one leaving it out keeps it', async () => {
+    const client = await registered();
+    await administratorSets(client.client_id, { dpopBoundAccessTokens: true });
+    const handle = manage(first, client.client_id, client.registration_access_token);
+    const off = await handle.put({ client_id: client.client_id, token_endpoint_auth_method: 'client_secret_post', dpop_bound_access_tokens: false });
+    expect(off.status).toBe(400);
+    expect(off.body.error_description).toMatch(/^dpop_bound_access_tokens: must stay true/);
+    const omitted = await handle.put({ client_id: client.client_id, token_endpoint_auth_method: 'client_secret_post' });
+    expect(omitted.status).toBe(200);
+    expect(omitted.body.dpop_bound_access_tokens).toBe(true);
+    expect((await stored(client.client_id)).dpop).toBe(true);
+  });
+
+  it("keeps the token lifetime an administrator set through the client's updates", async () => {
+    const client = await registered();
+    await administratorSets(client.client_id, { accessTokenLifetime: 600 });
+    const updated = await manage(first, client.client_id, client.registration_access_token).put({
+      client_id: client.client_id,
+      token_endpoint_auth_method: 'client_secret_post',
+    });
+    expect(updated.status).toBe(200);
+    expect((await stored(client.client_id)).lifetime).toBe(600);
+  });
+
   it('lets a frozen client read but not update or delete', async () => {
     const client = await registered();
     const [{ id }] = await first.dataSource.query<{ id: number }[]>('SELECT id FROM client WHERE client_id = $1', [client.client_id]);

@@ -172,21 +172,22 @@ describe('a registration flood meeting a full bound', () => {
     };
   }
 
-  it('answers 503 before looking at the token: an unknown one counts no failure for its address', async () => {
+  it('answers an unknown token 401 at once, never 503, and a valid secret registration 503 with Retry-After', async () => {
     const address = '192.0.2.77';
+    const iat = await newIat();
     const bound = fillBound();
     try {
       for (const body of [{}, { token_endpoint_auth_method: 'client_secret_post' }]) {
-        const refused = await register('an-unknown-initial-access-token', body, address);
+        expect((await register('an-unknown-initial-access-token', body, address)).status).toBe(401);
+        const refused = await register(iat.token, body, '192.0.2.76');
         expect(refused.status).toBe(503);
         expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
       }
     } finally {
       await bound.release();
     }
-    expect(await addressFailures(address)).toBe(0);
-    expect((await register('an-unknown-initial-access-token', {}, address)).status).toBe(401);
-    expect(await addressFailures(address)).toBe(1);
+    expect(await addressFailures(address)).toBe(2);
+    expect(await usesOf(iat.id)).toBe(0);
   });
 
   it('still answers a registration without a secret (private_key_jwt) on its merits while the bound is full', async () => {
@@ -269,16 +270,16 @@ describe('the line of registrations', () => {
     expect(await addressFailures(address)).toBe(0);
   });
 
-  it('looks at nothing for a registration whose client hung up while it waited its turn', async () => {
+  it('writes and uses nothing for a registration whose client hung up while it waited its turn', async () => {
     const iat = await newIat({ maxUses: 1 });
     const address = '192.0.2.80';
     const line = holdLine();
     const outgoing = httpRequest(`${server.url}/oauth2/register`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: 'Bearer an-unknown-initial-access-token', 'X-Forwarded-For': address },
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${iat.token}`, 'X-Forwarded-For': address },
     });
     outgoing.on('error', () => undefined);
-    outgoing.end(JSON.stringify({ client_name: 'Gone' }));
+    outgoing.end(JSON.stringify({ client_name: 'Gone', token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [publisher.jwk] } }));
     try {
       await new Promise((resolve) => setTimeout(resolve, 300));
       outgoing.destroy();
@@ -286,10 +287,34 @@ describe('the line of registrations', () => {
     } finally {
       await line.release();
     }
-    // An unknown token looked at would have counted a failure for the address.
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(await addressFailures(address)).toBe(0);
+    expect(await usesOf(iat.id)).toBe(0);
+    // One use only: had the abandoned registration been written, this one would find the token used up.
     expect((await register(iat.token, {}, address)).status).toBe(201);
+  });
+
+  it('answers unknown tokens 401 at once, never 503, while the line is held, and lets a valid registration through when its turn comes', async () => {
+    const iat = await newIat();
+    const line = holdLine();
+    let refusals: number[];
+    let waiting;
+    try {
+      // A flood of unknown initial and registration access tokens from many connections.
+      waiting = register(iat.token, { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [publisher.jwk] } }, '192.0.2.81');
+      const flood = Array.from({ length: 60 }, (_, index) =>
+        index % 2 === 0
+          ? register(`unknown-${index}`, {}, `192.0.2.${100 + (index % 50)}`).then((answer) => answer.status)
+          : request(server.url)
+              .get('/oauth2/register/dcr-unknown')
+              .set('Authorization', `Bearer unknown-${index}`)
+              .then((answer) => answer.status),
+      );
+      refusals = await Promise.all(flood);
+    } finally {
+      await line.release();
+    }
+    expect(new Set(refusals)).toEqual(new Set([401]));
+    expect((await waiting).status).toBe(201);
   });
 });
 

@@ -1,3 +1,4 @@
+import { withAdministratorWrite, type AdministratorCeilings } from '../../clients/administrator-ceilings.js';
 import type { EntityManager } from 'typeorm';
 import { isForeignKeyViolation, isUniqueViolation } from '../../common/database-errors.js';
 import { hashClientSecret } from '../../clients/client-secrets.js';
@@ -97,7 +98,11 @@ type Row = {
   tls_client_auth_san_ip: string | null;
   tls_client_auth_san_email: string | null;
   tls_client_certificate_bound_access_tokens: boolean;
+  administrator_ceilings: AdministratorCeilings | null;
 };
+
+// A dynamically registered client's own writes (RFC 7592) carry audit actors `dcr:iat:…` and `dcr:rat:…`; every other actor is an administrator.
+const DCR_ACTOR_PREFIX = 'dcr:';
 
 // Filters and sort (docs/reference/admin-filters.md): the client row's own columns, the rest on its metadata row.
 const CLIENT_COLUMNS = new Set(['client_id', 'client_name', 'registered_via', 'registration_management', 'software_id', 'software_version', 'contacts']);
@@ -117,7 +122,7 @@ const COLUMNS = `SELECT c.id, c.version, c.date_created, c.last_updated, c.clien
     m.client_type, m.client_authentication_type, m.grant_types, m.allowed_scopes, m.issuer_uri, m.jwks_uri, m.jwks_raw, m.meta_data_raw,
     m.dpop_bound_access_tokens, m.access_token_lifetime, m.tls_client_auth_subject_dn, m.tls_client_auth_san_dns, m.tls_client_auth_san_uri,
     m.tls_client_auth_san_ip, m.tls_client_auth_san_email, m.tls_client_certificate_bound_access_tokens,
-    c.registered_via, c.registration_management, c.contacts, c.software_id, c.software_version, c.initial_access_token_id,
+    c.registered_via, c.registration_management, c.contacts, c.software_id, c.software_version, c.initial_access_token_id, c.administrator_ceilings,
     COALESCE((SELECT array_agg(r.uri ORDER BY r.id) FROM redirect_uri r WHERE r.client_id = c.id), '{}') AS redirect_uris`;
 const SELECT = `${COLUMNS} ${COLLECTION.from}`;
 
@@ -144,7 +149,7 @@ export class ClientRecordHandler implements RecordHandler {
     }
   }
 
-  async update(manager: EntityManager, id: number, input: ResourceInput): Promise<Written> {
+  async update(manager: EntityManager, id: number, input: ResourceInput, actor: string): Promise<Written> {
     const values = this.read(input, false);
     const [current] = await this.rows(manager, 'WHERE c.id = $1 FOR UPDATE OF c', [id]);
     if (!current) throw notFound(`no uma-client with id ${id}`, '/path');
@@ -197,6 +202,18 @@ export class ClientRecordHandler implements RecordHandler {
         registration.certificateBound,
       ],
     );
+    // An administrator's change of a dynamically registered client is a ceiling of its own RFC 7592
+    // updates (docs/reference/registration-endpoint.md#an-administrators-changes-are-ceilings).
+    if (current.registered_via === 'dcr' && !actor.startsWith(DCR_ACTOR_PREFIX)) {
+      const ceilings = withAdministratorWrite(current.administrator_ceilings, {
+        allowedScopes: values.allowedScopes !== undefined ? registration.allowedScopes : undefined,
+        grantTypes: values.grantTypes !== undefined ? registration.grantTypes : undefined,
+        accessTokenLifetime: values.accessTokenLifetime !== undefined ? registration.accessTokenLifetime : undefined,
+        dpopBound: values.dpopBound !== undefined ? registration.dpopBound : undefined,
+        certificateBound: values.certificateBound !== undefined ? registration.certificateBound : undefined,
+      });
+      if (ceilings) await manager.query('UPDATE client SET administrator_ceilings = $2 WHERE id = $1', [id, JSON.stringify(ceilings)]);
+    }
     if (values.redirectUris !== undefined) {
       await manager.query('DELETE FROM redirect_uri WHERE client_id = $1', [id]);
       await insertRedirectUris(manager, id, registration.redirectUris);

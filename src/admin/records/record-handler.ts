@@ -20,7 +20,8 @@ export interface RecordHandler {
   /** Relationship name → related type, for `include`. */
   readonly relationships: Readonly<Record<string, string>>;
   create(manager: EntityManager, input: ResourceInput): Promise<Written>;
-  update(manager: EntityManager, id: number, input: ResourceInput): Promise<Written>;
+  /** `actor`: who writes (the audit trail's actor: `admin`, `cli:…`, `dcr:rat:…`). */
+  update(manager: EntityManager, id: number, input: ResourceInput, actor: string): Promise<Written>;
   remove(manager: EntityManager, id: number): Promise<void>;
   /** The records with these ids, in no particular order; missing ones are left out. */
   find(manager: EntityManager, ids: number[]): Promise<ResourceObject[]>;

@@ -14,6 +14,7 @@ import { SharedDisclosureBasis1765000000000 } from './1765000000000-SharedDisclo
 import { StatusLists1765100000000 } from './1765100000000-StatusLists.js';
 import { MutualTls1765150000000 } from './1765150000000-MutualTls.js';
 import { DynamicRegistration1765200000000 } from './1765200000000-DynamicRegistration.js';
+import { AdministratorCeilings1765300000000 } from './1765300000000-AdministratorCeilings.js';
 import { InitialAccessTokenSearch1765210000000 } from './1765210000000-InitialAccessTokenSearch.js';
 
 /** Listed as classes, not globs, so the same list works in Jest, in dist/ and from the CLI. */
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   MutualTls1765150000000,
   DynamicRegistration1765200000000,
   InitialAccessTokenSearch1765210000000,
+  AdministratorCeilings1765300000000,
 ];
