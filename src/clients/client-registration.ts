@@ -231,7 +231,9 @@ function checkJwksUri(uri: string, policy: RegistrationPolicy): void {
   } catch {
     parsed = undefined;
   }
-  if (!parsed || !['https:', 'http:'].includes(parsed.protocol) || parsed.hash || uri.length > 2048) {
+  // Plain http only where the deployment allows it (JWKS_URI_ALLOW_HTTP): refused at registration, not only at fetch time.
+  const schemes = policy.allowPrivateJwksUri ? ['https:', 'http:'] : ['https:'];
+  if (!parsed || !schemes.includes(parsed.protocol) || parsed.hash || uri.length > 2048) {
     throw new RegistrationError('jwksUri', 'jwksUri must be an absolute https URL without fragment, of at most 2048 characters');
   }
   // Judged as written: a name is resolved (and judged again) only when the keys are fetched.

@@ -18,11 +18,31 @@ describe('addresses a jwks_uri may not reach', () => {
     '::ffff:127.0.0.1',
     '::ffff:169.254.169.254',
     '::ffff:7f00:1',
+    'fec0::1',
+    'feff::1',
+    '2001::1',
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+    '2001:2::1',
+    '2001:10::1',
+    '2001:db8::1',
+    '3fff::1',
+    '5f00::1',
+    '100::1',
+    '100:0:0:1::1',
+    '192.0.0.170',
+    '192.0.2.1',
+    '198.51.100.1',
+    '203.0.113.1',
+    '192.88.99.1',
+    '255.255.255.255',
   ])('refuses %s', (address) => expect(isForbiddenAddress(address)).toBe(true));
 
-  it.each(['8.8.8.8', '172.32.0.1', '192.169.0.1', '2001:4860:4860::8888', 'example.com'])('allows %s', (address) => {
-    expect(isForbiddenAddress(address)).toBe(false);
-  });
+  it.each(['8.8.8.8', '172.32.0.1', '192.169.0.1', '192.0.3.1', '2001:4860:4860::8888', '2001:200::1', '2a00:1450::1', 'example.com'])(
+    'allows %s',
+    (address) => {
+      expect(isForbiddenAddress(address)).toBe(false);
+    },
+  );
 });
 
 describe('jwks_uri targets judged as written', () => {

@@ -16,6 +16,13 @@ FORBIDDEN_IPV4.addSubnet('169.254.0.0', 16, 'ipv4');
 FORBIDDEN_IPV4.addSubnet('198.18.0.0', 15, 'ipv4');
 FORBIDDEN_IPV4.addSubnet('224.0.0.0', 4, 'ipv4');
 FORBIDDEN_IPV4.addSubnet('240.0.0.0', 4, 'ipv4');
+// The rest of IANA's IPv4 special-purpose registry that is not globally reachable: IETF protocol
+// assignments (192.0.0.0/24), the three documentation networks, and the deprecated 6to4 relay anycast.
+FORBIDDEN_IPV4.addSubnet('192.0.0.0', 24, 'ipv4');
+FORBIDDEN_IPV4.addSubnet('192.0.2.0', 24, 'ipv4');
+FORBIDDEN_IPV4.addSubnet('198.51.100.0', 24, 'ipv4');
+FORBIDDEN_IPV4.addSubnet('203.0.113.0', 24, 'ipv4');
+FORBIDDEN_IPV4.addSubnet('192.88.99.0', 24, 'ipv4');
 
 // IPv6 ranges refused whatever they hold. The NAT64 prefixes (RFC 6052's well-known 64:ff9b::/96
 // and RFC 8215's local-use 64:ff9b:1::/48) reach IPv4 hosts through a translator the operator
@@ -28,6 +35,20 @@ FORBIDDEN_IPV6.addSubnet('fe80::', 10, 'ipv6');
 FORBIDDEN_IPV6.addSubnet('ff00::', 8, 'ipv6');
 FORBIDDEN_IPV6.addSubnet('64:ff9b::', 96, 'ipv6');
 FORBIDDEN_IPV6.addSubnet('64:ff9b:1::', 48, 'ipv6');
+// The rest of IANA's IPv6 special-purpose registry that is not globally reachable, and the
+// deprecated site-local range: discard-only (100::/64) and the dummy prefix (100:0:0:1::/64),
+// Teredo (2001::/32, which tunnels to any IPv4 address), benchmarking (2001:2::/48), ORCHID
+// (2001:10::/28), both documentation prefixes (2001:db8::/32, 3fff::/20), SRv6 SIDs (5f00::/16)
+// and site-local fec0::/10.
+FORBIDDEN_IPV6.addSubnet('100::', 64, 'ipv6');
+FORBIDDEN_IPV6.addSubnet('100:0:0:1::', 64, 'ipv6');
+FORBIDDEN_IPV6.addSubnet('2001::', 32, 'ipv6');
+FORBIDDEN_IPV6.addSubnet('2001:2::', 48, 'ipv6');
+FORBIDDEN_IPV6.addSubnet('2001:10::', 28, 'ipv6');
+FORBIDDEN_IPV6.addSubnet('2001:db8::', 32, 'ipv6');
+FORBIDDEN_IPV6.addSubnet('3fff::', 20, 'ipv6');
+FORBIDDEN_IPV6.addSubnet('5f00::', 16, 'ipv6');
+FORBIDDEN_IPV6.addSubnet('fec0::', 10, 'ipv6');
 
 /**
  * Whether an IP address is one a jwks_uri may not reach. An IPv6 address that carries an IPv4
@@ -76,7 +97,7 @@ export function forbiddenTarget(url: URL): string | undefined {
   if (url.username !== '' || url.password !== '') return 'must not carry userinfo (user name or password)';
   const host = bareHost(url).toLowerCase().replace(/\.$/, '');
   if (host === 'localhost' || host.endsWith('.localhost') || isForbiddenAddress(host)) {
-    return 'must not point at a loopback, private, link-local or unspecified address (nor shared, benchmarking, multicast, reserved or NAT64 ranges)';
+    return 'must not point at a loopback, private, link-local or unspecified address (nor shared, benchmarking, documentation, multicast, reserved, NAT64, Teredo, site-local or other special-purpose ranges)';
   }
   return undefined;
 }

@@ -145,6 +145,12 @@ describe('jwks_uri targets on loopback, private, link-local or unspecified addre
     ['an IPv4-mapped loopback', () => 'https://[::ffff:127.0.0.1]/jwks'],
     ['an IPv4-translated loopback', () => 'https://[::ffff:0:7f00:1]/jwks'],
     ['an IPv4-translated metadata address', () => 'https://[::ffff:0:169.254.169.254]/jwks'],
+    ['a site-local IPv6 address (fec0::/10)', () => 'https://[fec0::1]/jwks'],
+    ['a Teredo address (2001::/32)', () => 'https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/jwks'],
+    ['an IETF protocol assignment (192.0.0.0/24)', () => 'https://192.0.0.170/jwks'],
+    ['the discard-only prefix (100::/64)', () => 'https://[100::1]/jwks'],
+    ['a documentation address', () => 'https://203.0.113.9/jwks'],
+    ['plain http to a public name', () => 'http://keys.example/jwks'],
   ])('refuses %s at registration with 422 naming jwksUri', async (_name, uri) => {
     const response = await register(strict, uri());
     expect(response.status).toBe(422);
