@@ -1,4 +1,5 @@
 import type { webcrypto } from 'node:crypto';
+import { compactJwsTooDeep, exceedsJsonDepth, TOO_DEEP } from '../common/json-depth.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { compactVerify, decodeJwt, decodeProtectedHeader, type CompactVerifyResult } from 'jose';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
@@ -88,8 +89,10 @@ export class ClientAssertionAuthenticator {
     checkKeySetUrl(header, client);
     const { payload } = await this.verifySignature(assertion, client, header);
     let claims: Record<string, unknown>;
+    const text = new TextDecoder().decode(payload);
+    if (exceedsJsonDepth(text)) throw refused(`the assertion's payload is ${TOO_DEEP}`);
     try {
-      claims = JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>;
+      claims = JSON.parse(text) as Record<string, unknown>;
     } catch {
       throw refused("the assertion's payload is not a JSON object");
     }
@@ -215,6 +218,8 @@ function readAssertion(parameters: TokenParameters): { assertion: string; client
   if (type === undefined) throw new OAuthError('invalid_request', 'client_assertion is given without client_assertion_type');
   // 400, not 401: the kind of credential is wrong, not the credential (older Inferno kits expect 400).
   if (type !== CLIENT_ASSERTION_TYPE) throw refused(`client_assertion_type must be ${CLIENT_ASSERTION_TYPE}`).withStatus(400);
+  // 400: a malformed request, refused before anything walks the claims.
+  if (compactJwsTooDeep(assertion)) throw new OAuthError('invalid_request', `the client_assertion's header or claims are ${TOO_DEEP}`);
   let header: Record<string, unknown>;
   let sub: unknown;
   try {

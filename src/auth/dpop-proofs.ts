@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { compactJwsTooDeep, exceedsJsonDepth, TOO_DEEP } from '../common/json-depth.js';
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import {
@@ -76,6 +77,7 @@ export class DpopProofs {
   private async checkProof(headerValue: string | string[], method: string): Promise<DpopProof> {
     // Node joins repeated headers with ", "; a JWT never contains a comma.
     if (Array.isArray(headerValue) || headerValue.includes(',')) throw invalidProof('send exactly one DPoP header');
+    if (compactJwsTooDeep(headerValue)) throw invalidProof(`the proof's header or payload is ${TOO_DEEP}`);
     let header: Record<string, unknown>;
     try {
       header = decodeProtectedHeader(headerValue);
@@ -106,8 +108,10 @@ export class DpopProofs {
 }
 
 function parseObject(bytes: Uint8Array): Record<string, unknown> {
+  const text = new TextDecoder().decode(bytes);
+  if (exceedsJsonDepth(text)) throw invalidProof(`the proof's payload is ${TOO_DEEP}`);
   try {
-    const value: unknown = JSON.parse(new TextDecoder().decode(bytes));
+    const value: unknown = JSON.parse(text);
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
   } catch {
     // Refused below.

@@ -1,4 +1,5 @@
 import { createPublicKey } from 'node:crypto';
+import { exceedsJsonDepth, TOO_DEEP } from '../common/json-depth.js';
 import { rsaOutOfBounds } from '../oauth/key-bounds.js';
 
 /** A client's public keys (RFC 7517 JWK Set), checked by validateJwks. */
@@ -42,6 +43,7 @@ export class JwksError extends Error {}
 export function validateJwks(value: unknown): ClientJwks {
   let document = value;
   if (typeof value === 'string') {
+    if (exceedsJsonDepth(value)) throw new JwksError(`the JWKS is ${TOO_DEEP}`);
     try {
       document = JSON.parse(value);
     } catch {

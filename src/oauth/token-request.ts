@@ -1,4 +1,5 @@
 import { formDecode } from './basic-credentials.js';
+import { exceedsJsonDepth, TOO_DEEP } from '../common/json-depth.js';
 import { OAuthError } from './oauth-error.js';
 
 /** Parameters of a token request; an empty value counts as missing (docs/reference/token-endpoint.md#post-oauth2token). */
@@ -54,6 +55,7 @@ function parseForm(text: string): TokenParameters {
 }
 
 function parseJson(text: string): TokenParameters {
+  if (exceedsJsonDepth(text)) throw new OAuthError('invalid_request', `the JSON body is ${TOO_DEEP}`);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { exceedsJsonDepth, TOO_DEEP } from '../common/json-depth.js';
 import { readLimitedBody } from '../common/read-body.js';
 import { firstDuplicateKey } from '../oauth/token-request.js';
 import { metadataError } from './registration-error.js';
@@ -19,6 +20,7 @@ export async function readRegistrationBody(request: Request): Promise<Record<str
     () => metadataError('invalid_client_metadata', 'the request body could not be read'),
   );
   const text = bytes.toString('utf8');
+  if (exceedsJsonDepth(text)) throw metadataError('invalid_client_metadata', `the body is ${TOO_DEEP}`);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -28,7 +30,13 @@ export async function readRegistrationBody(request: Request): Promise<Record<str
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw metadataError('invalid_client_metadata', 'the body must be one JSON object');
   const repeated = firstDuplicateKey(text);
   if (repeated !== undefined) throw metadataError('invalid_client_metadata', `member "${repeated}" is given more than once`);
-  if (text.includes('\\u0000') || text.includes('\0')) throw metadataError('invalid_client_metadata', 'the body contains a NUL character');
+  if (text.includes('\\u0000') || text.includes('\0')) {
+    const member = Object.entries(value).find(([, member]) => JSON.stringify(member).includes('\\u0000'))?.[0];
+    throw metadataError(
+      'invalid_client_metadata',
+      member !== undefined ? `${member}: must not contain a NUL character` : 'a member name contains a NUL character',
+    );
+  }
   return value as Record<string, unknown>;
 }
 

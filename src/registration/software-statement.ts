@@ -1,4 +1,5 @@
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader, type CompactVerifyResult } from 'jose';
+import { compactJwsTooDeep, exceedsJsonDepth, TOO_DEEP } from '../common/json-depth.js';
 import type { webcrypto } from 'node:crypto';
 import { ASSERTION_ALGORITHMS } from '../oauth/client-assertion-claims.js';
 import { metadataError } from './registration-error.js';
@@ -21,6 +22,7 @@ export async function applySoftwareStatement(
   if (statement === undefined) return body;
   if (publishers === undefined) throw metadataError('unapproved_software_statement', 'software_statement: this server trusts no software statement publisher');
   if (typeof statement !== 'string' || statement.length > 16_384) throw invalid('must be a compact JWS (a string)');
+  if (compactJwsTooDeep(statement)) throw invalid(`its header or payload is ${TOO_DEEP}`);
   let header: Record<string, unknown>;
   try {
     header = decodeProtectedHeader(statement);
@@ -31,8 +33,10 @@ export async function applySoftwareStatement(
     throw invalid(`its "alg" is not accepted (use ${ALGORITHMS.join(', ')})`);
   const verified = await verify(statement, publishers);
   let claims: Record<string, unknown>;
+  const text = new TextDecoder().decode(verified.payload);
+  if (exceedsJsonDepth(text)) throw invalid(`its payload is ${TOO_DEEP}`);
   try {
-    claims = JSON.parse(new TextDecoder().decode(verified.payload)) as Record<string, unknown>;
+    claims = JSON.parse(text) as Record<string, unknown>;
   } catch {
     throw invalid('its payload is not a JSON object');
   }

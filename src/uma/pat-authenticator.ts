@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { compactJwsTooDeep, exceedsJsonDepth, TOO_DEEP } from '../common/json-depth.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Request } from 'express';
@@ -99,11 +100,14 @@ export class PatAuthenticator {
   private async checkProof(proof: string | string[], request: Request, token: string, jkt: string): Promise<void> {
     try {
       if (Array.isArray(proof) || proof.includes(',')) throw new Error('send exactly one DPoP header');
+      if (compactJwsTooDeep(proof)) throw new Error(`the proof's header or payload is ${TOO_DEEP}`);
       const header = decodeProtectedHeader(proof) as Record<string, unknown>;
       checkProofHeader(header);
       const key = await this.keys.resolve(header.jwk as Record<string, unknown>, header.alg as string);
       const { payload } = await compactVerify(proof, key.key, { algorithms: ALGORITHMS });
-      const claims = JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>;
+      const text = new TextDecoder().decode(payload);
+      if (exceedsJsonDepth(text)) throw new Error(`the proof's payload is ${TOO_DEEP}`);
+      const claims = JSON.parse(text) as Record<string, unknown>;
       const now = Math.floor(Date.now() / 1000);
       // htu from ISSUER, never from the request's Host header.
       const checked = checkProofClaims(claims, { htm: request.method, htu: `${this.config.issuer}${request.path}`, now });

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { exceedsJsonDepth, TOO_DEEP } from '../common/json-depth.js';
 import { readLimitedBody } from '../common/read-body.js';
 import { OAuthError } from '../oauth/oauth-error.js';
 import { firstDuplicateKey } from '../oauth/token-request.js';
@@ -20,6 +21,7 @@ export async function readJsonBody(request: Request): Promise<unknown> {
     () => new OAuthError('invalid_request', 'the request body could not be read'),
   );
   const text = bytes.toString('utf8');
+  if (exceedsJsonDepth(text)) throw new OAuthError('invalid_request', `the body is ${TOO_DEEP}`);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -324,6 +324,12 @@ describe('refusals of POST /oauth2/register store nothing and use nothing', () =
     expect(response.headers['www-authenticate']).toBe('Bearer realm="oauth2"');
   });
 
+  it('names the member that holds a NUL character', async () => {
+    const response = await register(first, iat.token, '{"client_name":"a\\u0000b"}');
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ error: 'invalid_client_metadata', error_description: 'client_name: must not contain a NUL character' });
+  });
+
   it('names the member and the ceiling in the description', async () => {
     const response = await register(first, iat.token, { scope: 'write admin' });
     expect(response.body.error_description).toBe("scope: admin is outside this initial access token's ceiling");
@@ -564,6 +570,8 @@ describe('initial-access-token over the admin interface', () => {
     [{ authMethods: 'tls_client_auth' }, 422, 'authMethods'],
     [{ accessTokenLifetime: 86_401 }, 422, 'accessTokenLifetime'],
     [{ uses: 3 }, 400, 'uses'],
+    [{ scopeCeiling: undefined }, 422, 'scopeCeiling'],
+    [{ name: undefined }, 422, 'name'],
   ])('refuses %j with %i naming the attribute', async (attributes, status, member) => {
     const response = await request(first.adminUrl)
       .post('/admin/initial-access-token')

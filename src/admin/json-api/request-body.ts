@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { exceedsJsonDepth, TOO_DEEP } from '../../common/json-depth.js';
 import { readLimitedBody } from '../../common/read-body.js';
 import { AdminError, malformed } from './admin-error.js';
 
@@ -18,6 +19,7 @@ export async function readJsonApiBody(request: Request, patch: boolean): Promise
     () => malformed('the request body could not be read'),
   );
   const text = body.toString('utf8');
+  if (exceedsJsonDepth(text)) throw malformed(`the request body is ${TOO_DEEP}`);
   try {
     return JSON.parse(text);
   } catch {

@@ -161,7 +161,8 @@ export class InitialAccessTokenRecordHandler implements RecordHandler {
       }
     }
     if (creating) {
-      for (const name of ['name', 'scopeCeiling']) if (!input.attributes.has(name)) throw malformed(`attribute "${name}" is required`, '/value/attributes');
+      // A broken rule of an initial access token is a 422 naming the attribute (docs/reference/admin-interface.md).
+      for (const name of ['name', 'scopeCeiling']) if (!input.attributes.has(name)) throw ruleBroken(`${name} is required`, `/value/attributes/${name}`);
     }
     return input.attributes;
   }
