@@ -23,6 +23,8 @@ export type ClientRecord = {
   tlsSubject?: SubjectRule | null;
   /** docs/guides/mtls.md#certificate-bound-tokens: access tokens are bound to the connection's certificate. */
   certificateBound?: boolean;
+  /** When the client was created (ms): a token issued before then was another client's of the same id, one since removed. */
+  createdAt?: number;
 };
 
 export function splitSpaced(value: string): Set<string> {

@@ -8,6 +8,7 @@ import { OAuthError } from '../oauth/oauth-error.js';
 import { RefreshTokensService } from './refresh-tokens.service.js';
 import type { TokenParameters } from '../oauth/token-request.js';
 import { DataSourceDirectory } from '../tickets/data-source-directory.js';
+import { ClientDirectory } from '../clients/client-directory.js';
 import { isRpt } from '../uma/rpt.js';
 import { runEvery } from '../common/run-every.js';
 
@@ -30,6 +31,7 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     private readonly verifier: AccessTokenVerifier,
     private readonly refreshTokens: RefreshTokensService,
     private readonly dataSources: DataSourceDirectory,
+    private readonly clients: ClientDirectory,
   ) {}
 
   onModuleInit(): void {
@@ -82,6 +84,9 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     const claims = await this.verifier.verify(token);
     if (!claims) return undefined;
     if (!(await this.mayIntrospect(caller, claims))) return { active: false };
+    // A deleted client's tokens end with it, plain scopes too (docs/reference/token-endpoint.md#introspection-post-oauth2introspect):
+    // its id unknown now, or known for a client created after the token was issued.
+    if (!(await this.clientStillHolds(claims))) return { active: false };
     const revoked: unknown[] = await this.dataSource.query('SELECT 1 FROM revoked_token WHERE jti = $1', [claims.jti]);
     if (revoked.length > 0) return { active: false };
     const { scope, client_id, sub, aud, iss, exp, iat, jti, permissions, cnf } = claims;
@@ -116,6 +121,12 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     const served = await this.dataSources.introspectedBy(caller.id);
     if (served.length > 0) return served.some((uri) => audience.includes(uri));
     return caller.allowedScopes.has('uma_protection') && audience.length > 0 && audience.every((entry) => entry === this.config.audience);
+  }
+
+  /** Whether the client the token was issued to still exists (from memory, kept current by the change feed). */
+  private async clientStillHolds(claims: AccessTokenClaims): Promise<boolean> {
+    const client = await this.clients.find(claims.client_id);
+    return client !== null && (client.createdAt === undefined || client.createdAt <= claims.iat * 1000 + 999);
   }
 
   /** A refresh token is its own client's business only: any other caller gets `{"active": false}`. */

@@ -4,6 +4,7 @@ import jwt from 'jsonwebtoken';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { consentWorld } from '../support/consent.js';
 import { basic, createClient, type TestClient } from '../support/factories.js';
+import { eventually } from '../support/processes.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import {
   bodyOf,
@@ -151,6 +152,27 @@ describe('POST /oauth2/revoke (RFC 7009)', () => {
       const revokedAt = Date.now();
       expect((await introspect(access_token, second)).body).toEqual({ active: false });
       expect(Date.now() - revokedAt).toBeLessThan(1_000);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("ends a deleted client's plain-scope tokens at introspection on a second instance within a second", async () => {
+    const second = await startTestApp({ ISSUER: server.url });
+    try {
+      const client = await createClient(server.app);
+      const { access_token } = await tokenFor(client);
+      expect(bodyOf<IntrospectionBody>(await introspect(access_token, second)).active).toBe(true);
+      const [{ id }] = await server.dataSource.query<{ id: number }[]>('SELECT id FROM client WHERE client_id = $1', [client.clientId]);
+      const removed = await request(server.adminUrl).delete(`/admin/uma-client/${id}`).set('Authorization', server.adminToken);
+      expect(removed.status).toBe(204);
+      const removedAt = Date.now();
+      await eventually(async () => (((await introspect(access_token, second)).body as IntrospectionBody).active === false ? true : undefined), 1_000, 20);
+      expect(Date.now() - removedAt).toBeLessThan(1_000);
+      // A client created again under the same id does not bring the old tokens back.
+      await createClient(server.app, { clientId: client.clientId });
+      expect((await introspect(access_token, second)).body).toEqual({ active: false });
+      expect((await introspect(access_token)).body).toEqual({ active: false });
     } finally {
       await second.close();
     }
