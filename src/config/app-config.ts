@@ -44,6 +44,8 @@ export type AppConfig = {
   jwksUriAllowHttp: boolean;
   /** UMA permission ticket lifetime in seconds, 1–3600 (docs/guides/uma.md). */
   permissionTicketTtl: number;
+  /** DCR_SOFTWARE_STATEMENT_MAX_AGE: seconds a software statement's iat may lie in the past. */
+  softwareStatementMaxAge: number;
   /**
    * What a client assertion's `aud` may be: the issuer or the token endpoint URL (SMART), or the
    * issuer only (FAPI 2.0); see docs/guides/smart-backend-services.md.

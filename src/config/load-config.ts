@@ -54,6 +54,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     dpopNonce: values.DPOP_NONCE,
     jwksUriAllowHttp: values.JWKS_URI_ALLOW_HTTP,
     permissionTicketTtl: values.PERMISSION_TICKET_TTL,
+    softwareStatementMaxAge: values.DCR_SOFTWARE_STATEMENT_MAX_AGE,
     clientAssertionAudience: values.CLIENT_ASSERTION_AUDIENCE,
     tls,
     disclosureRetentionDays: values.DISCLOSURE_RETENTION_DAYS,

@@ -234,6 +234,15 @@ export const VARIABLES = {
     accepted: 'a file path',
     defaultText: 'unset: every software statement is refused',
   }),
+  DCR_SOFTWARE_STATEMENT_MAX_AGE: wholeNumber({
+    meaning:
+      'How old a software statement may be: its `iat` at most this many seconds ago (a statement without `iat`, with an `exp` in the past, or with an `aud` that is not this `registration_endpoint` is refused too); see [dynamic client registration](../guides/dynamic-registration.md#software-statements).',
+    min: 60,
+    max: 10 * 365 * 86_400,
+    unit: 'seconds',
+    default: 365 * 86_400,
+    defaultNote: 'one year',
+  }),
   MTLS: flag({
     meaning:
       '`true`: mutual-TLS client authentication and certificate-bound tokens (RFC 8705). Under native TLS the public listener asks every client for a certificate and never requires one; behind a TLS proxy, `MTLS_CLIENT_CERT_HEADER` carries it. Enables `tls_client_auth` (with `TLS_CLIENT_CA_FILE`), `self_signed_tls_client_auth` and certificate-bound tokens; see [mutual TLS](../guides/mtls.md).',

@@ -19,7 +19,7 @@ import type { AdministratorCeilings } from '../clients/administrator-ceilings.js
 import { generateToken, tokenHash } from '../clients/initial-access-token-rules.js';
 import { mutualTlsEnabled, TLS_CLIENT_AUTH_MEMBERS } from '../clients/mutual-tls.js';
 import { metadataError, RegistrationAbandoned, tokenRefused, tokenRequired } from './registration-error.js';
-import { applySoftwareStatement } from './software-statement.js';
+import { applySoftwareStatement, type StatementRules } from './software-statement.js';
 
 /** What a registration or an update answers (RFC 7591 §3.2.1), with where the client is managed. */
 export type RegistrationResponse = { body: Record<string, unknown>; location: string };
@@ -117,7 +117,7 @@ export class RegistrationService {
       authMethods: iat.auth_methods,
       accessTokenLifetime: iat.access_token_lifetime,
     };
-    const body = await applySoftwareStatement(requestBody, this.softwareStatementKeys);
+    const body = await applySoftwareStatement(requestBody, this.softwareStatementKeys, this.statementRules());
     const metadata = readMetadata(body, ceilings, mutualTlsEnabled(this.config));
     // A flood of registrations meets the bound of the token endpoint's slow hashes before any write.
     if (isSecretMethod(metadata.authMethod)) this.slowHashes.refuseIfFull();
@@ -219,7 +219,7 @@ export class RegistrationService {
     if (requestBody.client_id !== client.clientId) throw metadataError('invalid_client_metadata', 'client_id: required, and equal to the client of this URL');
     const server = SERVER_MEMBERS.find((member) => requestBody[member] !== undefined);
     if (server !== undefined) throw metadataError('invalid_client_metadata', `${server}: set by the server, never sent in an update`);
-    const body = await applySoftwareStatement(requestBody, this.softwareStatementKeys);
+    const body = await applySoftwareStatement(requestBody, this.softwareStatementKeys, this.statementRules());
     const metadata = readMetadata(body, client.ceilings, mutualTlsEnabled(this.config));
     const [current] = await this.dataSource.query<{ client_authentication_type: string; client_secret_hash: string | null }[]>(
       'SELECT m.client_authentication_type, m.client_secret_hash FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.id = $1',
@@ -277,6 +277,11 @@ export class RegistrationService {
     } catch (error) {
       throw asOAuthError(error);
     }
+  }
+
+  /** docs/guides/dynamic-registration.md#software-statements: how old a statement may be, and the endpoint its aud must name. */
+  private statementRules(): StatementRules {
+    return { maxAgeSeconds: this.config.softwareStatementMaxAge, registrationEndpoint: `${this.config.issuer}/oauth2/register` };
   }
 
   /** The per-address limit of failed client authentications (docs/operations/security.md) covers these tokens too: 429 before any lookup. */

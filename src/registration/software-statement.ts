@@ -13,9 +13,13 @@ const MAX_AHEAD_SECONDS = 10;
  * signed by a key of DCR_SOFTWARE_STATEMENT_JWKS_FILE are believed (docs/guides/dynamic-registration.md#software-statements);
  * without that file, every statement is unapproved.
  */
+/** What a statement is judged against besides its signature: its age, and the endpoint it was meant for. */
+export type StatementRules = { maxAgeSeconds: number; registrationEndpoint: string };
+
 export async function applySoftwareStatement(
   body: Record<string, unknown>,
   publishers: { keys: Record<string, unknown>[] } | undefined,
+  rules: StatementRules,
   now = Math.floor(Date.now() / 1000),
 ): Promise<Record<string, unknown>> {
   const statement = body.software_statement;
@@ -43,7 +47,14 @@ export async function applySoftwareStatement(
   if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) throw invalid('its payload is not a JSON object');
   if (typeof claims.iss !== 'string' || claims.iss === '') throw invalid('"iss" is required');
   if (typeof claims.iat !== 'number' || claims.iat > now + MAX_AHEAD_SECONDS) throw invalid('"iat" is required and must not be in the future');
+  // A statement is a long-lived credential of its publisher: an old one, or one made for another server, is not replayed here.
+  if (claims.iat < now - rules.maxAgeSeconds) throw invalid(`"iat" is older than ${rules.maxAgeSeconds} seconds (DCR_SOFTWARE_STATEMENT_MAX_AGE)`);
   if (claims.exp !== undefined && (typeof claims.exp !== 'number' || claims.exp <= now)) throw invalid('it has expired');
+  if (claims.aud !== undefined) {
+    const audiences: unknown[] = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
+    if (!audiences.includes(rules.registrationEndpoint))
+      throw invalid(`"aud" does not name this server's registration_endpoint (${rules.registrationEndpoint})`);
+  }
   const merged: Record<string, unknown> = { ...body };
   delete merged.software_statement;
   for (const member of [...ACCEPTED_MEMBERS, 'software_id', 'software_version']) {

@@ -96,6 +96,13 @@ describe('software statements', () => {
     ['without iss', () => statement(publisher, { iat: now() })],
     ['issued in the future', () => statement(publisher, { iss: 'https://publisher.example', iat: now() + 120 })],
     ['expired', () => statement(publisher, { iss: 'https://publisher.example', iat: now() - 120, exp: now() - 60 })],
+    ['without iat', () => statement(publisher, { iss: 'https://publisher.example' })],
+    ['issued in 2001', () => statement(publisher, { iss: 'https://publisher.example', iat: 978_307_200 })],
+    ['older than a year', () => statement(publisher, { iss: 'https://publisher.example', iat: now() - 366 * 86_400 })],
+    [
+      "meant for another server's registration endpoint",
+      () => statement(publisher, { iss: 'https://publisher.example', iat: now(), aud: 'https://other.example/register' }),
+    ],
   ])('refuses a statement %s with invalid_software_statement, using nothing', async (_case, make) => {
     const iat = await newIat();
     const refused = await register(iat.token, { software_statement: await make() });
@@ -103,6 +110,12 @@ describe('software statements', () => {
     expect(refused.body.error).toBe('invalid_software_statement');
     expect(refused.headers['cache-control']).toBe('no-store');
     expect(await usesOf(iat.id)).toBe(0);
+  });
+
+  it('accepts a statement whose aud names this registration_endpoint', async () => {
+    const iat = await newIat();
+    const signed = await statement(publisher, { iss: 'https://publisher.example', iat: now(), aud: `${server.url}/oauth2/register` });
+    expect((await register(iat.token, { software_statement: signed })).status).toBe(201);
   });
 
   it("still holds a statement's members to the initial access token's ceilings", async () => {
