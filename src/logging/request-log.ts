@@ -57,7 +57,8 @@ export function requestLog(logger: Logger) {
 
 function levelOf(path: string, status: number): Level | undefined {
   if (path === '/metrics' || path.startsWith('/health/')) return undefined;
-  if (status >= 500) return 'error';
+  // 501 answers what a client asked for and this server does not offer: the client's doing, never an error line on demand.
+  if (status >= 500 && status !== 501) return 'error';
   if (status >= 400) return 'info';
   // The token endpoint's successes are its bulk; the metrics count them.
   return path === '/oauth2/token' ? 'debug' : 'info';

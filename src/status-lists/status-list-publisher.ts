@@ -10,14 +10,16 @@ import { signJwt } from '../keys/token-signer.js';
 import { encodeStatusList } from './status-list-encoding.js';
 import { statusListUri } from './status-index-allocator.js';
 
-/** A status list token as served: compact JWS, its gzip form, its ETag and when it was signed. */
-export type SignedList = { jwt: string; gzipped: Buffer; etag: string; signedAt: number; kid: string };
+/** A status list token as served: compact JWS, its gzip form, its ETag, when it was signed and the iat it carries. */
+export type SignedList = { jwt: string; gzipped: Buffer; etag: string; signedAt: number; kid: string; iat: number };
 
 type Entry = { signed?: SignedList; generation: number; building?: Promise<SignedList | undefined> };
 
 // A list is signed again at most this often, when it changed.
 const MIN_RESIGN_MS = 1_000;
 const LIST_ID = /^[A-Za-z0-9_-]{22}$/;
+// The aggregation is read again at least this often, for the lists that retired meanwhile.
+const AGGREGATION_MAX_AGE_MS = 60_000;
 // Lists kept in memory (each a few hundred bytes to a few kilobytes): the open one and the recent ones.
 const MOST_KEPT = 1_000;
 
@@ -32,6 +34,9 @@ const MOST_KEPT = 1_000;
 export class StatusListPublisher {
   private readonly lists = new Map<string, Entry>();
   private generation = 0;
+  /** Changes of the status_list table only: what the aggregation's memory depends on. */
+  private listsGeneration = 0;
+  private aggregated?: { generation: number; at: number; uris: string[] };
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -41,6 +46,7 @@ export class StatusListPublisher {
   ) {
     changes.subscribe((table) => {
       if (table === undefined || table === 'revoked_token' || table === 'signing_key' || table === 'status_list') this.generation += 1;
+      if (table === undefined || table === 'status_list') this.listsGeneration += 1;
     });
   }
 
@@ -73,7 +79,8 @@ export class StatusListPublisher {
 
   private async due(entry: Entry, signed: SignedList): Promise<boolean> {
     const age = Date.now() - signed.signedAt;
-    if (age >= this.ttl * 1000) return true;
+    // Signed again in every ttl-long period: every instance's token of a period carries the same iat.
+    if (this.periodStart(Date.now()) !== signed.iat) return true;
     if (age < MIN_RESIGN_MS) return false;
     if (!this.changes.live || entry.generation !== this.generation) return true;
     // A key that took over on schedule (SIGNING_KEY_PUBLISH_AHEAD) sends no notification.
@@ -96,7 +103,9 @@ export class StatusListPublisher {
       return undefined;
     }
     const [lst, key] = await Promise.all([encodeStatusList(row.size, row.set), this.keys.signingKey()]);
-    const iat = Math.floor(readAt / 1000);
+    // The start of the current ttl-long period, not the moment of signing: every worker and
+    // instance that signs the same state in the same period gives the same iat, exp and ETag.
+    const iat = this.periodStart(readAt);
     const issuer = this.config.issuer;
     const claims = {
       iss: issuer,
@@ -111,9 +120,12 @@ export class StatusListPublisher {
     const signed: SignedList = {
       jwt,
       gzipped,
-      etag: `"${createHash('sha256').update(jwt).digest('base64url').slice(0, 27)}"`,
+      // The state, not the signature (ES256 and PS256 signatures differ at every signing): a
+      // resource server's conditional GET gets 304 whichever worker or instance answers it.
+      etag: `"${createHash('sha256').update(`${publicId}.${row.size}.${lst}.${key.kid}.${iat}`).digest('base64url').slice(0, 27)}"`,
       signedAt: readAt,
       kid: key.kid,
+      iat,
     };
     entry.signed = signed;
     // A change heard while this was built may not be in it: the next request signs again.
@@ -121,8 +133,32 @@ export class StatusListPublisher {
     return signed;
   }
 
-  /** The URL of every list that is not retired, oldest first. */
+  /** Seconds since the epoch at which the ttl-long period holding `at` (ms) began. */
+  private periodStart(at: number): number {
+    return Math.floor(at / 1000 / this.ttl) * this.ttl;
+  }
+
+  /**
+   * The URL of every list that is not retired, oldest first, from memory: read again when the
+   * change feed reports a change of the lists (a new list, a retirement), after a minute at most
+   * (a list retires when its last token expires, which no statement announces), and at most once
+   * a second while the feed is down.
+   */
   async aggregation(): Promise<string[]> {
+    const now = Date.now();
+    const kept = this.aggregated;
+    if (kept !== undefined) {
+      const age = now - kept.at;
+      const fresh = this.changes.live ? kept.generation === this.listsGeneration && age < AGGREGATION_MAX_AGE_MS : age < MIN_RESIGN_MS;
+      if (fresh) return kept.uris;
+    }
+    const generation = this.listsGeneration;
+    const uris = await this.readAggregation();
+    this.aggregated = { generation, at: now, uris };
+    return uris;
+  }
+
+  private async readAggregation(): Promise<string[]> {
     const rows: { public_id: string }[] = await this.dataSource.query(
       `SELECT public_id FROM status_list l WHERE NOT (l.max_expires_at < now() AND l.id <> (SELECT max(id) FROM status_list)) ORDER BY id`,
     );

@@ -97,8 +97,9 @@ export class StatusListsController {
 }
 
 /** `ttl` minus the served token's age, whole seconds, never negative. */
+/** Until the end of the ttl-long period the token was signed for (its iat is the period's start). */
 function maxAge(signed: SignedList, ttl: number): number {
-  return Math.max(0, ttl - Math.floor((Date.now() - signed.signedAt) / 1000));
+  return Math.max(0, signed.iat + ttl - Math.floor(Date.now() / 1000));
 }
 
 function hash(text: string): string {

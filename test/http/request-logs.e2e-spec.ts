@@ -87,6 +87,31 @@ describe('request logs', () => {
     expect(everything).not.toContain(server.adminToken);
   });
 
+  it("writes no error line for a client's 4xx or for the status endpoint's 501, however often it is asked", async () => {
+    const client = await createClient(server.app);
+    const token = bodyOf<TokenBody>(
+      await request(server.url)
+        .post('/oauth2/token')
+        .set('Authorization', basic(client.clientId, client.clientSecret))
+        .type('form')
+        .send({ grant_type: 'client_credentials', scope: 'read' }),
+    ).access_token;
+    const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')) as { status: { status_list: { uri: string } } };
+    const path = new URL(claims.status.status_list.uri).pathname;
+    for (let index = 0; index < 5; index += 1) {
+      const response = await request(server.url)
+        .get(`${path}?time=1`)
+        .set('Accept', 'application/statuslist+jwt')
+        .set('X-Request-Id', `historical-status-${index}`);
+      expect(response.status).toBe(501);
+      const answered = await request(server.url).get('/oauth2/no-such-path').set('X-Request-Id', `not-found-${index}`);
+      expect(answered.status).toBe(404);
+    }
+    const ours = lines.filter((line) => line.includes('historical-status-') || line.includes('not-found-'));
+    expect(ours.length).toBeGreaterThan(0);
+    for (const line of ours) expect((JSON.parse(line) as { level: number }).level).toBeLessThanOrEqual(30);
+  });
+
   it('gives a request without X-Request-Id a generated one, returned in the response', async () => {
     const response = await request(server.url).get('/.well-known/oauth-authorization-server');
     const id = response.headers['x-request-id'];

@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { gunzipSync, inflateSync } from 'node:zlib';
 import request from 'supertest';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
@@ -234,6 +235,27 @@ describe('token status lists on one database, two instances', () => {
     const indices = blocks.flatMap((block) => block.indices);
     expect(blocks.map((block) => block.indices.length)).toEqual([4096, 4096, 4096]);
     expect(new Set(indices).size).toBe(indices.length);
+  });
+
+  it('gives the same ETag for the same list state on every instance, so a conditional GET gets 304 from the other', async () => {
+    const { uri } = entryOf(await issue(first, client));
+    const path = new URL(uri).pathname;
+    const fromFirst = await request(first.url).get(path).set('Accept', LIST_TYPE);
+    const fromSecond = await request(second.url).get(path).set('Accept', LIST_TYPE);
+    expect(fromSecond.headers.etag).toBe(fromFirst.headers.etag);
+    const conditional = await request(second.url).get(path).set('Accept', LIST_TYPE).set('If-None-Match', fromFirst.headers.etag);
+    expect(conditional.status).toBe(304);
+  });
+
+  it('answers the aggregation endpoint from memory, without a database query per request', async () => {
+    await request(first.url).get('/oauth2/status');
+    const queries = jest.spyOn(first.dataSource, 'query');
+    try {
+      for (let index = 0; index < 20; index += 1) expect((await request(first.url).get('/oauth2/status')).status).toBe(200);
+      expect(queries.mock.calls.filter(([sql]) => String(sql).includes('status_list'))).toEqual([]);
+    } finally {
+      queries.mockRestore();
+    }
   });
 
   it('names every list in the aggregation endpoint, announced in the metadata', async () => {
