@@ -89,6 +89,13 @@ export class OAuthError extends Error {
     return error;
   }
 
+  /** Any method but the endpoint's (RFC 9110 §15.5.6): 405 with Allow, in the OAuth error format. */
+  static methodNotAllowed(method: string, allowed: string): OAuthError {
+    const error = new OAuthError('invalid_request', `method ${method.slice(0, 16)} is not allowed here: use ${allowed}`).withStatus(405);
+    error.headers.Allow = allowed;
+    return error;
+  }
+
   static tooManyRequests(retryAfterSeconds: number): OAuthError {
     const error = new OAuthError('too_many_requests', 'too many failed client authentications; retry later');
     error.headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfterSeconds)));

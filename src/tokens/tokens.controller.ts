@@ -1,5 +1,5 @@
-import { applyDecorators, Controller, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { ApiBasicAuth, ApiConsumes, ApiTags } from '@nestjs/swagger';
+import { All, applyDecorators, Controller, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { ApiBasicAuth, ApiConsumes, ApiExcludeEndpoint, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ClientAuthGuard, TokenClientAuthGuard, type ProofRequest } from '../auth/guards/client-auth.guard.js';
 import { DpopProofGuard } from '../auth/guards/dpop-proof.guard.js';
@@ -15,6 +15,7 @@ import { TokenLifecycleService } from './token-lifecycle.service.js';
 import { TokensService } from './tokens.service.js';
 import type { Confirmation } from './access-token-issuer.js';
 import type { TokenParameters } from '../oauth/token-request.js';
+import { OAuthError } from '../oauth/oauth-error.js';
 import { IntrospectionCallerGuard } from '../uma/introspection-caller.guard.js';
 
 /**
@@ -68,6 +69,13 @@ export class TokensController {
   async revoke(@Req() request: Request, @Res() response: Response): Promise<void> {
     await this.lifecycle.revoke(request.user as ClientRecord, request.body as TokenParameters);
     sendNoStoreJson(response, 200, {});
+  }
+
+  /** Any other method on the three endpoints: 405 with `Allow: POST`, in the OAuth error format (never the framework's 404). */
+  @All(['token', 'introspect', 'revoke'])
+  @ApiExcludeEndpoint()
+  otherMethod(@Req() request: Request): never {
+    throw OAuthError.methodNotAllowed(request.method, 'POST');
   }
 }
 

@@ -395,3 +395,31 @@ describe('GET /oauth2/jwks and metadata', () => {
 function waitForCacheRefresh(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 300));
 }
+
+describe('methods other than POST', () => {
+  it.each([
+    ['GET', '/oauth2/token'],
+    ['PUT', '/oauth2/token'],
+    ['DELETE', '/oauth2/token'],
+    ['GET', '/oauth2/introspect'],
+    ['PATCH', '/oauth2/introspect'],
+    ['GET', '/oauth2/revoke'],
+    ['PUT', '/oauth2/revoke'],
+  ])('answers %s %s 405 with Allow: POST in the OAuth error format', async (method, path) => {
+    const response = await request(server.url)[method.toLowerCase() as 'get' | 'put' | 'delete' | 'patch'](path);
+    expectError(response, 405, 'invalid_request');
+    expect(response.headers.allow).toBe('POST');
+  });
+
+  it('answers HEAD /oauth2/token 405 with Allow: POST', async () => {
+    const response = await request(server.url).head('/oauth2/token');
+    expect(response.status).toBe(405);
+    expect(response.headers.allow).toBe('POST');
+  });
+
+  it('answers GET /oauth2/register 405 with Allow: POST', async () => {
+    const response = await request(server.url).get('/oauth2/register');
+    expect(response.status).toBe(405);
+    expect(response.headers.allow).toBe('POST');
+  });
+});
