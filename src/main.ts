@@ -3,6 +3,7 @@ import cluster from 'node:cluster';
 import { resolveAdminToken } from './config/admin-token.js';
 import { ConfigurationError } from './config/configuration-error.js';
 import { loadConfig } from './config/load-config.js';
+import { lookalikeLine, lookalikeVariables } from './config/lookalike-variables.js';
 import { openDatabase } from './database/database-runtime.js';
 import { createRootLogger } from './logging/logging.js';
 import { runPrimary, WORKER_SERVING } from './server/primary.js';
@@ -12,11 +13,15 @@ import { receiveWorkerSettings, withdrawSecrets } from './server/worker-settings
 async function bootstrap(): Promise<void> {
   if (cluster.isWorker) return runWorker();
   const config = loadConfig(process.env);
+  // Read before the secrets leave the environment: a misspelt secret's name is said too.
+  const lookalikes = lookalikeVariables(process.env);
   // Out of the environment that children inherit (workers, the embedded PostgreSQL): the
   // configuration holds them now, and workers get them over the IPC channel.
   const secrets = withdrawSecrets(process.env);
   const rootLogger = createRootLogger(config);
   const logger = rootLogger.child({ context: 'Server' });
+  // A setting spelt wrong is said, not swallowed: one warn line each (docs/reference/configuration.md).
+  for (const lookalike of lookalikes) logger.warn(lookalikeLine(lookalike));
   // A signal before the server serves: exit at once; the exit asks an embedded PostgreSQL
   // started meanwhile to stop (it runs in its own process group, so the signal did not reach it).
   const duringStart = (signal: NodeJS.Signals) => {

@@ -7,7 +7,10 @@ const INTRODUCTION = `# Configuration reference
 
 The server, the CLI and every worker read the same environment variables, validated once at
 start. A bad value stops the process with exit code 1 and one line naming the variable (the
-values of secrets are never echoed). An empty variable counts as unset.
+values of secrets are never echoed). An empty variable counts as unset. A variable that looks
+like one of these but is none of them (it starts like one, such as \`STATUS_LIST_LENGTH\`, or is
+within two letters of one, such as \`ACCES_TOKEN_TTL\`) is ignored, and the server says so at
+start in one \`warn\` line naming the variable it knows.
 `;
 
 const NOTES = `

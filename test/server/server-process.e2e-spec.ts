@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { basic } from '../support/factories.js';
 import { eventually, finished, runCli, startServerProcess } from '../support/processes.js';
-import { freePorts } from '../support/test-app.js';
+import { freePorts, testDatabaseUrl } from '../support/test-app.js';
 import type { CliClientJson } from '../support/bodies.js';
 
 describe('server start-up configuration', () => {
@@ -25,6 +25,40 @@ describe('server start-up configuration', () => {
     expect(lines[0]).toContain(variable);
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(result.stderr).not.toContain('pw@');
+  });
+});
+
+describe('settings that look like ours', () => {
+  it('warns once at start about a misspelt variable, naming the one it knows', async () => {
+    const [port, adminPort] = await freePorts(2);
+    const child = startServerProcess({
+      ACCES_TOKEN_TTL: '60',
+      LOG_FORMAT: 'json',
+      DATABASE_URL: testDatabaseUrl(),
+      ADMIN_TOKEN: 'a-test-admin-token-of-enough-length-0123456789',
+      PORT: String(port),
+      ADMIN_PORT: String(adminPort),
+    });
+    const done = finished(child);
+    try {
+      await eventually(
+        () =>
+          child.exitCode === null
+            ? request(`http://127.0.0.1:${port}`)
+                .get('/health/ready')
+                .then((response) => (response.status === 200 ? true : undefined))
+            : true,
+        30_000,
+        200,
+      );
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const result = await done;
+    const lines = `${result.stdout}\n${result.stderr}`.split('\n').filter((line) => line.includes('ACCES_TOKEN_TTL'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('did you mean ACCESS_TOKEN_TTL?');
+    expect((JSON.parse(lines[0]) as { level: number }).level).toBe(40);
   });
 });
 
