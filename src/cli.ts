@@ -94,7 +94,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const command = positionals.slice(0, 2).join(' ');
-  const config = loadConfig(process.env);
+  const config = loadConfig(process.env, { forCli: true });
   const run = async (work: (app: INestApplicationContext) => Promise<void>) => {
     const database = await openDatabase(config);
     const app = await NestFactory.createApplicationContext(CliModule.forRoot({ ...config, databaseUrl: database.url }), { logger: false });

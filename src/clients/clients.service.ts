@@ -42,7 +42,8 @@ export class ClientsService {
     return validateRegistration(input, {
       allowPrivateJwksUri: this.config.jwksUriAllowHttp,
       mtls: this.config.mtls !== undefined,
-      tlsClientAuth: this.config.mtls?.clientCa !== undefined,
+      // The command line cannot see the server's CA file: it registers what the server will judge.
+      tlsClientAuth: this.config.mtls?.clientCa !== undefined || this.config.mtls?.registrationOnly === true,
     });
   }
 

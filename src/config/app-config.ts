@@ -77,6 +77,12 @@ export type MtlsSettings = {
   clientCa?: string;
   /** MTLS_CLIENT_CERT_HEADER, lower-cased: where a trusted proxy forwards the certificate. */
   certificateHeader?: string;
+  /**
+   * The command line's view (docs/reference/cli.md): mutual TLS is on, and the listener's files
+   * (TLS_CERT_FILE, TLS_CLIENT_CA_FILE, the proxy header) are the server's business, not needed
+   * to register a certificate client.
+   */
+  registrationOnly?: boolean;
 };
 
 export const CLIENT_ASSERTION_AUDIENCES = ['issuer-or-token-endpoint', 'issuer'] as const;

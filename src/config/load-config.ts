@@ -9,7 +9,11 @@ import { DEFAULT_DATABASE_CONNECTIONS_PER_WORKER, MIN_DATABASE_CONNECTIONS_PER_W
  * rules between variables. Throws a ConfigurationError whose message is one line naming the first
  * bad variable; values of secrets are never echoed.
  */
-export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
+/**
+ * `forCli`: the command line's configuration, which never serves: MTLS=true alone turns the
+ * certificate methods on, without the listener's TLS files or proxy header.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv, options: { forCli?: boolean } = {}): AppConfig {
   const values = readVariables(env);
   const port = values.PORT;
   const adminPort = values.ADMIN_PORT;
@@ -26,7 +30,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     throw new ConfigurationError('ADMIN_TOKEN and ADMIN_TOKEN_FILE are both set: set only one');
   }
   const workers = values.WORKERS;
-  const mtls = mtlsSettings(values, tls !== undefined);
+  const mtls = mtlsSettings(values, tls !== undefined, options.forCli === true);
   return {
     port,
     adminPort,
@@ -72,7 +76,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
  * docs/guides/mtls.md: MTLS needs a place the certificate comes from (native TLS, or a trusted
  * proxy's header, never both); TLS_CLIENT_CA_FILE and MTLS_CLIENT_CERT_HEADER need MTLS.
  */
-function mtlsSettings(values: ReturnType<typeof readVariables>, tls: boolean): MtlsSettings | undefined {
+function mtlsSettings(values: ReturnType<typeof readVariables>, tls: boolean, forCli: boolean): MtlsSettings | undefined {
   const header = values.MTLS_CLIENT_CERT_HEADER;
   if (header !== undefined) {
     if (tls)
@@ -91,6 +95,10 @@ function mtlsSettings(values: ReturnType<typeof readVariables>, tls: boolean): M
   }
   if (values.TLS_CLIENT_CA_FILE !== undefined && !values.MTLS) throw new ConfigurationError('TLS_CLIENT_CA_FILE needs MTLS=true');
   if (!values.MTLS) return undefined;
+  if (forCli && !tls && header === undefined) {
+    const clientCa = values.TLS_CLIENT_CA_FILE === undefined ? undefined : loadClientCaFile(values.TLS_CLIENT_CA_FILE);
+    return { registrationOnly: true, ...(clientCa !== undefined ? { clientCa } : {}) };
+  }
   if (!tls && header === undefined) {
     throw new ConfigurationError(
       'MTLS=true needs TLS_CERT_FILE (native TLS) or MTLS_CLIENT_CERT_HEADER (behind a TLS proxy): the certificate has to come from somewhere',

@@ -40,6 +40,14 @@ describe('links of the README and docs/', () => {
     expect(readme).toContain('](docs/README.md)');
   });
 
+  it('links every page of docs/guides and docs/reference from the docs index', () => {
+    const index = readFileSync(join(ROOT, 'docs/README.md'), 'utf8');
+    const linked = new Set(linksOf(index).map(({ target }) => target.split('#', 1)[0]));
+    const pagesOf = (folder: string) => pages.filter((page) => page.startsWith(`docs/${folder}/`)).map((page) => relative(join(ROOT, 'docs'), join(ROOT, page)));
+    const missing = [...pagesOf('guides'), ...pagesOf('reference')].filter((page) => !linked.has(page));
+    expect(missing).toEqual([]);
+  });
+
   it('cites no file outside the repository', () => {
     const outside = pages.filter((page) => /API\.md|\/work\/shared/.test(readFileSync(join(ROOT, page), 'utf8')));
     expect(outside).toEqual([]);

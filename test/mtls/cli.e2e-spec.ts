@@ -122,3 +122,35 @@ it('refuses tls_client_auth on a server without mutual TLS', async () => {
   expect(result.code).toBe(1);
   expect(result.stderr).toMatch(/tls_client_auth needs mutual TLS/);
 });
+
+it('registers a tls_client_auth client with MTLS=true alone, without the listener’s TLS files or proxy header, and the server authenticates it', async () => {
+  const clientId = unique('cli-lab-plain');
+  const result = await createLabClient(clientId, ['--auth-method', 'tls_client_auth', '--tls-san-ip', '192.0.2.10'], {
+    DATABASE_URL: testDatabaseUrl(),
+    MTLS: 'true',
+  });
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  expect((await token(clientId, gateway)).status).toBe(200);
+});
+
+it('registers a self_signed_tls_client_auth client with MTLS=true alone', async () => {
+  const clientId = unique('cli-device-plain');
+  const jwks = join(dir, `${clientId}.json`);
+  writeFileSync(jwks, JSON.stringify({ keys: [await x5cJwk(device)] }));
+  const result = await createLabClient(clientId, ['--auth-method', 'self_signed_tls_client_auth', '--jwks-file', jwks], {
+    DATABASE_URL: testDatabaseUrl(),
+    MTLS: 'true',
+  });
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  expect((await token(clientId, device)).status).toBe(200);
+});
+
+it('says it needs MTLS=true when a certificate method is asked without it, naming the variable', async () => {
+  const result = await createLabClient(unique('cli-lab-off'), ['--auth-method', 'tls_client_auth', '--tls-san-ip', '192.0.2.10'], {
+    DATABASE_URL: testDatabaseUrl(),
+  });
+  expect(result.code).not.toBe(0);
+  expect(result.stderr).toContain('MTLS=true');
+});
