@@ -1,9 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import pg from 'pg';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import request from 'supertest';
 import { commandBlocks, runnablePages, type CommandBlock } from '../support/markdown.js';
 import { cleanEnvironment, eventually, finished, lowFreePorts, startServerProcess } from '../support/processes.js';
@@ -15,28 +16,50 @@ const DONE = '@@docs-block-done@@';
 /**
  * One page's `sh` and `js` blocks, as a newcomer would paste them into one terminal, in order:
  * only the server's ports and data folder are those of this test's server instead of 3000, 3001
- * and ./.data.
+ * and ./.data, and the ports 3443 and 3444 of a second server a page starts itself (mutual TLS
+ * needs a listener of its own) are free ones of this run.
  */
-function script(blocks: CommandBlock[], port: number, adminPort: number, dataDir: string): string {
+function script(blocks: CommandBlock[], ports: Ports, dataDir: string, cwd: string): string {
   const adapt = (text: string) =>
     text
-      .replaceAll('http://localhost:3000', `http://localhost:${port}`)
-      .replaceAll('http://localhost:3001', `http://localhost:${adminPort}`)
+      .replaceAll('http://localhost:3000', `http://localhost:${ports.port}`)
+      .replaceAll('http://localhost:3001', `http://localhost:${ports.adminPort}`)
+      .replace(/\b3443\b/g, String(ports.secondPort))
+      .replace(/\b3444\b/g, String(ports.secondAdminPort))
       .replaceAll('.data/', `${dataDir}/`);
   const parts = blocks.map((block) => {
     const body = block.language === 'js' ? `node --input-type=module <<'DOCS_JS_EOF'\n${adapt(block.text)}\nDOCS_JS_EOF` : adapt(block.text);
     return `${body}\nprintf '\\n${DONE}\\n'`;
   });
-  return ['set -euo pipefail', `cd ${JSON.stringify(ROOT)}`, ...parts].join('\n');
+  return ['set -euo pipefail', `cd ${JSON.stringify(cwd)}`, ...parts].join('\n');
 }
 
-/** Files git would offer to add: what the blocks create must be ignored (.gitignore) or removed. */
-function untrackedFiles(): string[] {
-  const status = spawnSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: ROOT, encoding: 'utf8' }).stdout;
-  return status
-    .split('\n')
-    .filter((line) => line.startsWith('?? '))
-    .map((line) => line.slice(3));
+type Ports = { port: number; adminPort: number; secondPort: number; secondAdminPort: number };
+
+const git = (cwd: string, ...args: string[]) => spawnSync('git', args, { cwd, encoding: 'utf8' }).stdout;
+
+/**
+ * A fresh clone of the checkout as it is now: its tracked files only (with their working-tree
+ * contents, so uncommitted work is what runs), the installed node_modules linked and the built
+ * dist copied, and a git repository of its own in which nothing is tracked yet. A file another
+ * guide left, or an untracked file of the checkout, is not there to make a page pass.
+ */
+async function freshClone(): Promise<string> {
+  const clone = await mkdtemp(join(tmpdir(), 'authorization-server-clone-'));
+  for (const path of git(ROOT, 'ls-files', '-z').split('\0').filter(Boolean)) {
+    if (!existsSync(join(ROOT, path))) continue; // deleted in the working tree, not yet committed
+    await mkdir(dirname(join(clone, path)), { recursive: true });
+    await cp(join(ROOT, path), join(clone, path), { verbatimSymlinks: true });
+  }
+  await symlink(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
+  await cp(join(ROOT, 'dist'), join(clone, 'dist'), { recursive: true });
+  git(clone, 'init', '-q');
+  return clone;
+}
+
+/** Files git would offer to add in `cwd`: what the blocks create must be ignored (.gitignore) or removed. */
+function untrackedFiles(cwd: string): string[] {
+  return git(cwd, 'ls-files', '--others', '--exclude-standard').split('\n').filter(Boolean);
 }
 
 /**
@@ -88,32 +111,42 @@ async function stopServer(server: FreshServer): Promise<void> {
   await rm(server.dataDir, { recursive: true, force: true });
 }
 
-const PAGES = runnablePages(ROOT);
+// DOCS_PAGE=docs/guides/mtls.md runs that page alone (while writing a guide).
+const PAGES = runnablePages(ROOT).filter((page) => process.env.DOCS_PAGE === undefined || page === process.env.DOCS_PAGE);
 
 describe('the command blocks of the README and of each guide, each page alone on a fresh server', () => {
   let server: FreshServer | undefined;
+  let clone: string | undefined;
 
   afterEach(async () => {
     if (server) await stopServer(server);
     server = undefined;
+    if (clone) await rm(clone, { recursive: true, force: true });
+    clone = undefined;
   }, 60_000);
 
   it('finds the README, getting started and the guides', () => {
-    expect(PAGES).toEqual(expect.arrayContaining(['README.md', 'docs/getting-started.md', 'docs/guides/consent-withdrawal.md', 'docs/guides/uma.md']));
+    expect(runnablePages(ROOT)).toEqual(expect.arrayContaining(['README.md', 'docs/getting-started.md', 'docs/guides/consent-withdrawal.md', 'docs/guides/uma.md']));
   });
 
   it.each(PAGES)(
-    'runs every block of %s in order, each exiting 0 without an error answer, leaving no untracked file',
+    'runs every block of %s in order in a fresh clone, each exiting 0 without an error answer, leaving no untracked file',
     async (page) => {
       const blocks = commandBlocks(ROOT, page);
       server = await startFreshServer();
+      clone = await freshClone();
       const { port, adminPort, dataDir, environment } = server;
-      const before = untrackedFiles();
-      const run = await finished(
-        spawn('bash', ['-c', script(blocks, port, adminPort, dataDir)], {
-          env: cleanEnvironment(environment),
-        }),
-      );
+      const [secondPort, secondAdminPort] = await lowFreePorts();
+      const before = untrackedFiles(clone);
+      const checkoutBefore = untrackedFiles(ROOT);
+      // A group of its own: whatever a page starts in the background and leaves running is stopped with it.
+      const shell = spawn('bash', ['-c', script(blocks, { port, adminPort, secondPort, secondAdminPort }, dataDir, clone)], { env: cleanEnvironment(environment), detached: true });
+      const run = await finished(shell);
+      try {
+        process.kill(-shell.pid!, 'SIGTERM');
+      } catch {
+        // nothing of the page's is left running
+      }
       const outputs = run.stdout.split(`\n${DONE}\n`);
       const completed = outputs.length - 1;
       const failed = blocks[completed];
@@ -130,7 +163,9 @@ describe('the command blocks of the README and of each guide, each page alone on
         const errorAnswer = !block.checksStatus && /"errors"\s*:|"error"\s*:\s*"/.test(output) ? output.slice(0, 500) : '';
         expect({ block: `${block.page}:${block.line}`, errorAnswer }).toEqual({ block: `${block.page}:${block.line}`, errorAnswer: '' });
       });
-      expect(untrackedFiles().filter((path) => !before.includes(path))).toEqual([]);
+      expect(untrackedFiles(clone).filter((path) => !before.includes(path))).toEqual([]);
+      // Nor does anything land in the checkout the clone was made from.
+      expect(untrackedFiles(ROOT).filter((path) => !checkoutBefore.includes(path))).toEqual([]);
     },
     300_000,
   );
