@@ -8,6 +8,7 @@
 //
 //   npm run drill:failover            (builds the server first)
 //   node ops/drill/failover.mjs --json FILE   also writes the figures as JSON
+//   DRILL_BASE_PORT=25000 npm run drill:failover   fixed ports 25000-25010 instead of random ones
 //
 // Runs as root (PostgreSQL itself runs as the `postgres` user); installs patroni, etcd-server,
 // etcd-client, haproxy and postgresql-15 with apt-get when they are missing. Everything listens on
@@ -185,8 +186,19 @@ function portFree(port) {
 }
 
 // Ports from a random spot in 20000-31999 (never the ephemeral range, where an outgoing
-// connection can take a port between the probe and the bind).
+// connection can take a port between the probe and the bind). DRILL_BASE_PORT=N takes N, N+1, …
+// in order instead (docs/operations/high-availability.md#the-drill), each of which must be free.
 async function freePorts(count) {
+  const base = process.env.DRILL_BASE_PORT;
+  if (base !== undefined) {
+    const first = Number(base);
+    if (!/^\d{4,5}$/.test(base) || first < 1024 || first + count - 1 > 32_767) {
+      throw new Error(`DRILL_BASE_PORT must be a port from 1024 to ${32_767 - count + 1} (the drill takes ${count} in a row), got ${JSON.stringify(base)}`);
+    }
+    const ports = Array.from({ length: count }, (_, index) => first + index);
+    for (const port of ports) if (!(await portFree(port))) throw new Error(`DRILL_BASE_PORT: port ${port} is in use`);
+    return ports;
+  }
   const ports = [];
   let candidate = 20_000 + Math.floor(Math.random() * 11_000);
   for (let tries = 0; ports.length < count && tries < 2_000; tries += 1, candidate += 1) {
