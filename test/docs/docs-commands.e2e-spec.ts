@@ -111,8 +111,8 @@ async function stopServer(server: FreshServer): Promise<void> {
   await rm(server.dataDir, { recursive: true, force: true });
 }
 
-// DOCS_PAGE=docs/guides/mtls.md runs that page alone (while writing a guide).
-const PAGES = runnablePages(ROOT).filter((page) => process.env.DOCS_PAGE === undefined || page === process.env.DOCS_PAGE);
+// DOCS_PAGE=docs/guides/mtls.md runs that page alone (while writing a guide); several: comma-separated.
+const PAGES = runnablePages(ROOT).filter((page) => process.env.DOCS_PAGE === undefined || process.env.DOCS_PAGE.split(',').includes(page));
 
 describe('the command blocks of the README and of each guide, each page alone on a fresh server', () => {
   let server: FreshServer | undefined;
