@@ -26,6 +26,9 @@ export const MAX_OPERATIONS = 1000;
 /** What one applied operation answers: `{data}` (and a generated secret, once). */
 export type OperationResult = { data: ResourceObject | null; meta?: Record<string, unknown> };
 
+/** A write's check at the end of its request (Written.atEnd), with the index of its operation. */
+type AtEnd = { index: number; check: (manager: EntityManager) => Promise<void> };
+
 /** Work a caller adds to the transaction of a single change (it fails the change by throwing). */
 export type InTransaction = (manager: EntityManager) => Promise<void>;
 
@@ -81,11 +84,17 @@ export class AdminRecordsService {
       const results = await this.dataSource.transaction(async (manager) => {
         const done: OperationResult[] = [];
         const localIds = new LocalIds();
+        const atEnd: AtEnd[] = [];
         for (const [index, operation] of operations.entries()) {
           failedAt = index;
-          const result = await this.apply(manager, localIds.resolve(operation), actor, changes);
+          const result = await this.apply(manager, localIds.resolve(operation), actor, changes, (check) => atEnd.push({ index, check }));
           localIds.remember(operation, result.data?.id);
           done.push(result);
+        }
+        // Rules about records later operations may add, once all are applied; a refusal names its operation.
+        for (const { index, check } of atEnd) {
+          failedAt = index;
+          await check(manager);
         }
         return done;
       });
@@ -106,7 +115,12 @@ export class AdminRecordsService {
   /** POST /admin/<type> (the controller has checked the type, before reading the body): one add, in its own transaction. */
   async create(type: string, document: unknown, actor: string): Promise<OperationResult> {
     const result = await this.dataSource
-      .transaction((manager) => this.apply(manager, { op: 'add', type, value: dataOf(document) }, actor))
+      .transaction(async (manager) => {
+        const atEnd: AtEnd['check'][] = [];
+        const applied = await this.apply(manager, { op: 'add', type, value: dataOf(document) }, actor, undefined, (check) => atEnd.push(check));
+        for (const check of atEnd) await check(manager);
+        return applied;
+      })
       .catch((error: unknown) => {
         throw inDocument(error);
       });
@@ -122,7 +136,9 @@ export class AdminRecordsService {
     const changes: RecordChange[] = [];
     const result = await this.dataSource
       .transaction(async (manager) => {
-        const applied = await this.apply(manager, { op: 'replace', type, id, value: dataOf(document) }, actor, changes);
+        const atEnd: AtEnd['check'][] = [];
+        const applied = await this.apply(manager, { op: 'replace', type, id, value: dataOf(document) }, actor, changes, (check) => atEnd.push(check));
+        for (const check of atEnd) await check(manager);
         await alsoInTransaction?.(manager);
         return applied;
       })
@@ -186,7 +202,13 @@ export class AdminRecordsService {
     return { data: records, ...(await this.included(records, include)), meta: { total, page }, lastPage: Math.max(1, Math.ceil(total / page.size)) };
   }
 
-  private async apply(manager: EntityManager, operation: Operation, actor: string, changes?: RecordChange[]): Promise<OperationResult> {
+  private async apply(
+    manager: EntityManager,
+    operation: Operation,
+    actor: string,
+    changes?: RecordChange[],
+    checkAtEnd?: (check: AtEnd['check']) => void,
+  ): Promise<OperationResult> {
     const handler = this.handlers.get(operation.type)!;
     if (operation.op === 'remove') {
       const before = await handler.snapshot(manager, operation.id);
@@ -211,6 +233,7 @@ export class AdminRecordsService {
       before = await handler.snapshot(manager, operation.id);
       written = await handler.update(manager, operation.id, input, actor);
     }
+    if (written.atEnd) checkAtEnd?.(written.atEnd);
     // This service is the one writer of the admin interface's audit events, for every type.
     const auditEventId = await audit(manager, actor, operation.op, handler.type, written.id, before, await handler.snapshot(manager, written.id));
     if (operation.op === 'replace') {

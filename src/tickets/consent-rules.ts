@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { asResourceScope } from '../oauth/scope.js';
 
 /**
  * The consistency rules that span several consent-ticket records
@@ -82,4 +83,25 @@ export async function fhirMappingTaken(manager: EntityManager, id: number): Prom
 async function anyRow(manager: EntityManager, sql: string, id: number): Promise<boolean> {
   const rows: unknown[] = await manager.query(sql, [id]);
   return rows.length > 0;
+}
+
+/**
+ * The first resource scope (`<definition>:<scope>`) of `names` that names no scope record, with
+ * what is defined instead (docs/concepts/consent-tickets.md#the-rules-that-keep-the-records-consistent):
+ * undefined when every one is defined. Plain names (`uma_protection`, SMART scopes) are not looked up.
+ */
+export async function firstUndefinedResourceScope(manager: EntityManager, names: readonly string[]): Promise<{ name: string; defined: string[] | null } | undefined> {
+  const wanted = names.map(asResourceScope).filter((scope) => scope !== undefined);
+  if (wanted.length === 0) return undefined;
+  const rows: { definition: string; scope: string | null }[] = await manager.query(
+    `SELECT d.name AS definition, s.name AS scope FROM resource_definition d LEFT JOIN scope s ON s.resource_definition_id = d.id
+      WHERE d.name = ANY($1) ORDER BY s.name`,
+    [[...new Set(wanted.map((scope) => scope.definition))]],
+  );
+  for (const scope of wanted) {
+    const ofDefinition = rows.filter((row) => row.definition === scope.definition);
+    const defined = ofDefinition.flatMap((row) => (row.scope === null ? [] : [row.scope]));
+    if (!defined.includes(scope.scope)) return { name: scope.name, defined: ofDefinition.length === 0 ? null : defined };
+  }
+  return undefined;
 }

@@ -527,3 +527,69 @@ describe('audit trail', () => {
     expect(response.status).toBe(409);
   });
 });
+
+describe('resource scopes in allowedScopes name defined scopes', () => {
+  const jsonApi = (method: 'post' | 'patch', path: string) =>
+    request(server.adminUrl)[method](path).set('Authorization', server.adminToken).set('Content-Type', 'application/vnd.api+json');
+
+  it('refuses a client whose resource scope names no scope of the definition, with a 422 naming it, and stores nothing', async () => {
+    const { definition } = await world();
+    const before = await rowCounts(server);
+    const [client] = freshIds(1);
+    const response = await patchAdmin(server, [
+      add('uma-client', { id: client, attributes: { clientId: `typo-${client}`, clientName: 'Typo', allowedScopes: `uma_protection blood-glucose-level-${definition}:raed` } }),
+    ]);
+    expect(response.status).toBe(422);
+    const [error] = bodyOf<{ errors: JsonApiErrors['errors'] }[]>(response)[0].errors;
+    expect(error).toMatchObject({ status: '422', source: { pointer: '/0/value/attributes/allowedScopes' } });
+    expect(error.detail).toContain(`"blood-glucose-level-${definition}:raed" names no defined scope`);
+    expect(error.detail).toContain('"read"');
+    expect(await rowCounts(server)).toEqual(before);
+  });
+
+  it('refuses a resource scope of a definition that does not exist', async () => {
+    const [client] = freshIds(1);
+    const response = await patchAdmin(server, [
+      add('uma-client', { id: client, attributes: { clientId: `nodef-${client}`, clientName: 'No definition', allowedScopes: `no-such-definition-${client}:read` } }),
+    ]);
+    expect(response.status).toBe(422);
+    expect(bodyOf<{ errors: JsonApiErrors['errors'] }[]>(response)[0].errors[0].detail).toContain(`no resource-definition is named "no-such-definition-${client}"`);
+  });
+
+  it('accepts a client before the definition and scope it names when the same request adds them', async () => {
+    await world();
+  });
+
+  it('refuses a replace of allowedScopes naming no defined scope, pointing at the operation that wrote it', async () => {
+    const { client, definition } = await world();
+    const response = await patchAdmin(server, [
+      { op: 'add', path: '/purpose', value: { type: 'purpose', attributes: { name: 'unrelated' } } },
+      { op: 'replace', path: `/uma-client/${client}`, value: { type: 'uma-client', id: client, attributes: { allowedScopes: `blood-glucose-level-${definition}:write` } } },
+    ]);
+    expect(response.status).toBe(422);
+    const results = bodyOf<{ errors: JsonApiErrors['errors'] }[]>(response);
+    expect(results[1].errors[0]).toMatchObject({ status: '422', source: { pointer: '/1/value/attributes/allowedScopes' } });
+  });
+
+  it('refuses the same over plain JSON:API, POST and PATCH, pointing into the document', async () => {
+    const { client, definition } = await world();
+    const [other] = freshIds(1);
+    const created = await jsonApi('post', '/admin/uma-client').send({
+      data: { type: 'uma-client', id: other, attributes: { clientId: `plain-${other}`, clientName: 'Plain', allowedScopes: `blood-glucose-level-${definition}:raed` } },
+    });
+    expect(created.status).toBe(422);
+    expect(bodyOf<JsonApiErrors>(created).errors[0].source).toEqual({ pointer: '/data/attributes/allowedScopes' });
+    const replaced = await jsonApi('patch', `/admin/uma-client/${client}`).send({
+      data: { type: 'uma-client', id: String(client), attributes: { allowedScopes: `blood-glucose-level-${definition}:raed` } },
+    });
+    expect(replaced.status).toBe(422);
+    expect(bodyOf<JsonApiErrors>(replaced).errors[0].detail).toContain(`"blood-glucose-level-${definition}:raed" names no defined scope`);
+  });
+
+  it('lets other attributes of a client change after the scope it names was removed', async () => {
+    const { client, scope } = await world();
+    expect((await patchAdmin(server, [{ op: 'remove', path: `/scope/${scope}` }])).status).toBe(200);
+    const renamed = await patchAdmin(server, [{ op: 'replace', path: `/uma-client/${client}`, value: { type: 'uma-client', id: client, attributes: { clientName: 'Renamed' } } }]);
+    expect(renamed.status).toBe(200);
+  });
+});

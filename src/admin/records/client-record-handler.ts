@@ -14,7 +14,7 @@ import { holdsNoSecret } from '../../clients/client-metadata.entity.js';
 import type { ClientsService } from '../../clients/clients.service.js';
 import type { NewClient } from '../../clients/new-client.js';
 import { insertRedirectUris } from '../../clients/client-writes.js';
-import { dataSourceClientLacksProtection } from '../../tickets/consent-rules.js';
+import { dataSourceClientLacksProtection, firstUndefinedResourceScope } from '../../tickets/consent-rules.js';
 import { conflict, malformed, notFound, ruleBroken } from '../json-api/admin-error.js';
 import { escape, type ResourceInput, type ResourceObject } from '../json-api/resource-object.js';
 import { readAttributes, type AttributeSpec } from './attribute-rules.js';
@@ -143,7 +143,12 @@ export class ClientRecordHandler implements RecordHandler {
       if (registrationManagement !== undefined) {
         await manager.query('UPDATE client SET registration_management = $2 WHERE id = $1', [created.id, registrationManagement]);
       }
-      return { id: created.id, meta: created.secretGenerated ? { clientSecret: created.clientSecret } : undefined };
+      const allowedScopes = String(registration.allowedScopes);
+      return {
+        id: created.id,
+        meta: created.secretGenerated ? { clientSecret: created.clientSecret } : undefined,
+        atEnd: (atEnd) => refuseUndefinedResourceScopes(atEnd, allowedScopes),
+      };
     } catch (error) {
       throw asAdminError(error);
     }
@@ -222,7 +227,9 @@ export class ClientRecordHandler implements RecordHandler {
     if (await dataSourceClientLacksProtection(manager, 'client', id)) {
       throw ruleBroken('this uma-client introspects for a data-source: its allowedScopes must keep uma_protection', '/value/attributes/allowedScopes');
     }
-    return { id };
+    // Only a write of allowedScopes is checked: a scope removed since does not block other changes.
+    if (values.allowedScopes === undefined) return { id };
+    return { id, atEnd: (atEnd) => refuseUndefinedResourceScopes(atEnd, registration.allowedScopes) };
   }
 
   async remove(manager: EntityManager, id: number): Promise<void> {
@@ -346,6 +353,24 @@ export class ClientRecordHandler implements RecordHandler {
       throw asAdminError(error);
     }
   }
+}
+
+/**
+ * docs/concepts/consent-tickets.md#the-rules-that-keep-the-records-consistent: every resource scope
+ * (`<definition>:<scope>`) of allowedScopes names a scope record, so that a misspelling
+ * (`blood-glucose-level:raed`) is a 422 naming it, not a client that silently never gets a token.
+ */
+async function refuseUndefinedResourceScopes(manager: EntityManager, allowedScopes: string): Promise<void> {
+  const missing = await firstUndefinedResourceScope(manager, allowedScopes.split(/\s+/).filter(Boolean));
+  if (!missing) return;
+  const [definition] = missing.name.split(':');
+  const instead =
+    missing.defined === null
+      ? `no resource-definition is named "${definition}"`
+      : missing.defined.length === 0
+        ? `resource-definition "${definition}" has no scopes yet`
+        : `resource-definition "${definition}" has ${missing.defined.map((name) => `"${name}"`).join(', ')}`;
+  throw ruleBroken(`allowedScopes: "${missing.name}" names no defined scope (${instead}); define the scope first`, '/value/attributes/allowedScopes');
 }
 
 /** The clients module's refusals as the admin interface answers them; anything else passes unchanged. */

@@ -3,10 +3,12 @@ import type { ResourceInput, ResourceObject } from '../json-api/resource-object.
 import type { Collection, ListQuery } from './collection.js';
 
 /**
- * What a write returns: the record's id and meta shown once (a generated client secret). The
- * write's audit event is AdminRecordsService's to record, for every type.
+ * What a write returns: the record's id and meta shown once (a generated client secret), and a
+ * check that runs once every operation of the request is applied, before the commit (a rule about
+ * records a later operation of the same request may still add: a client's resource scopes and
+ * the scope records they name). The write's audit event is AdminRecordsService's to record, for every type.
  */
-export type Written = { id: number; meta?: Record<string, unknown> };
+export type Written = { id: number; meta?: Record<string, unknown>; atEnd?: (manager: EntityManager) => Promise<void> };
 
 /** Attribute values as stored for the audit trail: never a secret. */
 export type Snapshot = Record<string, unknown>;
