@@ -8,12 +8,15 @@ import { openDatabase } from './database/database-runtime.js';
 import { createRootLogger } from './logging/logging.js';
 import { runPrimary, WORKER_SERVING } from './server/primary.js';
 import { serve, SHUTDOWN_SIGNALS } from './server/serve.js';
+import { refuseUnusablePorts } from './server/listen-preflight.js';
 import { receiveWorkerSettings, withdrawSecrets } from './server/worker-settings.js';
 
 async function bootstrap(): Promise<void> {
   if (cluster.isWorker) return runWorker();
   const config = loadConfig(process.env);
-  // Read before the secrets leave the environment: a misspelt secret's name is said too.
+  // A port in use is the first and only line: before the database starts and anything is logged.
+  await refuseUnusablePorts(config);
+  // Read before the secrets leave the environment (ACCES_TOKEN_TTL looks like one by its name).
   const lookalikes = lookalikeVariables(process.env);
   // Out of the environment that children inherit (workers, the embedded PostgreSQL): the
   // configuration holds them now, and workers get them over the IPC channel.

@@ -7,6 +7,7 @@ import { listenAdmin } from '../http/listeners.js';
 import type { AppConfig } from '../config/app-config.js';
 import { Readiness } from '../health/readiness.js';
 import { HttpDrain } from './http-drain.js';
+import { listenError } from './listen-preflight.js';
 
 // docs/operations/shutdown.md: from SIGTERM on /health/ready answers 503, and the listeners keep
 // accepting for this long so that load balancers see it and stop sending before connections are refused.
@@ -103,12 +104,4 @@ export async function serve(options: ServeOptions): Promise<void> {
   for (const signal of SHUTDOWN_SIGNALS) process.on(signal, () => void onSignal(signal));
   for (const line of options.startupLines ?? []) logger.info(line);
   options.onServing?.();
-}
-
-function listenError(error: unknown, variable: string, port: number, hostVariable: string, host: string | undefined): Error {
-  const code = (error as { code?: string }).code;
-  if (code === 'EADDRNOTAVAIL') return new Error(`${host ?? ''} (${hostVariable}) is no address of this host`);
-  if (code === 'EADDRINUSE') return new Error(`port ${port} (${variable}) is already in use`);
-  if (code === 'EACCES') return new Error(`port ${port} (${variable}) may not be used by this user`);
-  return error instanceof Error ? error : new Error(String(error));
 }

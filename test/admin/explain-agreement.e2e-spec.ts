@@ -43,7 +43,8 @@ async function build(g: Graph) {
   const [client, d, e, purpose, ticket] = freshIds(5);
   const names = { d: `d-${d}`, e: `e-${e}`, x: `x-${d}` } as Record<string, string>;
   const full = (name: string) => (name.includes(':') ? `${names[name.split(':')[0]]}:${name.split(':')[1]}` : name);
-  const scopeIds = { 'd:r': freshIds(1)[0], 'd:w': freshIds(1)[0], 'e:r': freshIds(1)[0] } as Record<string, number>;
+  // e:w is made only so that the client may be allowed it, and removed below: a scope that names nothing any more.
+  const scopeIds = { 'd:r': freshIds(1)[0], 'd:w': freshIds(1)[0], 'e:r': freshIds(1)[0], 'e:w': freshIds(1)[0] } as Record<string, number>;
   const operations: unknown[] = [
     add('uma-client', { id: client, attributes: { clientId: `agree-${client}`, clientName: 'c', allowedScopes: g.allowed.map(full).join(' ') || 'plain' } }),
     add('resource-definition', { id: d, attributes: { name: names.d } }),
@@ -73,7 +74,7 @@ async function build(g: Graph) {
     );
     for (const scope of resource.bound) {
       const scopeId = scopeIds[`${resource.definition}:${scope}`];
-      if (scopeId)
+      if (scopeId && `${resource.definition}:${scope}` !== 'e:w')
         operations.push(
           add('requested-resource-scopes', {
             relationships: { scope: ref('scope', scopeId), purpose: ref('purpose', purpose), requestedResource: ref('requested-resource', id) },
@@ -100,6 +101,8 @@ async function build(g: Graph) {
   });
   const response = await patchAdmin(server, operations);
   if (response.status !== 200) throw new Error(JSON.stringify(response.body));
+  const removed = await patchAdmin(server, [{ op: 'remove', path: `/scope/${scopeIds['e:w']}` }]);
+  if (removed.status !== 200) throw new Error(JSON.stringify(removed.body));
   const resources = g.asked.map((index) => uris[index] ?? `https://unknown-${client}-${index}.example`);
   return { clientId: `agree-${client}`, secret: bodyOf<CreatedClientResult[]>(response)[0].meta.clientSecret, scope: g.scope.map(full).join(' '), resources };
 }

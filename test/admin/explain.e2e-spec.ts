@@ -53,16 +53,36 @@ describe('GET /admin/explain: every missing link, in the order the token endpoin
     expect(bodyOf<OAuthErrorBody>(token).error_description).toContain('admin');
   });
 
-  it('2. no resource definition of that name', async () => {
-    const grant = await consentWorld(server, { extraScopes: 'no-such-definition:read' });
-    await expectRefusedAlike(grant, 'no-such-definition:read', 'invalid_scope', /no resource definition named "no-such-definition"/);
+  // A client can name only defined scopes; a scope or definition removed afterwards leaves the name behind.
+  it('2. no resource definition of that name (removed after the client was allowed its scope)', async () => {
+    const [definition, scope] = freshIds(2);
+    const name = `gone-${definition}`;
+    const grant = await consentWorld(server);
+    expect(
+      (
+        await patchAdmin(server, [
+          add('resource-definition', { id: definition, attributes: { name } }),
+          add('scope', { id: scope, attributes: { name: 'read' }, relationships: { resourceDefinition: ref('resource-definition', definition) } }),
+          { op: 'replace', path: `/uma-client/${grant.client}`, value: { type: 'uma-client', attributes: { allowedScopes: `${name}:read` } } },
+        ])
+      ).status,
+    ).toBe(200);
+    expect((await patchAdmin(server, [{ op: 'remove', path: `/scope/${scope}` }, { op: 'remove', path: `/resource-definition/${definition}` }])).status).toBe(200);
+    await expectRefusedAlike(grant, `${name}:read`, 'invalid_scope', new RegExp(`no resource definition named "${name}"`));
   });
 
-  it('3. no scope of that name in the definition', async () => {
+  it('3. no scope of that name in the definition (removed after the client was allowed it)', async () => {
     const grant = await consentWorld(server);
-    await patchAdmin(server, [
-      { op: 'replace', path: `/uma-client/${grant.client}`, value: { type: 'uma-client', attributes: { allowedScopes: `${grant.definitionName}:delete` } } },
-    ]);
+    const [scope] = freshIds(1);
+    expect(
+      (
+        await patchAdmin(server, [
+          add('scope', { id: scope, attributes: { name: 'delete' }, relationships: { resourceDefinition: ref('resource-definition', grant.ids.definition) } }),
+          { op: 'replace', path: `/uma-client/${grant.client}`, value: { type: 'uma-client', attributes: { allowedScopes: `${grant.definitionName}:delete` } } },
+        ])
+      ).status,
+    ).toBe(200);
+    expect((await patchAdmin(server, [{ op: 'remove', path: `/scope/${scope}` }])).status).toBe(200);
     await expectRefusedAlike(grant, `${grant.definitionName}:delete`, 'invalid_scope', /no scope named "delete" in resource definition/);
   });
 
