@@ -1,5 +1,5 @@
 import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -25,6 +25,30 @@ describe('server start-up configuration', () => {
     expect(lines[0]).toContain(variable);
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(result.stderr).not.toContain('pw@');
+  });
+});
+
+describe('a port in use', () => {
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'authorization-server-port-'));
+    await chmod(dataDir, 0o755);
+  });
+
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+  it.each([['PORT'], ['ADMIN_PORT']])('is the first and only line before the exit (%s), on stdout and stderr together', async (variable) => {
+    const [port, adminPort] = await freePorts(2);
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(variable === 'PORT' ? port : adminPort, resolve));
+    try {
+      const result = await finished(startServerProcess({ DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(adminPort) }));
+      expect(result.code).not.toBe(0);
+      expect(`${result.stdout}${result.stderr}`.trim().split('\n')).toEqual([`cannot start: port ${variable === 'PORT' ? port : adminPort} (${variable}) is already in use`]);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 });
 
