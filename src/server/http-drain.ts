@@ -12,17 +12,23 @@ import { Server as NetServer } from 'node:net';
  * - close the idle connections once no request is in flight, and every connection past the
  *   drain limit.
  */
+/** How long no request may start before idle connections are closed (docs/operations/shutdown.md). */
+export const SETTLE_MS = 250;
+
 export class HttpDrain {
   private readonly servers: Server[] = [];
   private readonly inFlight = new Set<ServerResponse>();
   private draining = false;
   private quiet?: () => void;
+  /** Requests seen so far: the drain waits for a spell in which none starts. */
+  private started = 0;
 
   track(server: Server): void {
     this.servers.push(server);
     // First listener: it runs before the application can write the response head.
     server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
       this.inFlight.add(response);
+      this.started += 1;
       if (this.draining) response.setHeader('Connection', 'close');
       response.once('close', () => {
         this.inFlight.delete(response);
@@ -59,6 +65,13 @@ export class HttpDrain {
     );
     for (;;) {
       if (this.inFlight.size > 0) await new Promise<void>((resolve) => (this.quiet = resolve));
+      // Not at once: a connection accepted just before the listener closed, or a kept-alive one,
+      // may hold a request whose bytes have arrived but not been read yet (the event loop is busy
+      // under load); closing it now would reset that request. After a quiet spell in which no
+      // request started, what is idle is really idle.
+      const started = this.started;
+      await delay(SETTLE_MS);
+      if (this.inFlight.size > 0 || this.started !== started) continue;
       for (const server of this.servers) server.closeIdleConnections();
       // A connection still sending its request head is not idle: it becomes a request, is
       // answered with Connection: close, and ends; then the loop finds nothing more to wait for.

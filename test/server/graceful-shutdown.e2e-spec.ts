@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
+import { Agent, get as httpGet } from 'node:http';
 import type { ChildProcess } from 'node:child_process';
 import request from 'supertest';
 import { basic } from '../support/factories.js';
@@ -119,6 +120,38 @@ describe('shutdown on SIGTERM (server process)', () => {
 
     slow.finish();
     expect((await slow.response).status).toBe(200);
+    const result = await server.exit;
+    expect(result.code).toBe(0);
+  }, 120_000);
+});
+
+describe('Ctrl-C under keep-alive load (server process)', () => {
+  it('answers every request in flight at SIGINT, none reset, then exits 0', async () => {
+    const server = await startServer();
+    const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+    const get = () =>
+      new Promise<number | string>((resolve) => {
+        const sent = httpGet({ host: '127.0.0.1', port: server.port, path: '/oauth2/jwks', agent }, (response) => {
+          response.resume();
+          response.on('end', () => resolve(response.statusCode ?? 0));
+        });
+        sent.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+      });
+    // 32 keep-alive connections, each sending its next request as soon as the last is answered,
+    // until SIGINT; the requests still open then are the ones in flight.
+    let signalled = false;
+    const current: Promise<number | string>[] = [];
+    const loops = Array.from({ length: 32 }, async (_, index) => {
+      while (!signalled) await (current[index] = get());
+    });
+    await pause(1_000);
+    signalled = true;
+    const inFlightAtSignal = [...current];
+    server.child.kill('SIGINT');
+    await Promise.all(loops);
+    const answers = await Promise.all(inFlightAtSignal);
+    agent.destroy();
+    expect(answers.filter((answer) => answer !== 200)).toEqual([]);
     const result = await server.exit;
     expect(result.code).toBe(0);
   }, 120_000);
