@@ -23,7 +23,7 @@ import { MetricsService } from './metrics/metrics.service.js';
  */
 export async function createApp(config: AppConfig, logger: Logger = createRootLogger(config)): Promise<NestExpressApplication> {
   // The adapter's server keeps Express's prototypes on req/res (src/http/express-server.ts).
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new ExpressServerAdapter(config.tls, config.mtls !== undefined), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new ExpressServerAdapter(config.tls, config.mtls !== undefined, config.mtls?.handshakeRate), {
     bodyParser: false,
     // A failed start is reported to the caller, which closes what was opened (not process.exit).
     abortOnError: false,

@@ -90,6 +90,8 @@ export class CertificateAuthenticator {
     const rule = client.tlsSubject;
     if (!this.authorities || !rule) throw refused('tls_client_auth is not available for this client');
     if (!certificate.isCurrent()) throw refused('the client certificate is outside its validity period');
+    const notForClients = certificate.notForClients();
+    if (notForClients !== undefined) throw refused(notForClients);
     if (!this.authorities.trusts(certificate)) throw refused('the client certificate does not chain to a trusted CA');
     let matches: boolean;
     try {

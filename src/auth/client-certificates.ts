@@ -5,6 +5,7 @@ import type { Request } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { CertificateError, ClientCertificate } from '../certificates/client-certificate.js';
 import { readForwardedCertificate } from '../certificates/forwarded-certificate.js';
+import { keyOutOfBounds } from '../certificates/key-bounds.js';
 
 type TrustFunction = (address: string, hop: number) => boolean;
 
@@ -46,7 +47,7 @@ export class ClientCertificates {
     if (certificate === undefined) {
       const peer = (socket as TLSSocket).getPeerX509Certificate?.();
       try {
-        certificate = peer ? ClientCertificate.fromDer(Buffer.from(peer.raw)) : null;
+        certificate = peer ? this.bounded(ClientCertificate.fromDer(Buffer.from(peer.raw))) : null;
       } catch {
         this.logger.warn('the client certificate of a connection cannot be read: the connection has none');
         certificate = null;
@@ -54,6 +55,17 @@ export class ClientCertificates {
       this.ofSocket.set(socket, certificate);
     }
     return certificate;
+  }
+
+  /**
+   * A certificate whose key costs more than the bounds (keyOutOfBounds) is no certificate: refused
+   * before any of its signatures is verified here (the chain, docs/guides/mtls.md#bounded-handshakes).
+   */
+  private bounded(certificate: ClientCertificate): ClientCertificate | null {
+    const reason = keyOutOfBounds(certificate.node);
+    if (reason === undefined) return certificate;
+    this.logger.warn(`a client certificate was ignored: ${reason}`);
+    return null;
   }
 
   private fromHeader(request: Request, name: string): ClientCertificate | null {
@@ -75,7 +87,8 @@ export class ClientCertificates {
     if (known !== undefined) return known;
     let certificate: ClientCertificate | null;
     try {
-      certificate = readForwardedCertificate(value) ?? null;
+      const read = readForwardedCertificate(value);
+      certificate = read ? this.bounded(read) : null;
     } catch (error) {
       this.logger.warn(`the forwarded client certificate was ignored: ${error instanceof CertificateError ? error.message : 'it cannot be read'}`);
       return null;

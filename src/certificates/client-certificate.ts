@@ -73,6 +73,19 @@ export class ClientCertificate {
     return this.notBefore.getTime() <= now && now <= this.notAfter.getTime();
   }
 
+  /**
+   * Why this certificate cannot be a client's, or undefined (docs/guides/mtls.md#what-a-client-certificate-must-be):
+   * a CA certificate (basicConstraints CA:TRUE) is an issuer, not a client; an extendedKeyUsage
+   * without clientAuth (1.3.6.1.5.5.7.3.2) was issued for something else (a server). No
+   * extendedKeyUsage at all allows every use (RFC 5280 §4.2.1.12).
+   */
+  notForClients(): string | undefined {
+    if (this.node.ca) return 'the client certificate is a CA certificate (basicConstraints CA:TRUE)';
+    const usages = this.node.keyUsage as string[] | undefined;
+    if (usages !== undefined && !usages.includes('1.3.6.1.5.5.7.3.2')) return 'the client certificate\'s extendedKeyUsage does not allow clientAuth';
+    return undefined;
+  }
+
   /** The subject, most significant RDN first, attribute types as OIDs. */
   subject(): DistinguishedName {
     return readable('subject', () =>

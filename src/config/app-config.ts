@@ -83,6 +83,8 @@ export type MtlsSettings = {
    * to register a certificate client.
    */
   registrationOnly?: boolean;
+  /** TLS_HANDSHAKE_RATE: new connections a second per source address under native TLS. */
+  handshakeRate: number;
 };
 
 export const CLIENT_ASSERTION_AUDIENCES = ['issuer-or-token-endpoint', 'issuer'] as const;

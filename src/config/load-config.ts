@@ -97,7 +97,7 @@ function mtlsSettings(values: ReturnType<typeof readVariables>, tls: boolean, fo
   if (!values.MTLS) return undefined;
   if (forCli && !tls && header === undefined) {
     const clientCa = values.TLS_CLIENT_CA_FILE === undefined ? undefined : loadClientCaFile(values.TLS_CLIENT_CA_FILE);
-    return { registrationOnly: true, ...(clientCa !== undefined ? { clientCa } : {}) };
+    return { registrationOnly: true, handshakeRate: values.TLS_HANDSHAKE_RATE, ...(clientCa !== undefined ? { clientCa } : {}) };
   }
   if (!tls && header === undefined) {
     throw new ConfigurationError(
@@ -105,7 +105,11 @@ function mtlsSettings(values: ReturnType<typeof readVariables>, tls: boolean, fo
     );
   }
   const clientCa = values.TLS_CLIENT_CA_FILE === undefined ? undefined : loadClientCaFile(values.TLS_CLIENT_CA_FILE);
-  return { ...(clientCa !== undefined ? { clientCa } : {}), ...(header !== undefined ? { certificateHeader: header.toLowerCase() } : {}) };
+  return {
+    ...(clientCa !== undefined ? { clientCa } : {}),
+    ...(header !== undefined ? { certificateHeader: header.toLowerCase() } : {}),
+    handshakeRate: values.TLS_HANDSHAKE_RATE,
+  };
 }
 
 /**

@@ -40,12 +40,19 @@ describe('mutual TLS configuration', () => {
   });
 
   it('takes native TLS', () => {
-    expect(loadConfig({ MTLS: 'true', TLS_CERT_FILE: cert, TLS_KEY_FILE: key }).mtls).toEqual({});
+    expect(loadConfig({ MTLS: 'true', TLS_CERT_FILE: cert, TLS_KEY_FILE: key }).mtls).toEqual({ handshakeRate: 20 });
+  });
+
+  it('takes TLS_HANDSHAKE_RATE and refuses one that is not a positive whole number', () => {
+    expect(loadConfig({ MTLS: 'true', TLS_CERT_FILE: cert, TLS_KEY_FILE: key, TLS_HANDSHAKE_RATE: '5' }).mtls?.handshakeRate).toBe(5);
+    expect(refusal({ MTLS: 'true', TLS_CERT_FILE: cert, TLS_KEY_FILE: key, TLS_HANDSHAKE_RATE: '0' })).toMatch(/^TLS_HANDSHAKE_RATE/);
+    expect(refusal({ MTLS: 'true', TLS_CERT_FILE: cert, TLS_KEY_FILE: key, TLS_HANDSHAKE_RATE: 'many' })).toMatch(/^TLS_HANDSHAKE_RATE/);
   });
 
   it('takes a proxy header from a trusted proxy, lower-cased', () => {
     expect(loadConfig({ MTLS: 'true', MTLS_CLIENT_CERT_HEADER: 'SSL-Client-Cert', TRUST_PROXY: 'loopback' }).mtls).toEqual({
       certificateHeader: 'ssl-client-cert',
+      handshakeRate: 20,
     });
   });
 

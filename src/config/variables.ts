@@ -261,6 +261,14 @@ export const VARIABLES = {
     pattern: /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/,
     defaultText: 'unset',
   }),
+  TLS_HANDSHAKE_RATE: wholeNumber({
+    meaning:
+      'New TLS connections a second per source address under native TLS with `MTLS=true` (a burst of as many is allowed); a connection over the rate is closed before its handshake, so one address cannot spend the server\'s CPU on handshakes; see [mutual TLS](../guides/mtls.md#bounded-handshakes).',
+    min: 1,
+    max: 100_000,
+    unit: 'connections',
+    default: 20,
+  }),
   DISCLOSURE_RETENTION_DAYS: wholeNumber({
     meaning:
       'Days a disclosure row is kept after its token expired; a job deletes older rows at start and hourly; see [consent withdrawal and the accounting of disclosures](../guides/consent-withdrawal.md).',

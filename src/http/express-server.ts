@@ -4,6 +4,7 @@ import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import express, { type Express } from 'express';
 import type { TlsFiles } from '../config/tls-files.js';
+import { HandshakeRate } from './handshake-rate.js';
 import { listenersOfRoute, markListener } from './listener-routes.js';
 
 /**
@@ -81,11 +82,13 @@ export class ExpressServerAdapter extends ExpressAdapter {
   /**
    * `tls`: the public listener serves HTTPS only, TLS 1.2 at least (docs/operations/tls.md).
    * `requestCertificates` (MTLS=true, docs/guides/mtls.md): its handshakes ask every client for a
-   * certificate and never require one, nor verify it (the client authentication does that).
+   * certificate and never require one, nor verify it (the client authentication does that), and
+   * new connections are limited to `handshakeRate` a second per source address (HandshakeRate).
    */
   constructor(
     private readonly tls?: TlsFiles,
     private readonly requestCertificates = false,
+    private readonly handshakeRate?: number,
   ) {
     super();
     markListener(this.getInstance<Express>(), 'public');
@@ -180,5 +183,6 @@ export class ExpressServerAdapter extends ExpressAdapter {
           app,
         )
       : createHttpServer(app);
+    if (this.tls && this.requestCertificates && this.handshakeRate !== undefined) new HandshakeRate(this.handshakeRate).guard(this.httpServer);
   }
 }

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { connect as tlsConnect } from 'node:tls';
 import * as oidc from 'openid-client';
 import { createClient, basic } from '../support/factories.js';
 import { clientKey, dpopProof, type ClientKey } from '../support/keys.js';
@@ -35,6 +36,10 @@ let secondNetworkGateway: Issued;
 let intermediateGateway: Issued;
 let selfSigned: Issued;
 let anotherSelfSigned: Issued;
+let smallExponent: Issued;
+let caLeaf: Issued;
+let serverOnly: Issued;
+let serverCertificate: Issued;
 let proofKey: ClientKey;
 const logLines: string[] = [];
 
@@ -56,6 +61,15 @@ beforeAll(async () => {
   const intermediateCa = await make.leaf('intermediate-ca', secondNetworkCa, '/C=FR/O=Second Network/CN=Devices CA', { ca: true });
   secondNetworkGateway = await make.leaf('gw-2', secondNetworkCa, '/C=FR/O=Laboratoire Dupont, SA/CN=gw-2', { san: 'DNS:gw-2.example' });
   intermediateGateway = await make.leaf('gw-3', intermediateCa, '/C=FR/O=Laboratoire Dupont, SA/OU=Devices/CN=gw-3', { san: 'DNS:gw-3.example' });
+  // Certificates of the file's CA that are no client's: an RSA key with exponent 3 (cheap to make at
+  // 2048 bits; any exponent but 65537 is refused), a CA certificate, a server-only extendedKeyUsage.
+  smallExponent = await make.leaf('exponent-3', networkCa, '/C=DE/O=Example Lab/CN=exponent-3', {
+    san: 'DNS:exponent-3.example',
+    key: ['rsa:2048', '-pkeyopt', 'rsa_keygen_pubexp:3'],
+  });
+  caLeaf = await make.leaf('ca-leaf', networkCa, '/C=DE/O=Example Lab/CN=ca-leaf', { san: 'DNS:ca-leaf.example', ca: true });
+  serverOnly = await make.leaf('server-only', networkCa, '/C=DE/O=Example Lab/CN=server-only', { san: 'DNS:server-only.example', extendedKeyUsage: 'serverAuth' });
+  serverCertificate = serverCert;
   const caFile = join(dir, 'client-cas.pem');
   writeFileSync(caFile, [networkCa.cert, secondNetworkCa.cert, intermediateCa.cert].join(''));
   proofKey = await clientKey('ES256');
@@ -66,7 +80,8 @@ beforeAll(async () => {
     },
   });
   server = await startTestApp(
-    { TLS_CERT_FILE: serverCert.certFile, TLS_KEY_FILE: serverCert.keyFile, MTLS: 'true', TLS_CLIENT_CA_FILE: caFile, LOG_LEVEL: 'debug' },
+        // Every test connects anew: the handshake rate is tested on a server of its own below.
+    { TLS_CERT_FILE: serverCert.certFile, TLS_KEY_FILE: serverCert.keyFile, MTLS: 'true', TLS_CLIENT_CA_FILE: caFile, TLS_HANDSHAKE_RATE: '100000', LOG_LEVEL: 'debug' },
     { logs },
   );
 }, 120_000);
@@ -485,6 +500,56 @@ describe('refusals', () => {
       expect(logged).not.toContain(body.slice(20, 80));
       expect(logged).not.toContain(thumbprintOf(certificate.cert));
     }
+  });
+});
+
+describe("certificates that are no client's", () => {
+  it('takes a certificate whose RSA exponent is not 65537 for none, before any of its signatures is checked', async () => {
+    const clientId = await tlsClient({ tlsClientAuthSanDns: 'exponent-3.example' });
+    const answer = await clientCredentials(clientId, smallExponent);
+    expect(answer.status).toBe(401);
+    expect(parsedAs<OAuthErrorBody>(answer.body).error).toBe('invalid_client');
+    expect(logLines.some((line) => line.includes('RSA public exponent is not 65537'))).toBe(true);
+  });
+
+  it('refuses a CA certificate of the CA file as a client certificate', async () => {
+    const clientId = await tlsClient({ tlsClientAuthSanDns: 'ca-leaf.example' });
+    expectRefused(await clientCredentials(clientId, caLeaf), 401, 'invalid_client', /./);
+  });
+
+  it('refuses a certificate whose extendedKeyUsage does not allow clientAuth', async () => {
+    const clientId = await tlsClient({ tlsClientAuthSanDns: 'server-only.example' });
+    expectRefused(await clientCredentials(clientId, serverOnly), 401, 'invalid_client', /./);
+  });
+});
+
+describe('the handshake rate', () => {
+  let limited: TestApp;
+  beforeAll(async () => {
+    limited = await startTestApp({ TLS_CERT_FILE: serverCertificate.certFile, TLS_KEY_FILE: serverCertificate.keyFile, MTLS: 'true', TLS_HANDSHAKE_RATE: '3' });
+  }, 60_000);
+  afterAll(() => limited?.close());
+
+  /** Opens a TLS connection; answers whether its handshake completed. */
+  function handshake(): Promise<boolean> {
+    const { port } = new URL(limited.url);
+    return new Promise((resolve) => {
+      const socket = tlsConnect({ host: '127.0.0.1', port: Number(port), ca: serverCa.cert, servername: 'localhost' }, () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+      socket.on('close', () => resolve(false));
+    });
+  }
+
+  it('closes the new connections of an address over TLS_HANDSHAKE_RATE before their handshake, and admits it again a second later', async () => {
+    const results = await Promise.all(Array.from({ length: 12 }, () => handshake()));
+    const completed = results.filter(Boolean).length;
+    expect(completed).toBeGreaterThanOrEqual(1);
+    expect(completed).toBeLessThanOrEqual(5);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(await handshake()).toBe(true);
   });
 });
 

@@ -67,14 +67,25 @@ export class CertificateFactory {
   }
 
   /** A leaf issued by `issuer`; `san` as openssl writes it (`DNS:a,IP:1.2.3.4,URI:…,email:…`); `days` may be negative (expired). */
-  async leaf(name: string, issuer: Issued, subject: string, options: { san?: string; days?: number; ca?: boolean } = {}): Promise<Issued> {
+  async leaf(
+    name: string,
+    issuer: Issued,
+    subject: string,
+    options: { san?: string; days?: number; ca?: boolean; extendedKeyUsage?: string; key?: string[] } = {},
+  ): Promise<Issued> {
     const paths = this.paths(name);
     const csr = join(this.dir, `${name}.csr`);
     const extensions = join(this.dir, `${name}.ext`);
-    await openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', subject, '-keyout', paths.keyFile, '-out', csr]);
+    // `key`: openssl's -newkey and -pkeyopt arguments (default an EC key on P-256).
+    const key = options.key ?? ['ec', '-pkeyopt', 'ec_paramgen_curve:P-256'];
+    await openssl(['req', '-new', '-newkey', ...key, '-nodes', '-subj', subject, '-keyout', paths.keyFile, '-out', csr]);
     writeFileSync(
       extensions,
-      [options.ca ? 'basicConstraints=critical,CA:TRUE' : 'basicConstraints=CA:FALSE', options.san ? `subjectAltName=${options.san}` : ''].join('\n') + '\n',
+      [
+        options.ca ? 'basicConstraints=critical,CA:TRUE' : 'basicConstraints=CA:FALSE',
+        options.san ? `subjectAltName=${options.san}` : '',
+        options.extendedKeyUsage ? `extendedKeyUsage=${options.extendedKeyUsage}` : '',
+      ].join('\n') + '\n',
     );
     const days = options.days ?? 1;
     if (days > 0) {
