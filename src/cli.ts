@@ -28,7 +28,7 @@ const USAGE = `usage:
                     [--grant-types "client_credentials refresh_token urn:ietf:params:oauth:grant-type:uma-ticket"] [--redirect-uri URI]... [--secret S] [--json]
                     [--auth-method private_key_jwt --jwks-file F | --jwks-uri U] [--dpop-bound]
                     [--access-token-lifetime SECONDS] [--cert-bound]
-                    [--auth-method tls_client_auth --tls-subject-dn DN | --tls-san-dns NAME | --tls-san-uri URI | --tls-san-ip IP | --tls-san-email ADDRESS]
+                    [--auth-method tls_client_auth --tls-subject-dn DN | --tls-san-dns NAME | --tls-san-uri URI | --tls-san-ip IP | --tls-san-email ADDRESS] [--tls-issuer-dn DN]
                     [--auth-method self_signed_tls_client_auth --jwks-file F | --jwks-uri U]
   cli client rotate-secret ID [--json]
   cli keys rotate [--now]
@@ -83,6 +83,7 @@ async function main(argv: string[]): Promise<void> {
       'tls-san-uri': { type: 'string' },
       'tls-san-ip': { type: 'string' },
       'tls-san-email': { type: 'string' },
+      'tls-issuer-dn': { type: 'string' },
       'cert-bound': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       now: { type: 'boolean', default: false },
@@ -133,6 +134,7 @@ async function main(argv: string[]): Promise<void> {
             tlsClientAuthSanUri: values['tls-san-uri'],
             tlsClientAuthSanIp: values['tls-san-ip'],
             tlsClientAuthSanEmail: values['tls-san-email'],
+            tlsClientAuthIssuerDn: values['tls-issuer-dn'],
             certificateBound: values['cert-bound'],
           },
           { actor: cliActor() },

@@ -4,7 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { CertificateAuthorities } from '../certificates/certificate-authorities.js';
 import { CertificateError, type ClientCertificate } from '../certificates/client-certificate.js';
 import { METADATA_NAME_OF_RULE, matchesSubjectRule } from '../certificates/subject-rules.js';
-import { NameSyntaxError } from '../certificates/distinguished-name.js';
+import { NameSyntaxError, parseDistinguishedName, sameName } from '../certificates/distinguished-name.js';
 import { selfSignedCertificates } from '../certificates/x5c.js';
 import type { ClientRecord } from '../clients/client-record.js';
 import { OAuthError } from '../oauth/oauth-error.js';
@@ -102,6 +102,20 @@ export class CertificateAuthenticator {
       throw error;
     }
     if (!matches) throw refused(`the client certificate does not match the registered ${METADATA_NAME_OF_RULE[rule.kind]}`);
+    if (client.tlsIssuer && !this.issuedBy(certificate, client.tlsIssuer)) {
+      throw refused('the client certificate does not match the registered tls_client_auth_issuer_dn');
+    }
+  }
+
+  /** The issuer binding (docs/guides/mtls.md#the-ca-file): the certificate's issuer is the registered DN, compared as names. */
+  private issuedBy(certificate: ClientCertificate, issuerDn: string): boolean {
+    try {
+      return sameName(certificate.issuer(), parseDistinguishedName(issuerDn));
+    } catch (error) {
+      if (error instanceof CertificateError) throw refused(error.message);
+      if (error instanceof NameSyntaxError) throw refused('the registered tls_client_auth_issuer_dn cannot be read');
+      throw error;
+    }
   }
 
   private async checkSelfSigned(client: ClientRecord, certificate: ClientCertificate): Promise<void> {

@@ -95,6 +95,15 @@ export class ClientCertificate {
     );
   }
 
+  /** The issuer's name, most significant RDN first, attribute types as OIDs. */
+  issuer(): DistinguishedName {
+    return readable('issuer', () =>
+      this.x509()
+        .issuerName.toJSON()
+        .map((rdn) => Object.entries(rdn).flatMap(([type, values]) => values.map((value) => ({ oid: OID_OF_SHORT_NAME[type] ?? type, value })))),
+    );
+  }
+
   alternativeNames(): AlternativeNames {
     const names: AlternativeNames = { dns: [], uri: [], ip: [], email: [] };
     const extension = readable('subject alternative names', () => this.x509().getExtension(SubjectAlternativeNameExtension)?.names.toJSON() ?? []);

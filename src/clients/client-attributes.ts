@@ -22,6 +22,7 @@ export type ClientAttributes = {
   tlsClientAuthSanUri: string | null;
   tlsClientAuthSanIp: string | null;
   tlsClientAuthSanEmail: string | null;
+  tlsClientAuthIssuerDn: string | null;
   tlsClientCertificateBoundAccessTokens: boolean;
 };
 

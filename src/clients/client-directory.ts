@@ -27,6 +27,7 @@ type Row = {
   tls_client_auth_san_uri: string | null;
   tls_client_auth_san_ip: string | null;
   tls_client_auth_san_email: string | null;
+  tls_client_auth_issuer_dn: string | null;
   tls_client_certificate_bound_access_tokens: boolean;
   date_created: Date;
 };
@@ -58,7 +59,7 @@ export class ClientDirectory {
               m.grant_types, m.allowed_scopes, m.client_secret_hash,
               m.jwks_raw, m.jwks_uri, m.dpop_bound_access_tokens, m.access_token_lifetime,
               m.tls_client_auth_subject_dn, m.tls_client_auth_san_dns, m.tls_client_auth_san_uri, m.tls_client_auth_san_ip,
-              m.tls_client_auth_san_email, m.tls_client_certificate_bound_access_tokens, c.date_created
+              m.tls_client_auth_san_email, m.tls_client_auth_issuer_dn, m.tls_client_certificate_bound_access_tokens, c.date_created
          FROM client c JOIN client_metadata m ON m.id = c.metadata_id
         WHERE c.client_id = $1`,
       [clientId],
@@ -79,6 +80,7 @@ export class ClientDirectory {
       dpopBound: row.dpop_bound_access_tokens,
       accessTokenLifetime: row.access_token_lifetime,
       tlsSubject: subjectRuleOf(row),
+      tlsIssuer: row.tls_client_auth_issuer_dn,
       certificateBound: row.tls_client_certificate_bound_access_tokens,
       createdAt: row.date_created.getTime(),
     };

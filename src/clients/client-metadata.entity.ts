@@ -33,6 +33,7 @@ export function holdsNoSecret(method: string): boolean {
 @Index('IDX_client_metadata_san_uri', { synchronize: false })
 @Index('IDX_client_metadata_san_ip', { synchronize: false })
 @Index('IDX_client_metadata_san_email', { synchronize: false })
+@Index('IDX_client_metadata_issuer_dn', { synchronize: false })
 @Index('IDX_client_metadata_certificate_bound', { synchronize: false })
 export class ClientMetadata extends RecordEntity {
   @Column({ name: 'issuer_uri', type: 'varchar', length: 2048, nullable: true })
@@ -88,6 +89,10 @@ export class ClientMetadata extends RecordEntity {
 
   @Column({ name: 'tls_client_auth_san_email', type: 'varchar', length: 2048, nullable: true })
   tlsClientAuthSanEmail!: string | null;
+
+  /** docs/guides/mtls.md#the-ca-file: a tls_client_auth client's issuer binding, the DN of the CA that must have issued its certificate; null: any CA of the file. */
+  @Column({ name: 'tls_client_auth_issuer_dn', type: 'varchar', length: 2048, nullable: true })
+  tlsClientAuthIssuerDn!: string | null;
 
   /** docs/guides/mtls.md#certificate-bound-tokens: access tokens carry cnf.x5t#S256 (RFC 8705 §3). */
   @Column({ name: 'tls_client_certificate_bound_access_tokens', type: 'boolean', default: false })

@@ -21,6 +21,8 @@ export type ClientRecord = {
   accessTokenLifetime?: number | null;
   /** docs/guides/mtls.md: a tls_client_auth client's one registered subject value. */
   tlsSubject?: SubjectRule | null;
+  /** docs/guides/mtls.md#the-ca-file: the DN of the CA that must have issued its certificate; null: any CA of the file. */
+  tlsIssuer?: string | null;
   /** docs/guides/mtls.md#certificate-bound-tokens: access tokens are bound to the connection's certificate. */
   certificateBound?: boolean;
   /** When the client was created (ms): a token issued before then was another client's of the same id, one since removed. */

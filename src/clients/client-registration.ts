@@ -28,6 +28,8 @@ export type ClientRegistration = {
   tlsClientAuthSanUri?: string | null;
   tlsClientAuthSanIp?: string | null;
   tlsClientAuthSanEmail?: string | null;
+  /** docs/guides/mtls.md#the-ca-file: a tls_client_auth client's issuer binding (the issuing CA's DN); null or absent: any CA of the file. */
+  tlsClientAuthIssuerDn?: string | null;
   /** docs/guides/mtls.md#certificate-bound-tokens: access tokens bound to the client's certificate (RFC 8705 §3). */
   certificateBound?: boolean;
 };
@@ -58,6 +60,7 @@ export type ValidRegistration = Required<Omit<ClientRegistration, 'clientSecret'
   jwksUri: string | null;
   accessTokenLifetime: number | null;
   certificateBound: boolean;
+  tlsClientAuthIssuerDn: string | null;
 } & Record<TlsSubjectField, string | null>;
 
 /** A refused registration; `field` names the offending input. */
@@ -176,7 +179,7 @@ function checkCertificateMethods(
   input: ClientRegistration,
   keys: { jwksRaw: string | null; jwksUri: string | null },
   policy: RegistrationPolicy,
-): Record<TlsSubjectField, string | null> & { certificateBound: boolean } {
+): Record<TlsSubjectField, string | null> & { certificateBound: boolean; tlsClientAuthIssuerDn: string | null } {
   const subjects = Object.fromEntries(TLS_SUBJECT_FIELDS.map(([field]) => [field, null])) as Record<TlsSubjectField, string | null>;
   const given = TLS_SUBJECT_FIELDS.filter(([field]) => input[field] !== undefined && input[field] !== null);
   if (authenticationType === 'tls_client_auth') {
@@ -198,6 +201,7 @@ function checkCertificateMethods(
   } else if (given.length > 0) {
     throw new RegistrationError(given[0][0], `${given[0][0]} is only for a client authenticating with tls_client_auth`);
   }
+  const tlsClientAuthIssuerDn = checkIssuerBinding(authenticationType, input.tlsClientAuthIssuerDn);
   if (authenticationType === 'self_signed_tls_client_auth') {
     if (!policy.mtls)
       throw new RegistrationError('authenticationType', 'self_signed_tls_client_auth needs mutual TLS, which this server does not have on (MTLS=true)');
@@ -221,7 +225,24 @@ function checkCertificateMethods(
   if (certificateBound && input.dpopBound === true) {
     throw new RegistrationError('certificateBound', 'a client gets DPoP-bound or certificate-bound tokens, not both: a token carries one binding');
   }
-  return { ...subjects, certificateBound };
+  return { ...subjects, certificateBound, tlsClientAuthIssuerDn };
+}
+
+/** The issuer binding (docs/guides/mtls.md#the-ca-file): a distinguished name, only for tls_client_auth; null when not given. */
+function checkIssuerBinding(authenticationType: string, value: string | null | undefined): string | null {
+  if (value === undefined || value === null) return null;
+  if (authenticationType !== 'tls_client_auth') {
+    throw new RegistrationError('tlsClientAuthIssuerDn', 'tlsClientAuthIssuerDn is only for a client authenticating with tls_client_auth');
+  }
+  try {
+    // The same syntax as a subject DN; the message names the issuer's own member.
+    return checkSubjectRule('subjectDn', value);
+  } catch (error) {
+    if (error instanceof SubjectRuleError) {
+      throw new RegistrationError('tlsClientAuthIssuerDn', `tlsClientAuthIssuerDn: ${error.message.replace('tls_client_auth_subject_dn', 'tls_client_auth_issuer_dn')}`);
+    }
+    throw error;
+  }
 }
 
 function checkJwksUri(uri: string, policy: RegistrationPolicy): void {

@@ -50,8 +50,8 @@ async function insertMetadata(manager: EntityManager, attributes: ClientAttribut
   const [{ id }] = await manager.query<{ id: number }[]>(
     `INSERT INTO client_metadata (client_type, client_authentication_type, grant_types, allowed_scopes, client_secret_hash, issuer_uri, jwks_uri, jwks_raw, meta_data_raw, dpop_bound_access_tokens, access_token_lifetime,
        tls_client_auth_subject_dn, tls_client_auth_san_dns, tls_client_auth_san_uri, tls_client_auth_san_ip, tls_client_auth_san_email,
-       tls_client_certificate_bound_access_tokens)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id`,
+       tls_client_certificate_bound_access_tokens, tls_client_auth_issuer_dn)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) RETURNING id`,
     [
       attributes.clientType,
       attributes.clientAuthenticationType,
@@ -70,6 +70,7 @@ async function insertMetadata(manager: EntityManager, attributes: ClientAttribut
       attributes.tlsClientAuthSanIp,
       attributes.tlsClientAuthSanEmail,
       attributes.tlsClientCertificateBoundAccessTokens,
+      attributes.tlsClientAuthIssuerDn,
     ],
   );
   return id;

@@ -48,6 +48,7 @@ type RegistrationAttributes = Pick<
   | 'tlsClientAuthSanUri'
   | 'tlsClientAuthSanIp'
   | 'tlsClientAuthSanEmail'
+  | 'tlsClientAuthIssuerDn'
   | 'tlsClientCertificateBoundAccessTokens'
 >;
 
@@ -73,6 +74,7 @@ export function registrationAttributes(registration: ClientRegistration): Partia
     tlsClientAuthSanUri: registration.tlsClientAuthSanUri,
     tlsClientAuthSanIp: registration.tlsClientAuthSanIp,
     tlsClientAuthSanEmail: registration.tlsClientAuthSanEmail,
+    tlsClientAuthIssuerDn: registration.tlsClientAuthIssuerDn,
     tlsClientCertificateBoundAccessTokens: registration.certificateBound,
   };
 }

@@ -34,6 +34,7 @@ export const ACCEPTED_MEMBERS = [
   'dpop_bound_access_tokens',
   'tls_client_certificate_bound_access_tokens',
   ...TLS_CLIENT_AUTH_MEMBERS,
+  'tls_client_auth_issuer_dn',
 ] as const;
 
 /** A client's metadata once every rule of the table held, defaults filled in. */
@@ -52,6 +53,8 @@ export type RegisteredMetadata = {
   dpopBound: boolean;
   /** The one `tls_client_auth_*` member a tls_client_auth client registered (RFC 8705 §2.1.2). */
   tlsSubject: Partial<Record<(typeof TLS_CLIENT_AUTH_MEMBERS)[number], string>>;
+  /** The DN of the CA that must have issued a tls_client_auth client's certificate (docs/guides/mtls.md#the-ca-file); null: any CA. */
+  tlsIssuerDn: string | null;
   certificateBound: boolean;
 };
 
@@ -118,6 +121,8 @@ export function readMetadata(body: Record<string, unknown>, ceilings: Ceilings, 
   if (authMethod === 'tls_client_auth' && tlsMembers.length !== 1)
     refuse(`tls_client_auth_*: a tls_client_auth client registers exactly one of ${TLS_CLIENT_AUTH_MEMBERS.join(', ')}`);
   if (authMethod !== 'tls_client_auth' && tlsMembers.length > 0) refuse(`${tlsMembers[0]}: only for tls_client_auth clients`);
+  const tlsIssuerDn = optionalString(body, 'tls_client_auth_issuer_dn') ?? null;
+  if (authMethod !== 'tls_client_auth' && tlsIssuerDn !== null) refuse('tls_client_auth_issuer_dn: only for tls_client_auth clients');
 
   const dpopBound = optionalBoolean(body, 'dpop_bound_access_tokens') ?? administrator.dpopBound === true;
   if (administrator.dpopBound === true && !dpopBound) refuse(`dpop_bound_access_tokens: must stay true, which ${SET_BY_ADMINISTRATOR}`);
@@ -141,6 +146,7 @@ export function readMetadata(body: Record<string, unknown>, ceilings: Ceilings, 
     jwksUri,
     dpopBound,
     tlsSubject: Object.fromEntries(tlsMembers.map((member) => [member, body[member] as string])),
+    tlsIssuerDn,
     certificateBound,
   };
 }
@@ -163,6 +169,7 @@ export function toClientRegistration(metadata: RegisteredMetadata, clientId: str
     tlsClientAuthSanUri: metadata.tlsSubject.tls_client_auth_san_uri ?? null,
     tlsClientAuthSanIp: metadata.tlsSubject.tls_client_auth_san_ip ?? null,
     tlsClientAuthSanEmail: metadata.tlsSubject.tls_client_auth_san_email ?? null,
+    tlsClientAuthIssuerDn: metadata.tlsIssuerDn,
     certificateBound: metadata.certificateBound,
   };
 }
@@ -184,6 +191,7 @@ const MEMBER_OF_FIELD: Record<string, string> = {
   tlsClientAuthSanUri: 'tls_client_auth_san_uri',
   tlsClientAuthSanIp: 'tls_client_auth_san_ip',
   tlsClientAuthSanEmail: 'tls_client_auth_san_email',
+  tlsClientAuthIssuerDn: 'tls_client_auth_issuer_dn',
   certificateBound: 'tls_client_certificate_bound_access_tokens',
   clientSecret: 'client_secret',
 };

@@ -46,6 +46,7 @@ type ClientRow = {
   tls_client_auth_san_uri: string | null;
   tls_client_auth_san_ip: string | null;
   tls_client_auth_san_email: string | null;
+  tls_client_auth_issuer_dn: string | null;
   contacts: string | null;
   software_id: string | null;
   software_version: string | null;
@@ -303,7 +304,7 @@ export class RegistrationService {
       `SELECT c.id, c.client_id, c.client_name, c.date_created, m.client_authentication_type, m.grant_types, m.allowed_scopes, m.jwks_raw, m.jwks_uri,
               m.dpop_bound_access_tokens, m.tls_client_certificate_bound_access_tokens, m.tls_client_auth_subject_dn,
               m.tls_client_auth_san_dns, m.tls_client_auth_san_uri, m.tls_client_auth_san_ip, m.tls_client_auth_san_email,
-              c.contacts, c.software_id, c.software_version,
+              m.tls_client_auth_issuer_dn, c.contacts, c.software_id, c.software_version,
               COALESCE((SELECT array_agg(r.uri ORDER BY r.id) FROM redirect_uri r WHERE r.client_id = c.id), '{}') AS redirect_uris
          FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.client_id = $1`,
       [clientId],
@@ -327,6 +328,7 @@ export class RegistrationService {
       dpop_bound_access_tokens: row.dpop_bound_access_tokens,
       tls_client_certificate_bound_access_tokens: row.tls_client_certificate_bound_access_tokens,
       ...Object.fromEntries(TLS_CLIENT_AUTH_MEMBERS.filter((member) => row[member] !== null).map((member) => [member, row[member]])),
+      ...(row.tls_client_auth_issuer_dn !== null ? { tls_client_auth_issuer_dn: row.tls_client_auth_issuer_dn } : {}),
       ...(row.jwks_raw !== null ? { jwks: JSON.parse(row.jwks_raw) as unknown } : {}),
       ...(row.jwks_uri !== null ? { jwks_uri: row.jwks_uri } : {}),
     };

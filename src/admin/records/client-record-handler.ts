@@ -42,6 +42,8 @@ const ATTRIBUTES: AttributeSpec[] = [
   { name: 'tlsClientAuthSanUri', column: 'tls_client_auth_san_uri', kind: 'string', required: false, nullable: true, maxLength: 2048 },
   { name: 'tlsClientAuthSanIp', column: 'tls_client_auth_san_ip', kind: 'string', required: false, nullable: true, maxLength: 2048 },
   { name: 'tlsClientAuthSanEmail', column: 'tls_client_auth_san_email', kind: 'string', required: false, nullable: true, maxLength: 2048 },
+  // docs/guides/mtls.md#the-ca-file: the issuer binding; null lets any CA of TLS_CLIENT_CA_FILE vouch for the client.
+  { name: 'tlsClientAuthIssuerDn', column: 'tls_client_auth_issuer_dn', kind: 'string', required: false, nullable: true, maxLength: 2048 },
   { name: 'tlsClientCertificateBoundAccessTokens', column: 'tls_client_certificate_bound_access_tokens', kind: 'boolean', required: false },
   // Write-only: hashed at once, never read back.
   { name: 'clientSecret', column: 'client_secret', kind: 'string', required: false, writeOnly: true },
@@ -97,6 +99,7 @@ type Row = {
   tls_client_auth_san_uri: string | null;
   tls_client_auth_san_ip: string | null;
   tls_client_auth_san_email: string | null;
+  tls_client_auth_issuer_dn: string | null;
   tls_client_certificate_bound_access_tokens: boolean;
   administrator_ceilings: AdministratorCeilings | null;
 };
@@ -121,7 +124,7 @@ const COLLECTION: Collection = {
 const COLUMNS = `SELECT c.id, c.version, c.date_created, c.last_updated, c.client_id, c.client_name, c.metadata_id,
     m.client_type, m.client_authentication_type, m.grant_types, m.allowed_scopes, m.issuer_uri, m.jwks_uri, m.jwks_raw, m.meta_data_raw,
     m.dpop_bound_access_tokens, m.access_token_lifetime, m.tls_client_auth_subject_dn, m.tls_client_auth_san_dns, m.tls_client_auth_san_uri,
-    m.tls_client_auth_san_ip, m.tls_client_auth_san_email, m.tls_client_certificate_bound_access_tokens,
+    m.tls_client_auth_san_ip, m.tls_client_auth_san_email, m.tls_client_auth_issuer_dn, m.tls_client_certificate_bound_access_tokens,
     c.registered_via, c.registration_management, c.contacts, c.software_id, c.software_version, c.initial_access_token_id, c.administrator_ceilings,
     COALESCE((SELECT array_agg(r.uri ORDER BY r.id) FROM redirect_uri r WHERE r.client_id = c.id), '{}') AS redirect_uris`;
 const SELECT = `${COLUMNS} ${COLLECTION.from}`;
@@ -184,7 +187,7 @@ export class ClientRecordHandler implements RecordHandler {
           client_secret_hash = CASE WHEN $10 THEN NULL ELSE COALESCE($9, client_secret_hash) END,
           dpop_bound_access_tokens = $11, access_token_lifetime = $12, tls_client_auth_subject_dn = $13, tls_client_auth_san_dns = $14,
           tls_client_auth_san_uri = $15, tls_client_auth_san_ip = $16, tls_client_auth_san_email = $17,
-          tls_client_certificate_bound_access_tokens = $18, version = version + 1, last_updated = now()
+          tls_client_certificate_bound_access_tokens = $18, tls_client_auth_issuer_dn = $19, version = version + 1, last_updated = now()
         WHERE id = $1`,
       [
         current.metadata_id,
@@ -205,17 +208,21 @@ export class ClientRecordHandler implements RecordHandler {
         registration.tlsClientAuthSanIp,
         registration.tlsClientAuthSanEmail,
         registration.certificateBound,
+        registration.tlsClientAuthIssuerDn,
       ],
     );
     // An administrator's change of a dynamically registered client is a ceiling of its own RFC 7592
     // updates (docs/reference/registration-endpoint.md#an-administrators-changes-are-ceilings).
     if (current.registered_via === 'dcr' && !actor.startsWith(DCR_ACTOR_PREFIX)) {
+      // Only a value this write changes: the console's form sends every attribute, and a save that
+      // changed the name must not freeze the rest.
+      const changed = <T>(value: T, before: T): T | undefined => (value !== before ? value : undefined);
       const ceilings = withAdministratorWrite(current.administrator_ceilings, {
-        allowedScopes: values.allowedScopes !== undefined ? registration.allowedScopes : undefined,
-        grantTypes: values.grantTypes !== undefined ? registration.grantTypes : undefined,
-        accessTokenLifetime: values.accessTokenLifetime !== undefined ? registration.accessTokenLifetime : undefined,
-        dpopBound: values.dpopBound !== undefined ? registration.dpopBound : undefined,
-        certificateBound: values.certificateBound !== undefined ? registration.certificateBound : undefined,
+        allowedScopes: changed(registration.allowedScopes, current.allowed_scopes),
+        grantTypes: changed(registration.grantTypes, current.grant_types),
+        accessTokenLifetime: changed(registration.accessTokenLifetime, current.access_token_lifetime),
+        dpopBound: changed(registration.dpopBound, current.dpop_bound_access_tokens),
+        certificateBound: changed(registration.certificateBound, current.tls_client_certificate_bound_access_tokens),
       });
       if (ceilings) await manager.query('UPDATE client SET administrator_ceilings = $2 WHERE id = $1', [id, JSON.stringify(ceilings)]);
     }
@@ -288,6 +295,7 @@ export class ClientRecordHandler implements RecordHandler {
       tlsClientAuthSanUri: row.tls_client_auth_san_uri,
       tlsClientAuthSanIp: row.tls_client_auth_san_ip,
       tlsClientAuthSanEmail: row.tls_client_auth_san_email,
+      tlsClientAuthIssuerDn: row.tls_client_auth_issuer_dn,
       tlsClientCertificateBoundAccessTokens: row.tls_client_certificate_bound_access_tokens,
     };
     const relationships = {
@@ -321,6 +329,7 @@ export class ClientRecordHandler implements RecordHandler {
       tlsClientAuthSanUri: row.tls_client_auth_san_uri,
       tlsClientAuthSanIp: row.tls_client_auth_san_ip,
       tlsClientAuthSanEmail: row.tls_client_auth_san_email,
+      tlsClientAuthIssuerDn: row.tls_client_auth_issuer_dn,
       certificateBound: row.tls_client_certificate_bound_access_tokens,
     };
   }

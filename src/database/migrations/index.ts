@@ -16,6 +16,7 @@ import { MutualTls1765150000000 } from './1765150000000-MutualTls.js';
 import { DynamicRegistration1765200000000 } from './1765200000000-DynamicRegistration.js';
 import { AdministratorCeilings1765300000000 } from './1765300000000-AdministratorCeilings.js';
 import { InitialAccessTokenSearch1765210000000 } from './1765210000000-InitialAccessTokenSearch.js';
+import { TlsClientAuthIssuerDn1765310000000 } from './1765310000000-TlsClientAuthIssuerDn.js';
 
 /** Listed as classes, not globs, so the same list works in Jest, in dist/ and from the CLI. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   DynamicRegistration1765200000000,
   InitialAccessTokenSearch1765210000000,
   AdministratorCeilings1765300000000,
+  TlsClientAuthIssuerDn1765310000000,
 ];
