@@ -523,6 +523,19 @@ describe("certificates that are no client's", () => {
   });
 });
 
+describe('the issuer binding', () => {
+  it('authenticates a certificate issued by the registered issuer, compared as a name', async () => {
+    const clientId = await tlsClient({ tlsClientAuthSanDns: 'lab-gw.example', tlsClientAuthIssuerDn: 'cn=Network CA, O=Example Health Network,C=DE' });
+    expect((await clientCredentials(clientId, labGateway)).status).toBe(200);
+  });
+
+  it('refuses a certificate of another CA of the file, whatever its subject', async () => {
+    // gw-2 is issued by the second network's CA, which the file trusts as well.
+    const clientId = await tlsClient({ tlsClientAuthSanDns: 'gw-2.example', tlsClientAuthIssuerDn: 'CN=Network CA,O=Example Health Network,C=DE' });
+    expectRefused(await clientCredentials(clientId, secondNetworkGateway), 401, 'invalid_client', /./);
+  });
+});
+
 describe('the handshake rate', () => {
   let limited: TestApp;
   beforeAll(async () => {
@@ -585,6 +598,12 @@ describe('registration', () => {
     ['a subject value for another method', { tlsClientAuthSanDns: 'a.example' }, 'tlsClientAuthSanDns'],
     ['an unreadable DN', { clientAuthenticationType: 'tls_client_auth', tlsClientAuthSubjectDn: 'CN' }, 'tlsClientAuthSubjectDn'],
     ['an IP that is none', { clientAuthenticationType: 'tls_client_auth', tlsClientAuthSanIp: '10.1.2' }, 'tlsClientAuthSanIp'],
+    [
+      'an unreadable issuer DN',
+      { clientAuthenticationType: 'tls_client_auth', tlsClientAuthSanDns: 'lab-gw.example', tlsClientAuthIssuerDn: 'CN' },
+      'tlsClientAuthIssuerDn',
+    ],
+    ['an issuer DN for another method', { tlsClientAuthIssuerDn: 'CN=Network CA' }, 'tlsClientAuthIssuerDn'],
     ['both bindings', { dpopBoundAccessTokens: true, tlsClientCertificateBoundAccessTokens: true }, 'tlsClientCertificateBoundAccessTokens'],
     [
       'a self-signed client without x5c keys',
