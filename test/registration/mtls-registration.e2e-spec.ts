@@ -124,3 +124,25 @@ it('refuses DPoP and certificate binding together, storing nothing', async () =>
   const [{ count: after }] = await server.dataSource.query<{ count: number }[]>('SELECT count(*)::int AS count FROM client');
   expect(after).toBe(before);
 });
+
+it('registers a tls_client_auth client bound to its issuer with tls_client_auth_issuer_dn: another issuer does not match', async () => {
+  const bound = await register({ ...TLS_CLIENT, tls_client_auth_issuer_dn: 'CN=Network CA,O=Example Health Network,C=DE' });
+  expect(bound.status).toBe(201);
+  expect(bound.body).toMatchObject({ tls_client_auth_issuer_dn: 'CN=Network CA,O=Example Health Network,C=DE' });
+  expect((await token(bound.body.client_id, gateway)).status).toBe(200);
+  const elsewhere = await register({ ...TLS_CLIENT, tls_client_auth_issuer_dn: 'CN=Other CA' });
+  expect(elsewhere.status).toBe(201);
+  expect((await token(elsewhere.body.client_id, gateway)).status).toBe(401);
+});
+
+it('refuses tls_client_auth_issuer_dn that is no DN, or for another method, with 400 invalid_client_metadata naming it', async () => {
+  for (const body of [
+    { ...TLS_CLIENT, tls_client_auth_issuer_dn: 'CN' },
+    { token_endpoint_auth_method: 'self_signed_tls_client_auth', jwks: { keys: [await x5cJwk(selfSigned)] }, tls_client_auth_issuer_dn: 'CN=Network CA' },
+  ]) {
+    const refused = await register(body);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ error: 'invalid_client_metadata' });
+    expect(JSON.stringify(refused.body)).toContain('tls_client_auth_issuer_dn');
+  }
+});
