@@ -33,6 +33,7 @@ describe('validateRegistration', () => {
       tlsClientAuthSanUri: null,
       tlsClientAuthSanIp: null,
       tlsClientAuthSanEmail: null,
+      tlsClientAuthIssuerDn: null,
       certificateBound: false,
     });
   });

@@ -45,6 +45,7 @@ describe('the attributes stored and audited for a new client', () => {
       tlsClientAuthSanUri: null,
       tlsClientAuthSanIp: null,
       tlsClientAuthSanEmail: null,
+      tlsClientAuthIssuerDn: null,
       tlsClientCertificateBoundAccessTokens: false,
     });
   });
