@@ -17,6 +17,8 @@ let server: TestApp;
 let gateway: Issued;
 let device: Issued;
 const unique = (prefix: string) => `${prefix}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+const ISSUER_DN = 'CN=Network CA,O=Example Health Network';
+
 const mtlsEnvironment = () => ({
   DATABASE_URL: testDatabaseUrl(),
   MTLS: 'true',
@@ -67,6 +69,15 @@ it('registers a certificate-bound tls_client_auth client with --tls-subject-dn, 
   const response = await token(clientId, gateway);
   expect(response.status).toBe(200);
   expect(jwtPayload<{ cnf?: unknown }>((response.body as TokenBody).access_token).cnf).toEqual({ 'x5t#S256': thumbprintOf(gateway.cert) });
+});
+
+it('registers a client bound to its issuer with --tls-issuer-dn: another issuer does not match', async () => {
+  const [bound, elsewhere] = [unique('cli-issuer'), unique('cli-issuer-other')];
+  const subject = ['--auth-method', 'tls_client_auth', '--tls-subject-dn', 'CN=lab-gw,O=Example Lab,C=DE'];
+  expect((await createLabClient(bound, [...subject, '--tls-issuer-dn', ISSUER_DN])).code).toBe(0);
+  expect((await createLabClient(elsewhere, [...subject, '--tls-issuer-dn', 'CN=Another CA'])).code).toBe(0);
+  expect((await token(bound, gateway)).status).toBe(200);
+  expect((await token(elsewhere, gateway)).status).toBe(401);
 });
 
 it('registers a client matched by --tls-san-ip', async () => {
