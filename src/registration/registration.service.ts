@@ -112,6 +112,15 @@ export class RegistrationService {
    * anything is written.
    */
   async register(iat: IatRow, requestBody: Record<string, unknown>, address: string, gone: () => boolean = () => false): Promise<RegistrationResponse> {
+    // The token was looked up before this registration waited its turn: one used up or removed
+    // meanwhile is refused now, before the slow hash (its use is taken again in the write's transaction).
+    const [usable] = await this.dataSource.query<unknown[]>('SELECT 1 FROM initial_access_token WHERE id = $1 AND expires_at > now() AND uses < max_uses', [
+      iat.id,
+    ]);
+    if (!usable) {
+      await this.throttle.countRefusal(address);
+      throw tokenRefused('the initial access token is unknown, expired, removed or used up');
+    }
     const ceilings: Ceilings = {
       scopeCeiling: iat.scope_ceiling,
       grantTypes: iat.grant_types,
