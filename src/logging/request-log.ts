@@ -11,6 +11,16 @@ const ACCEPTED_REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
 
 type IdentifiedRequest = Request & { id?: string };
 
+const failedChecks = new WeakMap<object, string>();
+
+/**
+ * The response refuses a client that is not authenticated: its line names the check that failed
+ * (`failedCheck`), which the response itself never says (docs/reference/token-endpoint.md#errors).
+ */
+export function noteFailedCheck(response: object, check: string): void {
+  failedChecks.set(response, check);
+}
+
 /** The request id: the caller's `X-Request-Id` when acceptable, else a new UUID. */
 export function requestIdOf(request: Request): string | undefined {
   return (request as IdentifiedRequest).id;
@@ -48,6 +58,7 @@ export function requestLog(logger: Logger) {
           },
           res: { statusCode: response.statusCode },
           responseTime: Math.round(performance.now() - startedAt),
+          ...(failedChecks.has(response) ? { failedCheck: failedChecks.get(response) } : {}),
         },
         'request completed',
       );

@@ -51,6 +51,9 @@ const STATUS: Record<OAuthErrorCode, number> = {
   access_denied: 403,
 };
 
+/** The one `error_description` of every `invalid_client` before a client is authenticated. */
+export const CLIENT_AUTHENTICATION_FAILED = 'client authentication failed';
+
 /** An RFC 6749 §5.2 error, turned into `{error, error_description}` by OAuthExceptionFilter. */
 export class OAuthError extends Error {
   status: number;
@@ -62,6 +65,11 @@ export class OAuthError extends Error {
    * reason (src/logging/refusal-log.ts), not one line per request.
    */
   refusal?: { clientId?: string; reason: string };
+  /**
+   * Of an `invalid_client`: the check that failed. Written in the request's log line, never in
+   * the response, whose description is the same for every cause (CLIENT_AUTHENTICATION_FAILED).
+   */
+  failedCheck?: string;
 
   constructor(
     readonly code: OAuthErrorCode,
@@ -82,9 +90,17 @@ export class OAuthError extends Error {
     return this;
   }
 
-  /** RFC 6749 §5.2: a client that tried HTTP authentication is told which scheme to use. */
-  static invalidClient(description: string, basicTried: boolean): OAuthError {
-    const error = new OAuthError('invalid_client', description);
+  /**
+   * A client that is not authenticated (docs/reference/token-endpoint.md#errors): whatever check
+   * failed (`failedCheck`: an unknown id, the wrong method, a wrong secret, a signature, a `kid`,
+   * a key type, no certificate…), the response says only CLIENT_AUTHENTICATION_FAILED, so that it
+   * tells an attacker nothing about which ids, methods or keys exist; the check goes to the
+   * request's log line. RFC 6749 §5.2: a client that tried HTTP authentication is told which
+   * scheme to use.
+   */
+  static invalidClient(failedCheck: string, basicTried: boolean): OAuthError {
+    const error = new OAuthError('invalid_client', CLIENT_AUTHENTICATION_FAILED);
+    error.failedCheck = failedCheck;
     if (basicTried) error.headers['WWW-Authenticate'] = 'Basic realm="oauth2", charset="UTF-8"';
     return error;
   }

@@ -66,12 +66,12 @@ export class ClientAuthGuard implements CanActivate {
       throw new OAuthError('invalid_request', 'client_secret is given without client_id');
     }
     if (body.client_id === undefined) {
-      throw OAuthError.invalidClient('client authentication is required (HTTP Basic, client_secret_post or private_key_jwt)', true);
+      throw OAuthError.invalidClient('no client authentication was sent (HTTP Basic, client_secret_post, private_key_jwt or a certificate)', true);
     }
     if (body.client_secret === undefined) {
       const client = this.certificates.enabled ? await this.certificateClient(body.client_id) : undefined;
       if (client === undefined) {
-        throw OAuthError.invalidClient('client authentication failed: confidential clients must send their secret or a client assertion', false);
+        throw OAuthError.invalidClient('a client_id alone, from no client registered for a certificate method (or MTLS is off)', false);
       }
       // docs/guides/mtls.md: client_id alone, and the connection's certificate.
       const authenticated = await this.certificateAuth.authenticate(client, request);
@@ -125,7 +125,7 @@ export class ClientAuthGuard implements CanActivate {
       const middleware = passport.authenticate(this.basic.instanceName, { session: false }, (error: unknown, client: ClientRecord | false) => {
         if (error) reject(error instanceof Error ? error : new Error('the Basic strategy failed'));
         else if (client) resolve(client);
-        else reject(OAuthError.invalidClient('client authentication failed', true));
+        else reject(OAuthError.invalidClient('the HTTP Basic strategy refused the credentials', true));
       }) as (request: Request, response: Response, next: (error?: unknown) => void) => void;
       middleware(request, response, (error?: unknown) => reject(error instanceof Error ? error : new Error('the Basic strategy failed')));
     });
