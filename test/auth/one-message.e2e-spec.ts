@@ -101,7 +101,11 @@ const cases: Array<[string, () => Promise<Sent>, RegExp, number?]> = [
     () => Promise.resolve({ form: { client_id: secretClient.clientId, client_secret: secretClient.clientSecret } }),
     /registered for client_secret_basic, not client_secret_post/,
   ],
-  ['a secret holding a NUL', () => Promise.resolve({ form: { client_id: secretClient.clientId, client_secret: 'a\u0000b' } }), /NUL/],
+  [
+    'a secret holding a NUL (form-encoded in Basic)',
+    () => Promise.resolve({ headers: { Authorization: `Basic ${Buffer.from(`${secretClient.clientId}:a%00b`).toString('base64')}` } }),
+    /NUL/,
+  ],
   ['an Authorization header that is not HTTP Basic', () => Promise.resolve({ headers: { Authorization: 'Basic !!!' } }), /not valid HTTP Basic/],
   ['no client authentication at all', () => Promise.resolve({}), /no client authentication was sent/],
   ["a secret client's client_id alone", () => Promise.resolve({ form: { client_id: secretClient.clientId } }), /client_id alone/],
