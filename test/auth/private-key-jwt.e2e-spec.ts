@@ -8,24 +8,19 @@ import { basic, createClient } from '../support/factories.js';
 import { loopbackAddress, onceASecondUntilOk, postToken } from '../support/flood.js';
 import { eventually } from '../support/processes.js';
 import { ASSERTION_TYPE, assertion, claimsOf, clientKey, createKeyClient, type ClientKey } from '../support/keys.js';
+import { LogLines } from '../support/log-lines.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import {
-  bodyOf,
-  stringMatching,
-  type JsonApiDocument,
-  type JsonApiResource,
-  type OAuthErrorBody,
-  type TokenBody,
-  type PointedJsonApiErrors,
-} from '../support/bodies.js';
+import { bodyOf, type JsonApiDocument, type JsonApiResource, type OAuthErrorBody, type TokenBody, type PointedJsonApiErrors } from '../support/bodies.js';
 
 let server: TestApp;
+// Every invalid_client says the same; the request's log line names the check.
+const logs = new LogLines();
 let key: ClientKey;
 let clientId: string;
 
 // These tests hold the FAPI 2.0 rule (aud = the issuer only); SMART's token-endpoint aud is tested in smart-backend-services.
 beforeAll(async () => {
-  server = await startTestApp({ CLIENT_ASSERTION_AUDIENCE: 'issuer' });
+  server = await startTestApp({ CLIENT_ASSERTION_AUDIENCE: 'issuer', LOG_LEVEL: 'info' }, { logs: logs.stream });
   key = await clientKey('ES256');
   clientId = await createKeyClient(server.app, key);
 });
@@ -135,7 +130,7 @@ describe('private_key_jwt accepted', () => {
   });
 });
 
-describe('private_key_jwt refused: 401 invalid_client naming the check, jti not used up', () => {
+describe('private_key_jwt refused: 401 invalid_client, its log line naming the check, jti not used up', () => {
   const now = () => Math.floor(Date.now() / 1000);
   const cases: [string, () => Record<string, unknown>, RegExp][] = [
     ['an aud array holding the issuer', () => ({ aud: [server.url] }), /"aud".*not an array/],
@@ -154,8 +149,7 @@ describe('private_key_jwt refused: 401 invalid_client naming the check, jti not 
     const jti = randomUUID();
     const response = await withAssertion(await assertion(key, clientId, server.url, { jti, ...claims() }));
     expect(response.status).toBe(401);
-    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_client');
-    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(description);
+    expect(await logs.refusedBecause(response)).toMatch(description);
     expect(await jtiUsed(clientId, jti)).toBe(false);
   });
 
@@ -164,7 +158,7 @@ describe('private_key_jwt refused: 401 invalid_client naming the check, jti not 
     expect((await withAssertion(jwt)).status).toBe(200);
     const replay = await withAssertion(jwt);
     expect(replay.status).toBe(401);
-    expect(replay.body).toEqual({ error: 'invalid_client', error_description: stringMatching(/already been used/) });
+    expect(await logs.refusedBecause(replay)).toMatch(/already been used/);
   });
 
   it('refuses alg none', async () => {
@@ -172,7 +166,7 @@ describe('private_key_jwt refused: 401 invalid_client naming the check, jti not 
     const payload = claimsOf(await assertion(key, clientId, server.url));
     const response = await withAssertion(`${encode({ alg: 'none' })}.${encode(payload)}.`);
     expect(response.status).toBe(401);
-    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/"alg" is not accepted/);
+    expect(await logs.refusedBecause(response)).toMatch(/"alg" is not accepted/);
   });
 
   it('refuses an HS256 assertion keyed with a client secret', async () => {
@@ -183,40 +177,40 @@ describe('private_key_jwt refused: 401 invalid_client naming the check, jti not 
       .sign(new TextEncoder().encode(secretClient.clientSecret));
     const response = await withAssertion(jwt);
     expect(response.status).toBe(401);
-    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/"alg" is not accepted/);
+    expect(await logs.refusedBecause(response)).toMatch(/"alg" is not accepted/);
   });
 
   it('refuses an assertion signed by a key the client did not register', async () => {
     const foreign = await clientKey('ES256', key.jwk.kid);
     const response = await withAssertion(await assertion(foreign, clientId, server.url));
     expect(response.status).toBe(401);
-    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/signature does not verify/);
+    expect(await logs.refusedBecause(response)).toMatch(/signature does not verify/);
   });
 
   it('refuses an unknown kid', async () => {
     const response = await withAssertion(await assertion(key, clientId, server.url, {}, { kid: 'not-registered' }));
     expect(response.status).toBe(401);
-    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/no key of the client's key set has the assertion's "kid"/);
+    expect(await logs.refusedBecause(response)).toMatch(/no key of the client's key set has the assertion's "kid"/);
   });
 
   it('refuses a client_id that differs from the assertion sub', async () => {
     const other = await createKeyClient(server.app, key);
     const response = await withAssertion(await assertion(key, clientId, server.url), { client_id: other });
     expect(response.status).toBe(401);
-    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/client_id differs/);
+    expect(await logs.refusedBecause(response)).toMatch(/client_id differs/);
   });
 
   it('refuses an assertion for a client registered with a secret', async () => {
     const secretClient = await createClient(server.app);
     const response = await withAssertion(await assertion(key, secretClient.clientId, server.url));
     expect(response.status).toBe(401);
-    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/no client registered for private_key_jwt/);
+    expect(await logs.refusedBecause(response)).toMatch(/no client registered for private_key_jwt/);
   });
 
-  it('refuses an assertion for an unknown client with the same description', async () => {
+  it('refuses an assertion for an unknown client, its log line naming the same check', async () => {
     const response = await withAssertion(await assertion(key, 'no-such-client', server.url));
     expect(response.status).toBe(401);
-    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/no client registered for private_key_jwt/);
+    expect(await logs.refusedBecause(response)).toMatch(/no client registered for private_key_jwt/);
   });
 
   it('refuses a wrong client_assertion_type with 400', async () => {
@@ -228,7 +222,7 @@ describe('private_key_jwt refused: 401 invalid_client naming the check, jti not 
   it('refuses text that is not a JWT without a 5xx', async () => {
     const response = await withAssertion('not.a.jwt');
     expect(response.status).toBe(401);
-    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/not a JWT/);
+    expect(await logs.refusedBecause(response)).toMatch(/not a JWT/);
   });
 
   it('answers invalid_request for an assertion together with HTTP Basic', async () => {
@@ -285,7 +279,7 @@ describe('private_key_jwt on two instances of one database', () => {
   let second: TestApp;
 
   beforeAll(async () => {
-    second = await startTestApp({ ISSUER: server.url, CLIENT_ASSERTION_AUDIENCE: 'issuer' });
+    second = await startTestApp({ ISSUER: server.url, CLIENT_ASSERTION_AUDIENCE: 'issuer', LOG_LEVEL: 'info' }, { logs: logs.stream });
   });
 
   afterAll(() => second.close());
@@ -295,7 +289,7 @@ describe('private_key_jwt on two instances of one database', () => {
     expect((await tokenRequest(server, { client_assertion_type: ASSERTION_TYPE, client_assertion: jwt })).status).toBe(200);
     const replay = await tokenRequest(second, { client_assertion_type: ASSERTION_TYPE, client_assertion: jwt });
     expect(replay.status).toBe(401);
-    expect(bodyOf<OAuthErrorBody>(replay).error_description).toMatch(/already been used/);
+    expect(await logs.refusedBecause(replay)).toMatch(/already been used/);
   });
 
   it('accepts one of two simultaneous uses of an assertion, on different instances', async () => {

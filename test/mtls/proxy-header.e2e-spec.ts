@@ -13,6 +13,7 @@ import { eventually } from '../support/processes.js';
 
 import { redeem, registeredResource, ticketFor, umaWorld } from '../support/uma.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { CLIENT_AUTHENTICATION_FAILED } from '../../src/oauth/oauth-error.js';
 
 // Behind a TLS-terminating proxy (docs/guides/mtls.md#behind-nginx): MTLS_CLIENT_CERT_HEADER
 // carries the certificate, believed only from the proxies TRUST_PROXY names. Two instances share
@@ -93,7 +94,10 @@ it('refuses a certificate of another CA forwarded by a trusted proxy', async () 
   const clientId = await labClient(trusted);
   const response = await tokenVia(trusted, clientId, escaped(otherCa));
   expect(response.status).toBe(401);
-  expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/does not chain to a trusted CA/);
+  expect(bodyOf<OAuthErrorBody>(response).error_description).toBe(CLIENT_AUTHENTICATION_FAILED);
+  await eventually(() =>
+    logLines.some((line) => line.includes(response.headers['x-request-id']) && /does not chain to a trusted CA/.test(line)) ? true : undefined,
+  );
 });
 
 /** A token request from another loopback address (127.0.0.2), as the probe sent it with curl --interface. */
@@ -128,6 +132,7 @@ it('ignores the header from a peer TRUST_PROXY does not name, whatever X-Forward
   expect(response.status).toBe(401);
   expect((JSON.parse(response.body) as OAuthErrorBody).error).toBe('invalid_client');
   expect(response.body).not.toContain('access_token');
+  expect((JSON.parse(response.body) as OAuthErrorBody).error_description).toBe(CLIENT_AUTHENTICATION_FAILED);
   await eventually(() => (logLines.some((line) => line.includes('TRUST_PROXY does not trust')) ? true : undefined));
 });
 
@@ -135,7 +140,10 @@ it('takes an unparsable header for no certificate, with a warning that holds no 
   const clientId = await labClient(trusted);
   const response = await tokenVia(trusted, clientId, escaped(gateway).slice(0, 200));
   expect(response.status).toBe(401);
-  expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/no client certificate was presented/);
+  expect(bodyOf<OAuthErrorBody>(response).error_description).toBe(CLIENT_AUTHENTICATION_FAILED);
+  await eventually(() =>
+    logLines.some((line) => line.includes(response.headers['x-request-id']) && /no client certificate was presented/.test(line)) ? true : undefined,
+  );
   await eventually(() => (logLines.some((line) => line.includes('forwarded client certificate was ignored')) ? true : undefined));
 });
 

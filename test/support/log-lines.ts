@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { CLIENT_AUTHENTICATION_FAILED } from '../../src/oauth/oauth-error.js';
 import { eventually } from './processes.js';
 
 /** A pino line as the tests read it. */
@@ -30,5 +31,15 @@ export class LogLines {
   /** The check an invalid_client's request line names (`failedCheck`). */
   async failedCheckOf(response: { headers: Record<string, unknown> }): Promise<string | undefined> {
     return (await this.requestLine(response)).failedCheck;
+  }
+
+  /**
+   * A refused client authentication: the response is `invalid_client` with the one description
+   * every such refusal has; answers the check its log line names.
+   */
+  async refusedBecause(response: { headers: Record<string, unknown>; body: unknown }): Promise<string | undefined> {
+    const body: unknown = typeof response.body === 'string' ? JSON.parse(response.body) : response.body;
+    expect(body).toEqual({ error: 'invalid_client', error_description: CLIENT_AUTHENTICATION_FAILED });
+    return this.failedCheckOf(response);
   }
 }

@@ -18,12 +18,15 @@ import {
   type PointedJsonApiErrors,
   type SmartConfigurationBody,
 } from '../support/bodies.js';
+import { LogLines } from '../support/log-lines.js';
 
 /** The access token claims these tests read. */
 type TokenClaims = { exp: number; iat: number; scope: string; aud: unknown; permissions: { resource_type: string }[] };
 const tokenClaims = (jwt: string) => claimsOf(jwt) as TokenClaims;
 
 let server: TestApp;
+// Every invalid_client says the same; the request's log line names the check.
+const logs = new LogLines();
 let keys: JwksServer;
 let rsa: ClientKey;
 let ec: ClientKey;
@@ -175,7 +178,7 @@ async function ask(scope: string, key: ClientKey = rsa, clientId = world.clientI
 beforeAll(async () => {
   keys = new JwksServer();
   await keys.start();
-  server = await startTestApp({ JWKS_URI_ALLOW_HTTP: 'true' });
+  server = await startTestApp({ JWKS_URI_ALLOW_HTTP: 'true', LOG_LEVEL: 'info' }, { logs: logs.stream });
   rsa = await clientKey('RS384');
   ec = await clientKey('ES384');
   world = await smartWorld(server);
@@ -247,7 +250,7 @@ describe('assertions as SMART sends them', () => {
   it('refuses another typ', async () => {
     const response = await ask(`system/${world.type}.rs`, ec, world.clientId, {}, { typ: 'at+jwt' });
     expect(response.status).toBe(401);
-    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/"typ" must be absent, "JWT" or "client-authentication\+jwt"/);
+    expect(await logs.refusedBecause(response)).toMatch(/"typ" must be absent, "JWT" or "client-authentication\+jwt"/);
   });
 
   it('accepts a jku equal to the registered jwks_uri', async () => {
@@ -257,7 +260,7 @@ describe('assertions as SMART sends them', () => {
   it('refuses a jku that differs from the registered jwks_uri by one character', async () => {
     const response = await ask(`system/${world.type}.rs`, rsa, world.clientId, {}, { jku: `${world.jwksUri}/` });
     expect(response.status).toBe(401);
-    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/"jku" differs from the client's registered jwks_uri/);
+    expect(await logs.refusedBecause(response)).toMatch(/"jku" differs from the client's registered jwks_uri/);
   });
 
   it('refuses any jku for a client registered with jwks_raw', async () => {
@@ -277,19 +280,19 @@ describe('assertions as SMART sends them', () => {
     expect(created.status).toBe(200);
     const response = await infernoRequest(server, { scope: 'read', client_assertion: await infernoAssertion(ec, `raw-${id}`, {}, { jku: world.jwksUri }) });
     expect(response.status).toBe(401);
-    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/"jku" is refused: this client registered its keys as a JWKS/);
+    expect(await logs.refusedBecause(response)).toMatch(/"jku" is refused: this client registered its keys as a JWKS/);
   });
 
   it('refuses a kid no key of the set has, without trying the other keys', async () => {
     const response = await ask(`system/${world.type}.rs`, rsa, world.clientId, {}, { kid: 'unknown-kid' });
     expect(response.status).toBe(401);
-    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/no key of the client's key set has the assertion's "kid"/);
+    expect(await logs.refusedBecause(response)).toMatch(/no key of the client's key set has the assertion's "kid"/);
   });
 
   it('refuses a kid whose key is of another type than alg needs', async () => {
     const response = await ask(`system/${world.type}.rs`, ec, world.clientId, {}, { kid: rsa.jwk.kid });
     expect(response.status).toBe(401);
-    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/is a RSA key, which cannot verify "alg" ES384/);
+    expect(await logs.refusedBecause(response)).toMatch(/is a RSA key, which cannot verify "alg" ES384/);
   });
 
   it('chooses the key by type without a kid', async () => {
@@ -297,11 +300,14 @@ describe('assertions as SMART sends them', () => {
   });
 
   it('refuses the token endpoint URL as aud when CLIENT_ASSERTION_AUDIENCE=issuer, and accepts the issuer', async () => {
-    const fapi = await startTestApp({ JWKS_URI_ALLOW_HTTP: 'true', CLIENT_ASSERTION_AUDIENCE: 'issuer', ISSUER: server.url });
+    const fapi = await startTestApp(
+      { JWKS_URI_ALLOW_HTTP: 'true', CLIENT_ASSERTION_AUDIENCE: 'issuer', ISSUER: server.url, LOG_LEVEL: 'info' },
+      { logs: logs.stream },
+    );
     try {
       const refused = await infernoRequest(fapi, { scope: `system/${world.type}.rs`, client_assertion: await infernoAssertion(rsa, world.clientId) });
       expect(refused.status).toBe(401);
-      expect(bodyOf<OAuthErrorBody>(refused).error_description).toMatch(/"aud" must be the issuer identifier/);
+      expect(await logs.refusedBecause(refused)).toMatch(/"aud" must be the issuer identifier/);
       const accepted = await infernoRequest(fapi, {
         scope: `system/${world.type}.rs`,
         client_assertion: await infernoAssertion(rsa, world.clientId, { aud: server.url }),
@@ -315,7 +321,7 @@ describe('assertions as SMART sends them', () => {
   it('refuses an aud that is neither the issuer nor the token endpoint URL', async () => {
     const response = await ask(`system/${world.type}.rs`, rsa, world.clientId, { aud: `${server.url}/oauth2/introspect` });
     expect(response.status).toBe(401);
-    expect(bodyOf<OAuthErrorBody>(response).error_description).toMatch(/or the token endpoint URL/);
+    expect(await logs.refusedBecause(response)).toMatch(/or the token endpoint URL/);
   });
 
   it('refuses with 400 unsupported_grant_type only after authenticating: an unauthenticated unknown grant is 401', async () => {
