@@ -23,12 +23,16 @@ import { MetricsService } from './metrics/metrics.service.js';
  */
 export async function createApp(config: AppConfig, logger: Logger = createRootLogger(config)): Promise<NestExpressApplication> {
   // The adapter's server keeps Express's prototypes on req/res (src/http/express-server.ts).
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new ExpressServerAdapter(config.tls, config.mtls !== undefined, config.mtls?.handshakeRate), {
-    bodyParser: false,
-    // A failed start is reported to the caller, which closes what was opened (not process.exit).
-    abortOnError: false,
-    logger: new PinoNestLogger(logger),
-  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forRoot(config),
+    new ExpressServerAdapter(config.tls, config.mtls !== undefined, config.mtls?.handshakeRate),
+    {
+      bodyParser: false,
+      // A failed start is reported to the caller, which closes what was opened (not process.exit).
+      abortOnError: false,
+      logger: new PinoNestLogger(logger),
+    },
+  );
   app.disable('x-powered-by');
   // Token responses are unique and no-store: an ETag would only cost a hash per response.
   app.set('etag', false);

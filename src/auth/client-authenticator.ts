@@ -110,7 +110,8 @@ export class ClientAuthenticator {
         provedWrong = true;
         await this.throttle.recordFailure(attempt.clientId, attempt.sourceAddress);
         if (admission.lockedFor !== undefined) throw OAuthError.tooManyRequests(admission.lockedFor).refusing(attempt.clientId, 'client over its limit');
-        throw OAuthError.invalidClient('client authentication failed', attempt.method === 'client_secret_basic');
+        // The response says only 'client authentication failed'; the log line names the check.
+        throw OAuthError.invalidClient(failedCheck(client, attempt.method, secretMatches), attempt.method === 'client_secret_basic');
       }
       this.remember(client, digest);
       this.throttle.rememberSuccess(client.clientId, attempt.sourceAddress);
@@ -142,4 +143,11 @@ export class ClientAuthenticator {
     if (this.verified.size >= MAX_VERIFIED) this.verified.delete(this.verified.keys().next().value!);
     this.verified.set(client.clientId, { secretHash: client.secretHash, digest });
   }
+}
+
+/** Which check a failed secret authentication failed, for the log line (docs/operations/security.md, "One message before authentication"). */
+function failedCheck(client: ClientRecord | null, method: string, secretMatches: boolean): string {
+  if (!client) return 'no client has this client_id';
+  if (client.authenticationType !== method) return `the client is registered for ${client.authenticationType}, not ${method}`;
+  return secretMatches ? 'client authentication failed' : 'the client secret is wrong';
 }

@@ -82,7 +82,7 @@ export class ClientCertificate {
   notForClients(): string | undefined {
     if (this.node.ca) return 'the client certificate is a CA certificate (basicConstraints CA:TRUE)';
     const usages = this.node.keyUsage as string[] | undefined;
-    if (usages !== undefined && !usages.includes('1.3.6.1.5.5.7.3.2')) return 'the client certificate\'s extendedKeyUsage does not allow clientAuth';
+    if (usages !== undefined && !usages.includes('1.3.6.1.5.5.7.3.2')) return "the client certificate's extendedKeyUsage does not allow clientAuth";
     return undefined;
   }
 

@@ -239,7 +239,10 @@ function checkIssuerBinding(authenticationType: string, value: string | null | u
     return checkSubjectRule('subjectDn', value);
   } catch (error) {
     if (error instanceof SubjectRuleError) {
-      throw new RegistrationError('tlsClientAuthIssuerDn', `tlsClientAuthIssuerDn: ${error.message.replace('tls_client_auth_subject_dn', 'tls_client_auth_issuer_dn')}`);
+      throw new RegistrationError(
+        'tlsClientAuthIssuerDn',
+        `tlsClientAuthIssuerDn: ${error.message.replace('tls_client_auth_subject_dn', 'tls_client_auth_issuer_dn')}`,
+      );
     }
     throw error;
   }

@@ -263,7 +263,7 @@ export const VARIABLES = {
   }),
   TLS_HANDSHAKE_RATE: wholeNumber({
     meaning:
-      'New TLS connections a second per source address under native TLS with `MTLS=true` (a burst of as many is allowed); a connection over the rate is closed before its handshake, so one address cannot spend the server\'s CPU on handshakes; see [mutual TLS](../guides/mtls.md#bounded-handshakes).',
+      "New TLS connections a second per source address under native TLS with `MTLS=true` (a burst of as many is allowed); a connection over the rate is closed before its handshake, so one address cannot spend the server's CPU on handshakes; see [mutual TLS](../guides/mtls.md#bounded-handshakes).",
     min: 1,
     max: 100_000,
     unit: 'connections',

@@ -90,7 +90,10 @@ async function anyRow(manager: EntityManager, sql: string, id: number): Promise<
  * what is defined instead (docs/concepts/consent-tickets.md#the-rules-that-keep-the-records-consistent):
  * undefined when every one is defined. Plain names (`uma_protection`, SMART scopes) are not looked up.
  */
-export async function firstUndefinedResourceScope(manager: EntityManager, names: readonly string[]): Promise<{ name: string; defined: string[] | null } | undefined> {
+export async function firstUndefinedResourceScope(
+  manager: EntityManager,
+  names: readonly string[],
+): Promise<{ name: string; defined: string[] | null } | undefined> {
   const wanted = names.map(asResourceScope).filter((scope) => scope !== undefined);
   if (wanted.length === 0) return undefined;
   const rows: { definition: string; scope: string | null }[] = await manager.query(

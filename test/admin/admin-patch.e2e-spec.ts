@@ -537,7 +537,10 @@ describe('resource scopes in allowedScopes name defined scopes', () => {
     const before = await rowCounts(server);
     const [client] = freshIds(1);
     const response = await patchAdmin(server, [
-      add('uma-client', { id: client, attributes: { clientId: `typo-${client}`, clientName: 'Typo', allowedScopes: `uma_protection blood-glucose-level-${definition}:raed` } }),
+      add('uma-client', {
+        id: client,
+        attributes: { clientId: `typo-${client}`, clientName: 'Typo', allowedScopes: `uma_protection blood-glucose-level-${definition}:raed` },
+      }),
     ]);
     expect(response.status).toBe(422);
     const [error] = bodyOf<{ errors: JsonApiErrors['errors'] }[]>(response)[0].errors;
@@ -550,10 +553,15 @@ describe('resource scopes in allowedScopes name defined scopes', () => {
   it('refuses a resource scope of a definition that does not exist', async () => {
     const [client] = freshIds(1);
     const response = await patchAdmin(server, [
-      add('uma-client', { id: client, attributes: { clientId: `nodef-${client}`, clientName: 'No definition', allowedScopes: `no-such-definition-${client}:read` } }),
+      add('uma-client', {
+        id: client,
+        attributes: { clientId: `nodef-${client}`, clientName: 'No definition', allowedScopes: `no-such-definition-${client}:read` },
+      }),
     ]);
     expect(response.status).toBe(422);
-    expect(bodyOf<{ errors: JsonApiErrors['errors'] }[]>(response)[0].errors[0].detail).toContain(`no resource-definition is named "no-such-definition-${client}"`);
+    expect(bodyOf<{ errors: JsonApiErrors['errors'] }[]>(response)[0].errors[0].detail).toContain(
+      `no resource-definition is named "no-such-definition-${client}"`,
+    );
   });
 
   it('accepts a client before the definition and scope it names when the same request adds them', async () => {
@@ -564,7 +572,11 @@ describe('resource scopes in allowedScopes name defined scopes', () => {
     const { client, definition } = await world();
     const response = await patchAdmin(server, [
       { op: 'add', path: '/purpose', value: { type: 'purpose', attributes: { name: 'unrelated' } } },
-      { op: 'replace', path: `/uma-client/${client}`, value: { type: 'uma-client', id: client, attributes: { allowedScopes: `blood-glucose-level-${definition}:write` } } },
+      {
+        op: 'replace',
+        path: `/uma-client/${client}`,
+        value: { type: 'uma-client', id: client, attributes: { allowedScopes: `blood-glucose-level-${definition}:write` } },
+      },
     ]);
     expect(response.status).toBe(422);
     const results = bodyOf<{ errors: JsonApiErrors['errors'] }[]>(response);
@@ -575,7 +587,11 @@ describe('resource scopes in allowedScopes name defined scopes', () => {
     const { client, definition } = await world();
     const [other] = freshIds(1);
     const created = await jsonApi('post', '/admin/uma-client').send({
-      data: { type: 'uma-client', id: other, attributes: { clientId: `plain-${other}`, clientName: 'Plain', allowedScopes: `blood-glucose-level-${definition}:raed` } },
+      data: {
+        type: 'uma-client',
+        id: other,
+        attributes: { clientId: `plain-${other}`, clientName: 'Plain', allowedScopes: `blood-glucose-level-${definition}:raed` },
+      },
     });
     expect(created.status).toBe(422);
     expect(bodyOf<JsonApiErrors>(created).errors[0].source).toEqual({ pointer: '/data/attributes/allowedScopes' });
@@ -589,7 +605,9 @@ describe('resource scopes in allowedScopes name defined scopes', () => {
   it('lets other attributes of a client change after the scope it names was removed', async () => {
     const { client, scope } = await world();
     expect((await patchAdmin(server, [{ op: 'remove', path: `/scope/${scope}` }])).status).toBe(200);
-    const renamed = await patchAdmin(server, [{ op: 'replace', path: `/uma-client/${client}`, value: { type: 'uma-client', id: client, attributes: { clientName: 'Renamed' } } }]);
+    const renamed = await patchAdmin(server, [
+      { op: 'replace', path: `/uma-client/${client}`, value: { type: 'uma-client', id: client, attributes: { clientName: 'Renamed' } } },
+    ]);
     expect(renamed.status).toBe(200);
   });
 });

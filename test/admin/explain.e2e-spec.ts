@@ -67,7 +67,14 @@ describe('GET /admin/explain: every missing link, in the order the token endpoin
         ])
       ).status,
     ).toBe(200);
-    expect((await patchAdmin(server, [{ op: 'remove', path: `/scope/${scope}` }, { op: 'remove', path: `/resource-definition/${definition}` }])).status).toBe(200);
+    expect(
+      (
+        await patchAdmin(server, [
+          { op: 'remove', path: `/scope/${scope}` },
+          { op: 'remove', path: `/resource-definition/${definition}` },
+        ])
+      ).status,
+    ).toBe(200);
     await expectRefusedAlike(grant, `${name}:read`, 'invalid_scope', new RegExp(`no resource definition named "${name}"`));
   });
 
@@ -78,7 +85,11 @@ describe('GET /admin/explain: every missing link, in the order the token endpoin
       (
         await patchAdmin(server, [
           add('scope', { id: scope, attributes: { name: 'delete' }, relationships: { resourceDefinition: ref('resource-definition', grant.ids.definition) } }),
-          { op: 'replace', path: `/uma-client/${grant.client}`, value: { type: 'uma-client', attributes: { allowedScopes: `${grant.definitionName}:delete` } } },
+          {
+            op: 'replace',
+            path: `/uma-client/${grant.client}`,
+            value: { type: 'uma-client', attributes: { allowedScopes: `${grant.definitionName}:delete` } },
+          },
         ])
       ).status,
     ).toBe(200);

@@ -89,13 +89,23 @@ async function send({ headers = {}, form = {} }: Sent) {
   return pending.send({ ...grant, ...form });
 }
 
-const withAssertion = async (jwt: string | Promise<string>): Promise<Sent> => ({ form: { client_assertion_type: ASSERTION_TYPE, client_assertion: await jwt } });
+const withAssertion = async (jwt: string | Promise<string>): Promise<Sent> => ({
+  form: { client_assertion_type: ASSERTION_TYPE, client_assertion: await jwt },
+});
 
 const cases: Array<[string, () => Promise<Sent>, RegExp, number?]> = [
   // Secrets.
-  ['an unknown client id (Basic)', () => Promise.resolve({ headers: { Authorization: basic(`ghost-${randomBytes(4).toString('hex')}`, 'secret') } }), /no client has this client_id/],
+  [
+    'an unknown client id (Basic)',
+    () => Promise.resolve({ headers: { Authorization: basic(`ghost-${randomBytes(4).toString('hex')}`, 'secret') } }),
+    /no client has this client_id/,
+  ],
   ['a wrong secret (Basic)', () => Promise.resolve({ headers: { Authorization: basic(secretClient.clientId, 'wrong-secret') } }), /the client secret is wrong/],
-  ['a wrong secret (client_secret_post)', () => Promise.resolve({ form: { client_id: secretClient.clientId, client_secret: 'wrong-secret' } }), /the client secret is wrong|registered for/],
+  [
+    'a wrong secret (client_secret_post)',
+    () => Promise.resolve({ form: { client_id: secretClient.clientId, client_secret: 'wrong-secret' } }),
+    /the client secret is wrong|registered for/,
+  ],
   [
     'the right secret with a method the client is not registered for',
     () => Promise.resolve({ form: { client_id: secretClient.clientId, client_secret: secretClient.clientSecret } }),
@@ -111,21 +121,37 @@ const cases: Array<[string, () => Promise<Sent>, RegExp, number?]> = [
   ['no client authentication at all', () => Promise.resolve({}), /no client authentication was sent/],
   ["a secret client's client_id alone", () => Promise.resolve({ form: { client_id: secretClient.clientId } }), /client_id alone/],
   // private_key_jwt.
-  ['an assertion for an unknown client id', async () => withAssertion(assertion(key, `ghost-${randomBytes(4).toString('hex')}`, server.url)), /no client registered for private_key_jwt/],
-  ['an assertion for a client registered for a secret', async () => withAssertion(assertion(key, secretClient.clientId, server.url)), /no client registered for private_key_jwt/],
+  [
+    'an assertion for an unknown client id',
+    async () => withAssertion(assertion(key, `ghost-${randomBytes(4).toString('hex')}`, server.url)),
+    /no client registered for private_key_jwt/,
+  ],
+  [
+    'an assertion for a client registered for a secret',
+    async () => withAssertion(assertion(key, secretClient.clientId, server.url)),
+    /no client registered for private_key_jwt/,
+  ],
   [
     "an assertion signed by another key under the client's kid",
     async () => withAssertion(assertion(await clientKey('ES256', key.jwk.kid), keyClientId, server.url)),
     /signature does not verify/,
   ],
-  ['an assertion with an unknown kid', async () => withAssertion(assertion(await clientKey('ES256'), keyClientId, server.url)), /no key of the client's key set has the assertion's "kid"/],
+  [
+    'an assertion with an unknown kid',
+    async () => withAssertion(assertion(await clientKey('ES256'), keyClientId, server.url)),
+    /no key of the client's key set has the assertion's "kid"/,
+  ],
   [
     "an assertion whose alg does not fit the kid's key type",
     async () => withAssertion(assertion(await clientKey('RS256', key.jwk.kid), keyClientId, server.url)),
     /is a EC key on P-256, which cannot verify "alg" RS256/,
   ],
   ['a client_assertion that is not a JWT', () => withAssertion('not-a-jwt'), /not a JWT/],
-  ['an expired assertion', async () => withAssertion(assertion(key, keyClientId, server.url, { iat: Math.floor(Date.now() / 1000) - 120, exp: Math.floor(Date.now() / 1000) - 60 })), /expired/],
+  [
+    'an expired assertion',
+    async () => withAssertion(assertion(key, keyClientId, server.url, { iat: Math.floor(Date.now() / 1000) - 120, exp: Math.floor(Date.now() / 1000) - 60 })),
+    /expired/,
+  ],
   [
     'another client_assertion_type',
     async () => ({ form: { client_assertion_type: 'urn:example:other', client_assertion: await assertion(key, keyClientId, server.url) } }),
@@ -134,11 +160,27 @@ const cases: Array<[string, () => Promise<Sent>, RegExp, number?]> = [
   ],
   // tls_client_auth.
   ['a tls_client_auth client without a certificate', () => Promise.resolve({ form: { client_id: labClientId } }), /no client certificate was presented/],
-  ['a certificate of a CA the server does not trust', () => Promise.resolve({ form: { client_id: labClientId }, headers: { [HEADER]: forwarded(otherCaGateway) } }), /does not chain to a trusted CA/],
-  ['a certificate that does not match the registered name', () => Promise.resolve({ form: { client_id: strictLabClientId }, headers: { [HEADER]: forwarded(gateway) } }), /does not match the registered/],
+  [
+    'a certificate of a CA the server does not trust',
+    () => Promise.resolve({ form: { client_id: labClientId }, headers: { [HEADER]: forwarded(otherCaGateway) } }),
+    /does not chain to a trusted CA/,
+  ],
+  [
+    'a certificate that does not match the registered name',
+    () => Promise.resolve({ form: { client_id: strictLabClientId }, headers: { [HEADER]: forwarded(gateway) } }),
+    /does not match the registered/,
+  ],
   // self_signed_tls_client_auth.
-  ['a self_signed_tls_client_auth client without a certificate', () => Promise.resolve({ form: { client_id: deviceClientId } }), /no client certificate was presented/],
-  ['a self-signed certificate the client did not register', () => Promise.resolve({ form: { client_id: deviceClientId }, headers: { [HEADER]: forwarded(otherDevice) } }), /not the first x5c certificate/],
+  [
+    'a self_signed_tls_client_auth client without a certificate',
+    () => Promise.resolve({ form: { client_id: deviceClientId } }),
+    /no client certificate was presented/,
+  ],
+  [
+    'a self-signed certificate the client did not register',
+    () => Promise.resolve({ form: { client_id: deviceClientId }, headers: { [HEADER]: forwarded(otherDevice) } }),
+    /not the first x5c certificate/,
+  ],
 ];
 
 describe('a client that is not authenticated', () => {

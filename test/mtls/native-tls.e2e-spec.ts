@@ -69,7 +69,10 @@ beforeAll(async () => {
     key: ['rsa:2048', '-pkeyopt', 'rsa_keygen_pubexp:3'],
   });
   caLeaf = await make.leaf('ca-leaf', networkCa, '/C=DE/O=Example Lab/CN=ca-leaf', { san: 'DNS:ca-leaf.example', ca: true });
-  serverOnly = await make.leaf('server-only', networkCa, '/C=DE/O=Example Lab/CN=server-only', { san: 'DNS:server-only.example', extendedKeyUsage: 'serverAuth' });
+  serverOnly = await make.leaf('server-only', networkCa, '/C=DE/O=Example Lab/CN=server-only', {
+    san: 'DNS:server-only.example',
+    extendedKeyUsage: 'serverAuth',
+  });
   serverCertificate = serverCert;
   const caFile = join(dir, 'client-cas.pem');
   writeFileSync(caFile, [networkCa.cert, secondNetworkCa.cert, intermediateCa.cert].join(''));
@@ -81,8 +84,15 @@ beforeAll(async () => {
     },
   });
   server = await startTestApp(
-        // Every test connects anew: the handshake rate is tested on a server of its own below.
-    { TLS_CERT_FILE: serverCert.certFile, TLS_KEY_FILE: serverCert.keyFile, MTLS: 'true', TLS_CLIENT_CA_FILE: caFile, TLS_HANDSHAKE_RATE: '100000', LOG_LEVEL: 'debug' },
+    // Every test connects anew: the handshake rate is tested on a server of its own below.
+    {
+      TLS_CERT_FILE: serverCert.certFile,
+      TLS_KEY_FILE: serverCert.keyFile,
+      MTLS: 'true',
+      TLS_CLIENT_CA_FILE: caFile,
+      TLS_HANDSHAKE_RATE: '100000',
+      LOG_LEVEL: 'debug',
+    },
     { logs },
   );
 }, 120_000);

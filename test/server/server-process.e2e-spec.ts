@@ -45,7 +45,9 @@ describe('a port in use', () => {
     try {
       const result = await finished(startServerProcess({ DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(adminPort) }));
       expect(result.code).not.toBe(0);
-      expect(`${result.stdout}${result.stderr}`.trim().split('\n')).toEqual([`cannot start: port ${variable === 'PORT' ? port : adminPort} (${variable}) is already in use`]);
+      expect(`${result.stdout}${result.stderr}`.trim().split('\n')).toEqual([
+        `cannot start: port ${variable === 'PORT' ? port : adminPort} (${variable}) is already in use`,
+      ]);
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }
