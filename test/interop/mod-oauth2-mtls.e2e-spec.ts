@@ -51,7 +51,14 @@ beforeAll(async () => {
   otherGateway = await make.leaf('lab-gw-2', networkCa, '/C=DE/O=Example Lab/CN=lab-gw', { san: 'DNS:lab-gw.example' });
   const caFile = join(dir, 'cas.pem');
   writeFileSync(caFile, networkCa.cert);
-  server = await startTestApp({ TLS_CERT_FILE: serverCert.certFile, TLS_KEY_FILE: serverCert.keyFile, MTLS: 'true', TLS_CLIENT_CA_FILE: caFile });
+  // The Apache module opens a TLS connection per introspection: more than TLS_HANDSHAKE_RATE's default of 20 a second from one address.
+  server = await startTestApp({
+    TLS_CERT_FILE: serverCert.certFile,
+    TLS_KEY_FILE: serverCert.keyFile,
+    MTLS: 'true',
+    TLS_CLIENT_CA_FILE: caFile,
+    TLS_HANDSHAKE_RATE: '1000',
+  });
 
   const root = join(dir, 'apache');
   apachePort = await freePort();
