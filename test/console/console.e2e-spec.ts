@@ -327,6 +327,21 @@ describe('the console', () => {
     await context.close();
   });
 
+  it("clears the client picker's screen-reader status with the form once a ticket is created", async () => {
+    const { clientId, definition } = await world();
+    const { context, page } = await suite.signedInTab('Consent tickets');
+    const form = page.getByRole('form', { name: 'Create a consent ticket' });
+    const status = form.locator('.combobox').filter({ has: page.getByRole('combobox', { name: 'Client', exact: true }) }).locator('[aria-live]');
+    const ticketId = unique('T');
+    await fillTicketForm(page, { clientId, definition, scopes: ['read'], purpose: 'Cleared', ticketId, requestedResourceId: 'cleared', seconds: '600' });
+    await expectPage(status).toHaveText(`${clientId} chosen.`);
+    await page.getByRole('button', { name: 'Create ticket' }).click();
+    await expectPage(page.getByText(new RegExp(`, ticket ${ticketId}$`))).toBeVisible();
+    await expectPage(page.getByRole('combobox', { name: 'Client', exact: true })).toHaveValue('');
+    await expectPage(status).toHaveText('');
+    await context.close();
+  });
+
   it('shows a refused change beside the field the server names, with a focused summary, and writes nothing', async () => {
     const { clientId, definition } = await world();
     const taken = unique('T');

@@ -46,6 +46,10 @@ export function Combobox(props: ComboboxProps) {
   useEffect(() => {
     if (props.value && typedSincePick.current) return;
     setText(props.value?.label ?? (typedSincePick.current ? text : ''));
+    // A choice dropped from outside (the form was cleared or reset): the live region must not keep
+    // saying "… chosen." for a field that is now empty. Typing drops the choice too, but then the
+    // search's own announcement follows.
+    if (!props.value && !typedSincePick.current) setAnnouncement('');
   }, [props.value?.id]);
   useEffect(() => () => clearTimeout(timer.current), []);
 
