@@ -55,7 +55,7 @@ export function SignInScreen(props: { notice?: string; onSignedIn: (token: strin
           autoComplete="off"
           errors={errors}
           alert
-          hint="The server's administrative token (ADMIN_TOKEN, or .data/admin-token). It is kept in this tab only, until you sign out or close it."
+          hint="The server's administrative token: ADMIN_TOKEN, or the admin-token file the server's start log names (its DATA_DIR). It is kept in this tab only, until you sign out or close it."
         />
         <FormButtons submit="Sign in" busy={busy} />
       </form>
