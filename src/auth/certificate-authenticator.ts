@@ -9,14 +9,13 @@ import { selfSignedCertificates } from '../certificates/x5c.js';
 import type { ClientRecord } from '../clients/client-record.js';
 import { OAuthError } from '../oauth/oauth-error.js';
 import { AuthThrottle } from './auth-throttle.js';
+import { ProvenSources } from './proven-sources.js';
 import { ClientCertificates } from './client-certificates.js';
 import { ClientKeys } from './client-keys.js';
 import { JwksUnavailable, type KeySet } from './jwks-uri-fetcher.js';
 
 /** The certificate methods of RFC 8705 §2. */
 export const CERTIFICATE_METHODS: ReadonlySet<string> = new Set(['tls_client_auth', 'self_signed_tls_client_auth']);
-
-const MAX_PROVEN = 100_000;
 
 /**
  * `tls_client_auth` and `self_signed_tls_client_auth` (RFC 8705 §2, docs/guides/mtls.md): the
@@ -29,8 +28,7 @@ const MAX_PROVEN = 100_000;
 @Injectable()
 export class CertificateAuthenticator {
   private readonly authorities?: CertificateAuthorities;
-  /** Client and source address pairs that have authenticated in this process: their key set is not fetched behind a throttle read. */
-  private readonly proven = new Set<string>();
+  private readonly proven = new ProvenSources();
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -43,20 +41,19 @@ export class CertificateAuthenticator {
 
   async authenticate(client: ClientRecord, request: Request): Promise<ClientRecord> {
     const address = request.ip ?? 'unknown';
-    const pair = `${client.clientId}\u0000${address}`;
     // The throttle first (docs/operations/security.md#the-throttle-comes-first): a self-signed
     // client's jwks_uri is fetched only after the counts admit the attempt, as for an assertion
     // (a client over its limit keeps one verification a second for a clean address, and a known
     // source its own). Not read again for a client this process has seen authenticate from here.
     const fetches = client.authenticationType === 'self_signed_tls_client_auth' && client.jwksUri !== null;
-    const admission = fetches ? await this.throttle.admit(client.clientId, address, { proven: this.proven.has(pair) }) : undefined;
+    const admission = fetches ? await this.throttle.admit(client.clientId, address, { proven: this.proven.has(client.clientId, address) }) : undefined;
     try {
       const certificate = this.certificates.of(request);
       if (certificate === undefined) throw refused('no client certificate was presented');
       if (client.authenticationType === 'tls_client_auth') this.checkIssued(client, certificate);
       else await this.checkSelfSigned(client, certificate);
       if (admission?.failing || admission?.claimed) await this.throttle.clearFailing(client.clientId, address);
-      this.prove(pair);
+      this.proven.add(client.clientId, address);
       this.throttle.rememberSuccess(client.clientId, address);
       return client;
     } catch (error) {
@@ -78,12 +75,6 @@ export class CertificateAuthenticator {
     if (wait === undefined) return;
     await this.throttle.countRefusal(address);
     throw OAuthError.tooManyRequests(wait).refusing(client.clientId, standing.address !== undefined ? 'address over its limit' : 'client over its limit');
-  }
-
-  private prove(pair: string): void {
-    if (this.proven.has(pair)) return;
-    if (this.proven.size >= MAX_PROVEN) this.proven.delete(this.proven.values().next().value!);
-    this.proven.add(pair);
   }
 
   private checkIssued(client: ClientRecord, certificate: ClientCertificate): void {

@@ -11,13 +11,13 @@ import { CLIENT_ASSERTION_TYPE, checkAssertionClaims, refused } from '../oauth/c
 import { OAuthError } from '../oauth/oauth-error.js';
 import type { TokenParameters } from '../oauth/token-request.js';
 import { AuthThrottle } from './auth-throttle.js';
+import { ProvenSources } from './proven-sources.js';
 import { ClientKeys } from './client-keys.js';
 import { JwksUnavailable, type KeySet } from './jwks-uri-fetcher.js';
 import { DpopProofs, type DpopProof } from './dpop-proofs.js';
 import { ReplayStore } from './replay-store.js';
 
 const ALGORITHMS = [...ASSERTION_ALGORITHMS];
-const MAX_PROVEN = 100_000;
 // RFC 7523 leaves `typ` open; SMART clients send "JWT", RFC 7523bis "client-authentication+jwt".
 const ACCEPTED_TYPES = new Set(['jwt', 'client-authentication+jwt']);
 
@@ -35,8 +35,7 @@ export type BeforeConsume = (client: ClientRecord) => void;
  */
 @Injectable()
 export class ClientAssertionAuthenticator {
-  /** Client and source address pairs that have authenticated in this process (AdmitOptions.proven). */
-  private readonly proven = new Set<string>();
+  private readonly proven = new ProvenSources();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -51,8 +50,7 @@ export class ClientAssertionAuthenticator {
   async authenticate(parameters: TokenParameters, sourceAddress: string, beforeConsume?: BeforeConsume, proof?: DpopProof): Promise<ClientRecord> {
     const { assertion, clientId, header } = readAssertion(parameters);
     // The throttle first: a client or address over its limit is 429 before its jwks_uri is fetched or any key is tried.
-    const pair = `${clientId}\u0000${sourceAddress}`;
-    const admission = await this.throttle.admit(clientId, sourceAddress, { proven: this.proven.has(pair) });
+    const admission = await this.throttle.admit(clientId, sourceAddress, { proven: this.proven.has(clientId, sourceAddress) });
     try {
       const { client, jti, exp } = await this.verify(assertion, clientId, header);
       beforeConsume?.(client);
@@ -61,7 +59,7 @@ export class ClientAssertionAuthenticator {
       if (proof && replayed === 0) throw await this.proofs.replayed();
       if (replayed !== -1) throw refused('the assertion\'s "jti" has already been used');
       if (admission.failing || admission.claimed) await this.throttle.clearFailing(clientId, sourceAddress);
-      this.prove(pair);
+      this.proven.add(clientId, sourceAddress);
       this.throttle.rememberSuccess(clientId, sourceAddress);
       return client;
     } catch (error) {
@@ -74,12 +72,6 @@ export class ClientAssertionAuthenticator {
       }
       throw error;
     }
-  }
-
-  private prove(pair: string): void {
-    if (this.proven.has(pair)) return;
-    if (this.proven.size >= MAX_PROVEN) this.proven.delete(this.proven.values().next().value!);
-    this.proven.add(pair);
   }
 
   private async verify(assertion: string, clientId: string, header: AssertionHeader): Promise<{ client: ClientRecord; jti: string; exp: number }> {
