@@ -106,7 +106,7 @@ function refusal(clientId: string, reason: ThrottleReason, wait: number): OAuthE
 export class AuthThrottle implements ThrottleStore {
   private readonly logger = new Logger('AuthThrottle');
   private readonly pool: Pool;
-  /** Known sources this process wrote lately (pair key → when): the hot path writes one at most once a day. */
+  /** Known sources this process wrote lately (client id NUL address → when): the hot path writes one at most once a day. */
   private readonly knownWritten = new Map<string, number>();
   private readonly perClient: RateLimiterPostgres;
   private readonly perAddress: RateLimiterPostgres;
@@ -216,20 +216,22 @@ export class AuthThrottle implements ThrottleStore {
    * `warn` line, not a failed request.
    */
   rememberSuccess(clientId: string, address: string): void {
-    const pair = pairKey(clientId, address);
+    // Keyed by the raw pair: a token request that finds it pays one map lookup, no hash and no
+    // address parsing; the row's key (pairKey) is computed only for a write.
+    const seen = `${clientId}\u0000${address}`;
     const now = Date.now();
-    const written = this.knownWritten.get(pair);
+    const written = this.knownWritten.get(seen);
     if (written !== undefined && now - written < KNOWN_SOURCE_REFRESH_MS) return;
     if (written === undefined && this.knownWritten.size >= MAX_KNOWN_IN_MEMORY) this.knownWritten.delete(this.knownWritten.keys().next().value!);
-    this.knownWritten.set(pair, now);
+    this.knownWritten.set(seen, now);
     this.pool
       .query({
         name: 'auth-throttle-known',
         text: `INSERT INTO ${TABLE} (key, points, expire) VALUES ($1, 1, $2) ON CONFLICT (key) DO UPDATE SET points = 1, expire = EXCLUDED.expire`,
-        values: [`known:${pair}`, now + KNOWN_SOURCE_MS],
+        values: [`known:${pairKey(clientId, address)}`, now + KNOWN_SOURCE_MS],
       })
       .catch((error: unknown) => {
-        this.knownWritten.delete(pair);
+        this.knownWritten.delete(seen);
         this.logger.warn(`a known source address could not be recorded: ${error instanceof Error ? error.message : 'unknown error'}`);
       });
   }
