@@ -1,4 +1,5 @@
 import type { X509Certificate } from 'node:crypto';
+import { MAX_RSA_MODULUS_BITS, RSA_PUBLIC_EXPONENT } from '../common/rsa-bounds.js';
 
 /** The curves a client certificate's EC key may be on (Node's names of P-256, P-384, P-521). */
 const CURVES: ReadonlySet<string> = new Set(['prime256v1', 'secp384r1', 'secp521r1']);
@@ -16,8 +17,8 @@ export function keyOutOfBounds(certificate: X509Certificate): string | undefined
   switch (key.asymmetricKeyType) {
     case 'rsa':
     case 'rsa-pss':
-      if ((details.modulusLength ?? Infinity) > 4096) return 'its RSA key is over 4096 bits';
-      if (details.publicExponent !== 65537n) return 'its RSA public exponent is not 65537';
+      if ((details.modulusLength ?? Infinity) > MAX_RSA_MODULUS_BITS) return `its RSA key is over ${MAX_RSA_MODULUS_BITS} bits`;
+      if (details.publicExponent !== BigInt(RSA_PUBLIC_EXPONENT)) return `its RSA public exponent is not ${RSA_PUBLIC_EXPONENT}`;
       return undefined;
     case 'ec':
       return CURVES.has(details.namedCurve ?? '') ? undefined : 'its EC key is not on P-256, P-384 or P-521';

@@ -7,11 +7,7 @@
  * or a 3072-bit exponent costs a hundred times a normal key's verification.
  */
 
-/** RSA moduli outside these bounds are refused (RFC 7518 §3.3 asks for at least 2048 bits). */
-export const MIN_RSA_MODULUS_BITS = 2048;
-export const MAX_RSA_MODULUS_BITS = 4096;
-/** The one RSA public exponent accepted: 65537, the one every library uses. */
-export const RSA_PUBLIC_EXPONENT = 65537;
+import { MAX_RSA_MODULUS_BITS, MIN_RSA_MODULUS_BITS, RSA_PUBLIC_EXPONENT } from '../common/rsa-bounds.js';
 
 /** The key an algorithm names: its `kty` and, for EC and OKP, its curve (RFC 7518 §3.4, RFC 8037 §3.1). */
 const KEY_OF_ALGORITHM: Readonly<Record<string, { kty: string; crv?: string }>> = {
