@@ -16,27 +16,12 @@ export type AdministratorCeilings = {
   certificateBound?: boolean;
 };
 
-/** The administrator's values among an admin write's attributes (null: none of them). */
-export type AdministratorWrite = {
-  allowedScopes?: string;
-  grantTypes?: string;
-  accessTokenLifetime?: number | null;
-  dpopBound?: boolean;
-  certificateBound?: boolean;
-};
-
 /**
- * The ceilings after an administrator's write of a client: the earlier ones, with every attribute
- * this write named replaced by its new value (a binding set to false lifts its requirement).
- * Undefined when the write named none of them.
+ * The ceilings after an administrator's write of a client: the earlier ones, with every value
+ * this write changed (the members of `changed` that are not undefined) replaced; a binding set to
+ * false lifts its requirement. Undefined when the write changed none of them.
  */
-export function withAdministratorWrite(earlier: AdministratorCeilings | null, written: AdministratorWrite): AdministratorCeilings | undefined {
-  const next: AdministratorCeilings = { ...(earlier ?? {}) };
-  let changed = false;
-  if (written.allowedScopes !== undefined) [next.scope, changed] = [written.allowedScopes, true];
-  if (written.grantTypes !== undefined) [next.grantTypes, changed] = [written.grantTypes, true];
-  if (written.accessTokenLifetime !== undefined) [next.accessTokenLifetime, changed] = [written.accessTokenLifetime, true];
-  if (written.dpopBound !== undefined) [next.dpopBound, changed] = [written.dpopBound, true];
-  if (written.certificateBound !== undefined) [next.certificateBound, changed] = [written.certificateBound, true];
-  return changed ? next : undefined;
+export function withAdministratorWrite(earlier: AdministratorCeilings | null, changed: AdministratorCeilings): AdministratorCeilings | undefined {
+  const changes = Object.entries(changed).filter(([, value]) => value !== undefined);
+  return changes.length === 0 ? undefined : { ...earlier, ...(Object.fromEntries(changes) as AdministratorCeilings) };
 }

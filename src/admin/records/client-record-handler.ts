@@ -218,7 +218,7 @@ export class ClientRecordHandler implements RecordHandler {
       // changed the name must not freeze the rest.
       const changed = <T>(value: T, before: T): T | undefined => (value !== before ? value : undefined);
       const ceilings = withAdministratorWrite(current.administrator_ceilings, {
-        allowedScopes: changed(registration.allowedScopes, current.allowed_scopes),
+        scope: changed(registration.allowedScopes, current.allowed_scopes),
         grantTypes: changed(registration.grantTypes, current.grant_types),
         accessTokenLifetime: changed(registration.accessTokenLifetime, current.access_token_lifetime),
         dpopBound: changed(registration.dpopBound, current.dpop_bound_access_tokens),
