@@ -6,7 +6,7 @@ import { ClientMetadata } from './clients/client-metadata.entity.js';
 import { RedirectUri } from './clients/redirect-uri.entity.js';
 import { SigningKey } from './keys/signing-key.entity.js';
 import { RefreshToken } from './tokens/refresh-token.entity.js';
-import { RevokedToken } from './tokens/revoked-token.entity.js';
+import { RevokedToken } from './revocation/revoked-token.entity.js';
 import { AuditEvent } from './audit/audit-event.entity.js';
 import { CapabilityTicket } from './tickets/capability-ticket.entity.js';
 import { Purpose } from './tickets/purpose.entity.js';

@@ -30,6 +30,11 @@ export async function recordAuditEvent(manager: EntityManager, entry: AuditEntry
   return id;
 }
 
+/** Adds to the number of tokens a change withdrew (docs/guides/consent-withdrawal.md), in the withdrawal's transaction. */
+export async function countWithdrawnTokens(manager: EntityManager, auditEventId: number, withdrawn: number): Promise<void> {
+  await manager.query('UPDATE audit_event SET withdrawn_tokens = withdrawn_tokens + $2 WHERE id = $1', [auditEventId, withdrawn]);
+}
+
 /** The operator's command line as an actor: `cli:<user>@<host>` (the CLI holds no admin token). */
 export function cliActor(): string {
   let user = 'unknown';

@@ -8,6 +8,8 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import { AccessDecisions } from '../tickets/access-decisions.js';
 import { type BasisKind, basisTag, isBasisKind } from './basis-tags.js';
 import { audienceUris } from './disclosures.service.js';
+import { revokeTokens } from '../revocation/revoked-tokens.js';
+import { countWithdrawnTokens } from '../audit/audit-trail.js';
 import { runEvery } from '../common/run-every.js';
 
 /** One committed administrative change, as its audit event recorded it. */
@@ -270,18 +272,11 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
         );
       if (rows.length === 0) return 0;
       // The token's status list entry goes with it (docs/reference/status-lists.md): it reads 1 on every instance within a second.
-      await manager.query(
-        `INSERT INTO revoked_token (jti, client_id, expires_at, status_list_id, status_idx)
-         SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::timestamptz[], $4::int[], $5::int[]) ON CONFLICT (jti) DO NOTHING`,
-        [
-          rows.map((row) => row.jti),
-          rows.map((row) => row.client_id),
-          rows.map((row) => row.expires_at),
-          rows.map((row) => row.status_list_id),
-          rows.map((row) => row.status_idx),
-        ],
+      await revokeTokens(
+        manager,
+        rows.map((row) => ({ jti: row.jti, clientId: row.client_id, expiresAt: row.expires_at, statusListId: row.status_list_id, statusIdx: row.status_idx })),
       );
-      await manager.query('UPDATE audit_event SET withdrawn_tokens = withdrawn_tokens + $2 WHERE id = $1', [auditEventId, rows.length]);
+      await countWithdrawnTokens(manager, auditEventId, rows.length);
       return rows.length;
     });
   }

@@ -1,3 +1,4 @@
+import { revokedIndicesOf } from '../revocation/revoked-tokens.js';
 import { createHash } from 'node:crypto';
 import { gzip } from 'node:zlib';
 import { Inject, Injectable } from '@nestjs/common';
@@ -93,7 +94,7 @@ export class StatusListPublisher {
     const readAt = Date.now();
     const rows: { size: number; retired: boolean; set: number[] }[] = await this.dataSource.query(
       `SELECT l.size, (l.max_expires_at < now() AND l.id <> (SELECT max(id) FROM status_list)) AS retired,
-              coalesce((SELECT array_agg(r.status_idx) FROM revoked_token r WHERE r.status_list_id = l.id AND r.expires_at > now()), '{}') AS set
+              ${revokedIndicesOf('l.id')} AS set
          FROM status_list l WHERE l.public_id = $1`,
       [publicId],
     );

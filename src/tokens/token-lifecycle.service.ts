@@ -1,3 +1,4 @@
+import { isRevoked, purgeExpiredRevocations, revokeTokens, statusListIdOf } from '../revocation/revoked-tokens.js';
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -69,15 +70,14 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     if (claims.client_id !== caller.clientId) throw notYours();
     // Its status list entry (docs/reference/status-lists.md) is kept with it: the list is signed again with the entry set.
     const entry = statusEntryOf(claims, this.config.issuer);
-    await this.dataSource.query(
-      `INSERT INTO revoked_token (jti, client_id, expires_at, status_list_id, status_idx)
-       VALUES ($1, $2, to_timestamp($3), (SELECT id FROM status_list WHERE public_id = $4), $5) ON CONFLICT (jti) DO NOTHING`,
-      [claims.jti, claims.client_id, claims.exp, entry?.publicId ?? null, entry?.idx ?? null],
-    );
+    const statusListId = await statusListIdOf(this.dataSource, entry?.publicId);
+    await revokeTokens(this.dataSource, [
+      { jti: claims.jti, clientId: claims.client_id, expiresAt: new Date(claims.exp * 1000), statusListId, statusIdx: entry?.idx ?? null },
+    ]);
   }
 
   async purge(): Promise<void> {
-    await this.dataSource.query('DELETE FROM revoked_token WHERE expires_at < now()');
+    await purgeExpiredRevocations(this.dataSource);
   }
 
   private async introspectAccess(token: string, caller: ClientRecord): Promise<IntrospectionResponse | undefined> {
@@ -87,8 +87,7 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     // A deleted client's tokens end with it, plain scopes too (docs/reference/token-endpoint.md#introspection-post-oauth2introspect):
     // its id unknown now, or known for a client created after the token was issued.
     if (!(await this.clientStillHolds(claims))) return { active: false };
-    const revoked: unknown[] = await this.dataSource.query('SELECT 1 FROM revoked_token WHERE jti = $1', [claims.jti]);
-    if (revoked.length > 0) return { active: false };
+    if (await isRevoked(this.dataSource, claims.jti)) return { active: false };
     const { scope, client_id, sub, aud, iss, exp, iat, jti, permissions, cnf } = claims;
     return {
       // FedAuthz §5.1.1 (docs/guides/uma.md): an RPT answers its permissions and no scope.

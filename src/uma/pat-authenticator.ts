@@ -1,3 +1,4 @@
+import { isRevoked } from '../revocation/revoked-tokens.js';
 import { createHash } from 'node:crypto';
 import { compactJwsTooDeep, exceedsJsonDepth, TOO_DEEP } from '../common/json-depth.js';
 import { Inject, Injectable } from '@nestjs/common';
@@ -71,8 +72,7 @@ export class PatAuthenticator {
   }
 
   private async revoked(jti: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query('SELECT 1 FROM revoked_token WHERE jti = $1', [jti]);
-    return rows.length > 0;
+    return isRevoked(this.dataSource, jti);
   }
 
   /** RFC 9449 §7: a bound token comes with the DPoP scheme and a proof of its key; a Bearer token needs none. */
