@@ -20,7 +20,7 @@ import { verdictText } from './tickets/verdict-text.js';
 import { cliActor } from './audit/audit-trail.js';
 import { parseScope } from './oauth/scope.js';
 import { OAuthError } from './oauth/oauth-error.js';
-import { InitialAccessTokens } from './registration/initial-access-tokens.js';
+import { InitialAccessTokens } from './clients/initial-access-tokens.js';
 import { InitialAccessTokenError } from './clients/initial-access-token-rules.js';
 
 const USAGE = `usage:

@@ -18,8 +18,8 @@ export class InitialAccessTokenError extends Error {
   constructor(
     readonly field: string,
     message: string,
-    /** `type`: a wrong JSON type (the admin interface's 400); `rule`: a broken rule (422). */
-    readonly kind: 'type' | 'rule' = 'rule',
+    /** `type`: a wrong JSON type (the admin interface's 400); `rule`: a broken rule (422); `taken`: the record id is taken (409). */
+    readonly kind: 'type' | 'rule' | 'taken' = 'rule',
   ) {
     super(message);
   }

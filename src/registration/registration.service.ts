@@ -17,6 +17,7 @@ import { OAuthError } from '../oauth/oauth-error.js';
 import { asMetadataError, isSecretMethod, readMetadata, toClientRegistration, type Ceilings } from './client-metadata-request.js';
 import type { AdministratorCeilings } from '../clients/administrator-ceilings.js';
 import { generateToken, tokenHash } from '../clients/initial-access-token-rules.js';
+import { takeInitialAccessTokenUse } from '../clients/initial-access-tokens.js';
 import { mutualTlsEnabled, TLS_CLIENT_AUTH_MEMBERS } from '../clients/mutual-tls.js';
 import { metadataError, RegistrationAbandoned, tokenRefused, tokenRequired } from './registration-error.js';
 import { applySoftwareStatement, type StatementRules } from './software-statement.js';
@@ -345,14 +346,9 @@ export class RegistrationService {
   }
 }
 
-/** Takes one use of the initial access token in the registration's transaction: one statement, so two instances never exceed maxUses. */
+/** Takes one use of the initial access token in the registration's transaction (two instances never exceed maxUses). */
 async function takeUse(manager: EntityManager, iatId: number): Promise<void> {
-  const rows = await manager.query<unknown[]>(
-    `UPDATE initial_access_token SET uses = uses + 1, last_used_at = now()
-      WHERE id = $1 AND uses < max_uses AND expires_at > now() RETURNING id`,
-    [iatId],
-  );
-  if (affected(rows) === 0) throw tokenRefused('the initial access token is unknown, expired, removed or used up');
+  if (!(await takeInitialAccessTokenUse(manager, iatId))) throw tokenRefused('the initial access token is unknown, expired, removed or used up');
 }
 
 /** `client_secret` sits right after client_id_issued_at, as RFC 7591's example has it. */

@@ -1,18 +1,12 @@
 import type { EntityManager } from 'typeorm';
-import { isUniqueViolation } from '../../common/database-errors.js';
-import { CONTROL_CHARACTER } from '../../common/control-characters.js';
-import { allocateId } from '../../database/record-ids.js';
+import { InitialAccessTokenError } from '../../clients/initial-access-token-rules.js';
 import {
-  InitialAccessTokenError,
-  checkAuthMethods,
-  checkExpiresAt,
-  checkGrantTypes,
-  checkLifetime,
-  checkMaxUses,
-  checkScopeCeiling,
-  generateToken,
-  tokenHash,
-} from '../../clients/initial-access-token-rules.js';
+  checkInitialAccessTokenChanges,
+  checkNewInitialAccessToken,
+  insertInitialAccessToken,
+  removeInitialAccessToken,
+  replaceInitialAccessToken,
+} from '../../clients/initial-access-tokens.js';
 import { conflict, malformed, notFound, ruleBroken } from '../json-api/admin-error.js';
 import { escape, type ResourceInput, type ResourceObject } from '../json-api/resource-object.js';
 import { idField, selectPage, type Collection, type Field, type ListQuery } from './collection.js';
@@ -72,38 +66,12 @@ export class InitialAccessTokenRecordHandler implements RecordHandler {
 
   async create(manager: EntityManager, input: ResourceInput): Promise<Written> {
     const values = this.read(input, true);
-    const attributes = checked(() => ({
-      name: checkName(values.get('name')),
-      scopeCeiling: checkScopeCeiling(values.get('scopeCeiling')),
-      grantTypes: checkGrantTypes(values.get('grantTypes')),
-      authMethods: checkAuthMethods(values.get('authMethods'), this.mtls),
-      accessTokenLifetime: checkLifetime(values.get('accessTokenLifetime')),
-      maxUses: checkMaxUses(values.get('maxUses')),
-      expiresAt: checkExpiresAt(values.get('expiresAt')),
-    }));
-    const token = generateToken();
-    const id = input.id ?? (await allocateId(manager, 'initial_access_token'));
-    await manager
-      .query(
-        `INSERT INTO initial_access_token (id, name, token_hash, scope_ceiling, grant_types, auth_methods, access_token_lifetime, max_uses, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [
-          id,
-          attributes.name,
-          tokenHash(token),
-          attributes.scopeCeiling,
-          attributes.grantTypes,
-          attributes.authMethods,
-          attributes.accessTokenLifetime,
-          attributes.maxUses,
-          attributes.expiresAt,
-        ],
-      )
-      .catch((error: unknown) => {
-        if (isUniqueViolation(error)) throw conflict(`initial-access-token ${id} already exists`, '/value/id');
-        throw error;
-      });
-    return { id, meta: { token } };
+    try {
+      const { id, token } = await insertInitialAccessToken(manager, checkNewInitialAccessToken(values, this.mtls), input.id);
+      return { id, meta: { token } };
+    } catch (error) {
+      throw asAdminError(error);
+    }
   }
 
   async update(manager: EntityManager, id: number, input: ResourceInput): Promise<Written> {
@@ -111,23 +79,21 @@ export class InitialAccessTokenRecordHandler implements RecordHandler {
     for (const name of values.keys()) {
       if (!REPLACEABLE.has(name)) throw malformed(`attribute "${name}" cannot be replaced (only name, maxUses and expiresAt can)`, `/value/attributes/${name}`);
     }
-    const name = values.has('name') ? checked(() => checkName(values.get('name'))) : null;
-    const maxUses = values.has('maxUses') ? checked(() => checkMaxUses(values.get('maxUses'))) : null;
-    const expiresAt = values.has('expiresAt') ? checked(() => checkExpiresAt(values.get('expiresAt'))) : null;
-    const rows = await manager.query<unknown[]>(
-      `UPDATE initial_access_token SET name = COALESCE($2, name), max_uses = COALESCE($3, max_uses), expires_at = COALESCE($4, expires_at),
-          version = version + 1, last_updated = now()
-        WHERE id = $1 RETURNING id`,
-      [id, name, maxUses, expiresAt],
-    );
-    if (affected(rows) === 0) throw notFound(`no initial-access-token with id ${id}`, '/path');
+    if (
+      !(await replaceInitialAccessToken(
+        manager,
+        id,
+        checked(() => checkInitialAccessTokenChanges(values)),
+      ))
+    ) {
+      throw notFound(`no initial-access-token with id ${id}`, '/path');
+    }
     return { id };
   }
 
   /** Its clients stay; their relationship to it becomes null (ON DELETE SET NULL). */
   async remove(manager: EntityManager, id: number): Promise<void> {
-    const rows = await manager.query<unknown[]>('DELETE FROM initial_access_token WHERE id = $1 RETURNING id', [id]);
-    if (affected(rows) === 0) throw notFound(`no initial-access-token with id ${id}`, '/path');
+    if (!(await removeInitialAccessToken(manager, id))) throw notFound(`no initial-access-token with id ${id}`, '/path');
   }
 
   async find(manager: EntityManager, ids: number[]): Promise<ResourceObject[]> {
@@ -168,24 +134,19 @@ export class InitialAccessTokenRecordHandler implements RecordHandler {
   }
 }
 
-function checkName(value: unknown): string {
-  if (typeof value !== 'string') throw new InitialAccessTokenError('name', 'name must be a string', 'type');
-  if (value.trim() === '' || value.length > 255 || CONTROL_CHARACTER.test(value)) {
-    throw new InitialAccessTokenError('name', 'name must be 1 to 255 characters without control characters');
-  }
-  return value;
+/** The clients module's refusals as the admin interface answers them: a broken rule is a 422 naming the attribute, a wrong JSON type a 400, a taken id a 409. */
+function asAdminError(error: unknown): unknown {
+  if (!(error instanceof InitialAccessTokenError)) return error;
+  if (error.kind === 'taken') return conflict(error.message, '/value/id');
+  const pointer = `/value/attributes/${error.field}`;
+  return error.kind === 'type' ? malformed(error.message, pointer) : ruleBroken(error.message, pointer);
 }
 
-/** A broken rule is a 422 naming the attribute; a wrong JSON type a 400. */
 function checked<T>(work: () => T): T {
   try {
     return work();
   } catch (error) {
-    if (error instanceof InitialAccessTokenError) {
-      const pointer = `/value/attributes/${error.field}`;
-      throw error.kind === 'type' ? malformed(error.message, pointer) : ruleBroken(error.message, pointer);
-    }
-    throw error;
+    throw asAdminError(error);
   }
 }
 
@@ -206,8 +167,4 @@ function serialise(row: Row): ResourceObject {
     },
     meta: { version: row.version, dateCreated: row.date_created, lastUpdated: row.last_updated },
   };
-}
-
-function affected(result: unknown[]): number {
-  return Array.isArray(result[0]) ? (result[0] as unknown[]).length : result.length;
 }
