@@ -170,19 +170,9 @@ export class AdminRecordsService {
     await this.afterCommit(changes);
   }
 
-  /**
-   * Once a change has committed: this instance drops its caches, so its next request reads the
-   * change (docs/reference/admin-interface.md), and the disclosures the change ended are
-   * withdrawn before it is answered (docs/guides/consent-withdrawal.md). The change stands even if
-   * withdrawing fails: it is logged, and its pending note makes an instance sweep again.
-   */
-  private async afterCommit(changes: RecordChange[] = []): Promise<void> {
-    this.changeFeed.committedHere();
-    try {
-      await this.withdrawals.afterChange(changes);
-    } catch (error) {
-      this.logger.error(`withdrawing the disclosures of a change failed: ${(error as Error).message}`);
-    }
+  /** Once a change has committed: caches dropped, the disclosures it ended withdrawn (DisclosureWithdrawals.afterCommit). */
+  private afterCommit(changes: RecordChange[] = []): Promise<void> {
+    return this.withdrawals.afterCommit(changes);
   }
 
   async read(type: string, id: number, include: string[]): Promise<{ data: ResourceObject; included?: ResourceObject[] }> {

@@ -63,11 +63,26 @@ export type ValidRegistration = Required<Omit<ClientRegistration, 'clientSecret'
   tlsClientAuthIssuerDn: string | null;
 } & Record<TlsSubjectField, string | null>;
 
-/** A refused registration; `field` names the offending input. */
+/** What a refusal of the clients module is about: each edge (admin interface, RFC 7591/7592, CLI) answers it in its own format. */
+export enum ClientErrorCode {
+  /** A rule of the registration is broken; the error's `field` names the input. */
+  InvalidRegistration = 'invalid_registration',
+  /** The record id or the clientId asked for belongs to another client. */
+  Taken = 'taken',
+  /** No such client. */
+  NotFound = 'not_found',
+  /** Tickets, requested resources, data sources or UMA resources still refer to the client. */
+  StillReferenced = 'still_referenced',
+  /** The client authenticates with a key or certificate: it has no secret to rotate. */
+  NoSecret = 'no_secret',
+}
+
+/** A refusal of the clients module; `field` names the offending input, `code` what kind of refusal it is. */
 export class RegistrationError extends Error {
   constructor(
     readonly field: string,
     message: string,
+    readonly code: ClientErrorCode = ClientErrorCode.InvalidRegistration,
   ) {
     super(message);
   }
@@ -82,7 +97,7 @@ export class ClientTakenError extends RegistrationError {
     field: 'id' | 'clientId',
     readonly value: string | number,
   ) {
-    super(field, field === 'id' ? `a client record with id ${value} already exists` : `a client with id "${value}" already exists`);
+    super(field, field === 'id' ? `a client record with id ${value} already exists` : `a client with id "${value}" already exists`, ClientErrorCode.Taken);
   }
 }
 

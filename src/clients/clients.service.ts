@@ -3,11 +3,35 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { generateClientSecret, hashClientSecret } from './client-secrets.js';
-import { RegistrationError, validateRegistration, type ClientRegistration, type ValidRegistration } from './client-registration.js';
-import { insertClient } from './client-writes.js';
+import {
+  ClientErrorCode,
+  RegistrationError,
+  TLS_SUBJECT_FIELDS,
+  validateRegistration,
+  type ClientRegistration,
+  type ValidRegistration,
+} from './client-registration.js';
+import { deleteClient, insertClient, updateClient, updateSecretHash } from './client-writes.js';
 import { holdsNoSecret } from './client-metadata.entity.js';
 import { newClientAttributes, newSecretOf, type NewClient } from './new-client.js';
 import { recordAuditEvent } from '../audit/audit-trail.js';
+import { withAdministratorWrite } from './administrator-ceilings.js';
+import { readClientRows, registrationOfRow, shownClient, type ClientRow, type ClientShown } from './client-rows.js';
+
+/**
+ * A replace of a client: the members it names (absent ones keep their stored values). The admin
+ * interface may name every attribute; an RFC 7592 update names what the client may change and
+ * what it says of itself.
+ */
+export type ClientChanges = Partial<ClientRegistration> & {
+  issuerUri?: string | null;
+  metaDataRaw?: string | null;
+  registrationManagement?: boolean;
+  selfDescription?: { contacts: string[]; softwareId: string | null; softwareVersion: string | null };
+};
+
+// A dynamically registered client's own writes (RFC 7592) carry audit actors `dcr:iat:…` and `dcr:rat:…`; every other actor is an administrator.
+const DCR_ACTOR_PREFIX = 'dcr:';
 
 /** What registration hands out once: the secret, absent for a private_key_jwt client (it has none). */
 export type IssuedCredentials = { clientId: string; clientSecret?: string };
@@ -67,8 +91,56 @@ export class ClientsService {
    * Registers a client inside the caller's transaction without an audit event: for the admin
    * interface, whose AdminRecordsService records every change of its requests itself.
    */
-  async register(input: NewClient, manager: EntityManager): Promise<CreatedClient> {
+  async register(input: NewClient & { registrationManagement?: boolean }, manager: EntityManager): Promise<CreatedClient> {
     return this.insert(manager, input, await this.prepare(input));
+  }
+
+  /**
+   * Replaces client `id` in the caller's transaction (the caller records the audit event): the
+   * changes merged onto the stored client, checked by every rule. A replace by an administrator
+   * of a dynamically registered client sets ceilings of its own later updates
+   * (docs/reference/registration-endpoint.md#an-administrators-changes-are-ceilings). Refusals are
+   * RegistrationErrors (NotFound, Taken, InvalidRegistration). Answers the stored client as it was.
+   */
+  async replace(manager: EntityManager, id: number, changes: ClientChanges, actor: string): Promise<ClientRow> {
+    const given = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as ClientChanges;
+    const { registrationManagement, selfDescription, ...fields } = given;
+    const [current] = await readClientRows(manager, 'WHERE c.id = $1 FOR UPDATE OF c', [id]);
+    if (!current) throw new RegistrationError('id', `no client with id ${id}`, ClientErrorCode.NotFound);
+    const merged: ClientRegistration & Record<string, unknown> = { ...registrationOfRow(current), ...fields };
+    // A new subject value, or a method other than tls_client_auth, replaces the registered value.
+    const namesSubject = TLS_SUBJECT_FIELDS.some(([field]) => fields[field] !== undefined);
+    if (namesSubject || (fields.authenticationType !== undefined && fields.authenticationType !== 'tls_client_auth')) {
+      for (const [field] of TLS_SUBJECT_FIELDS) if (fields[field] === undefined) merged[field] = null;
+    }
+    const registration = this.validate(merged);
+    const secretHash = registration.clientSecret === undefined ? null : await hashClientSecret(registration.clientSecret);
+    await updateClient(manager, id, current.metadata_id, registration, {
+      issuerUri: (merged.issuerUri as string | null | undefined) ?? null,
+      metaDataRaw: (merged.metaDataRaw as string | null | undefined) ?? null,
+      clientSecretHash: secretHash,
+      // A client moved to a key or certificate method loses its secret: it must not authenticate with it any more.
+      dropSecret: holdsNoSecret(registration.authenticationType),
+      registrationManagement,
+      redirectUris: fields.redirectUris === undefined ? undefined : registration.redirectUris,
+      selfDescription,
+      ceilings: current.registered_via === 'dcr' && !actor.startsWith(DCR_ACTOR_PREFIX) ? ceilingsAfter(current, registration) : undefined,
+    });
+    return current;
+  }
+
+  /** Removes client `id` in the caller's transaction (the caller records the audit event); answers the client as it was. NotFound, StillReferenced. */
+  async remove(manager: EntityManager, id: number): Promise<ClientShown> {
+    const [current] = await readClientRows(manager, 'WHERE c.id = $1', [id]);
+    if (!current) throw new RegistrationError('id', `no client with id ${id}`, ClientErrorCode.NotFound);
+    await deleteClient(manager, id, current.metadata_id);
+    return shownClient(current);
+  }
+
+  /** The client as the admin interface shows it and the audit trail records it; null when there is none. */
+  async shown(manager: EntityManager, id: number): Promise<ClientShown | null> {
+    const [row] = await readClientRows(manager, 'WHERE c.id = $1', [id]);
+    return row ? shownClient(row) : null;
   }
 
   // The slow hash runs before the transaction, so it holds no row or connection meanwhile.
@@ -80,9 +152,19 @@ export class ClientsService {
     return { registration, secret, clientSecretHash, attributes: newClientAttributes(registration, input) };
   }
 
-  private async insert(manager: EntityManager, input: NewClient, prepared: Awaited<ReturnType<ClientsService['prepare']>>): Promise<CreatedClient> {
+  private async insert(
+    manager: EntityManager,
+    input: NewClient & { registrationManagement?: boolean },
+    prepared: Awaited<ReturnType<ClientsService['prepare']>>,
+  ): Promise<CreatedClient> {
     const { registration, secret, clientSecretHash, attributes } = prepared;
-    const id = await insertClient(manager, { requestedId: input.id, attributes, clientSecretHash, origin: input.origin });
+    const id = await insertClient(manager, {
+      requestedId: input.id,
+      attributes,
+      clientSecretHash,
+      origin: input.origin,
+      registrationManagement: input.registrationManagement,
+    });
     return { id, clientId: registration.clientId, clientSecret: secret.value, secretGenerated: secret.generated };
   }
 
@@ -98,15 +180,15 @@ export class ClientsService {
         `SELECT c.id, m.client_authentication_type FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.client_id = $1 FOR UPDATE OF m`,
         [clientId],
       );
-      if (!client) throw new RegistrationError('clientId', `no client with id "${clientId}"`);
+      if (!client) throw new RegistrationError('clientId', `no client with id "${clientId}"`, ClientErrorCode.NotFound);
       if (holdsNoSecret(client.client_authentication_type)) {
-        throw new RegistrationError('clientId', `client "${clientId}" authenticates with ${client.client_authentication_type} and has no secret to rotate`);
+        throw new RegistrationError(
+          'clientId',
+          `client "${clientId}" authenticates with ${client.client_authentication_type} and has no secret to rotate`,
+          ClientErrorCode.NoSecret,
+        );
       }
-      await manager.query(
-        `UPDATE client_metadata m SET client_secret_hash = $2, version = m.version + 1, last_updated = now()
-           FROM client c WHERE c.metadata_id = m.id AND c.id = $1`,
-        [client.id, clientSecretHash],
-      );
+      await updateSecretHash(manager, client.id, clientSecretHash);
       await recordAuditEvent(manager, {
         actor: context.actor,
         operation: 'rotate-secret',
@@ -124,4 +206,19 @@ export class ClientsService {
     if (manager?.queryRunner?.isTransactionActive) return work(manager);
     return (manager ?? this.dataSource.manager).transaction(work);
   }
+}
+
+/**
+ * The ceilings after an administrator's replace: only a value this write changes (the console's
+ * form sends every attribute, and a save that changed the name must not freeze the rest).
+ */
+function ceilingsAfter(current: ClientRow, registration: ValidRegistration) {
+  const changed = <T>(value: T, before: T): T | undefined => (value !== before ? value : undefined);
+  return withAdministratorWrite(current.administrator_ceilings, {
+    scope: changed(registration.allowedScopes, current.allowed_scopes),
+    grantTypes: changed(registration.grantTypes, current.grant_types),
+    accessTokenLifetime: changed(registration.accessTokenLifetime, current.access_token_lifetime),
+    dpopBound: changed(registration.dpopBound, current.dpop_bound_access_tokens),
+    certificateBound: changed(registration.certificateBound, current.tls_client_certificate_bound_access_tokens),
+  });
 }

@@ -84,6 +84,21 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
     await manager.query('INSERT INTO pending_withdrawal (audit_event_id) VALUES ($1)', [auditEventId]);
   }
 
+  /**
+   * Once a change has committed: this instance drops its caches, so its next request reads the
+   * change (docs/reference/admin-interface.md), and the disclosures the change ended are
+   * withdrawn before it is answered (docs/guides/consent-withdrawal.md). The change stands even if
+   * withdrawing fails: it is logged, and its pending note makes an instance sweep again.
+   */
+  async afterCommit(changes: readonly RecordChange[] = []): Promise<void> {
+    this.changes?.committedHere();
+    try {
+      await this.afterChange(changes);
+    } catch (error) {
+      this.logger.error(`withdrawing the disclosures of a change failed: ${(error as Error).message}`);
+    }
+  }
+
   /** Withdraws what the request's changes (in operation order) ended; answers how many. */
   async afterChange(changes: readonly RecordChange[]): Promise<number> {
     const relevant = changes.filter((change) => change.operation === 'remove' || change.operation === 'replace');

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AdminModule } from '../admin/admin.module.js';
+import { DisclosuresModule } from '../disclosures/disclosures.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { ClientsModule } from '../clients/clients.module.js';
 import { RegistrationController } from './registration.controller.js';
@@ -8,7 +8,7 @@ import { RegistrationService } from './registration.service.js';
 
 /** Dynamic client registration (docs/guides/dynamic-registration.md); present only with DYNAMIC_CLIENT_REGISTRATION=true. */
 @Module({
-  imports: [ClientsModule, AuthModule, AdminModule],
+  imports: [ClientsModule, AuthModule, DisclosuresModule],
   controllers: [RegistrationController],
   providers: [RegistrationService, RegistrationLine],
 })

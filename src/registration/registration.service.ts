@@ -3,14 +3,14 @@ import { loadSoftwareStatementKeys } from './software-statement-keys.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { AdminRecordsService } from '../admin/admin-records.service.js';
-import { AdminError } from '../admin/json-api/admin-error.js';
 import { AuthThrottle } from '../auth/auth-throttle.js';
 import { SlowHashGate } from '../auth/slow-hash-gate.js';
-import { RegistrationError } from '../clients/client-registration.js';
+import { ClientErrorCode, RegistrationError } from '../clients/client-registration.js';
+import { recordAuditEvent } from '../audit/audit-trail.js';
+import { DisclosureWithdrawals, type RecordChange } from '../disclosures/disclosure-withdrawals.js';
+import { dataSourceClientLacksProtection, undefinedResourceScopeRefusal } from '../tickets/consent-rules.js';
 import { verifyClientSecret } from '../clients/client-secrets.js';
 import { ClientsService } from '../clients/clients.service.js';
-import { registrationAttributes } from '../clients/new-client.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ChangeFeed } from '../database/change-feed.js';
 import { OAuthError } from '../oauth/oauth-error.js';
@@ -68,7 +68,7 @@ export class RegistrationService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly clients: ClientsService,
-    private readonly records: AdminRecordsService,
+    private readonly withdrawals: DisclosureWithdrawals,
     private readonly throttle: AuthThrottle,
     private readonly slowHashes: SlowHashGate,
     private readonly changeFeed: ChangeFeed,
@@ -244,50 +244,71 @@ export class RegistrationService {
       );
     }
     await this.checkSecretUnchanged(body.client_secret, current.client_secret_hash);
-    const attributes = registrationAttributes(toClientRegistration(metadata, client.clientId, client.ceilings));
+    const registration = toClientRegistration(metadata, client.clientId, client.ceilings);
     const registrationToken = generateToken();
-    try {
-      await this.records.update(
-        'uma-client',
+    await this.change(client, address, 'replace', async (manager) => {
+      await this.clients.replace(
+        manager,
         client.id,
-        { data: { type: 'uma-client', id: String(client.id), attributes } },
-        `dcr:rat:${client.clientId}@${address}`,
-        async (manager) => {
-          await manager.query('UPDATE client SET contacts = $2, software_id = $3, software_version = $4 WHERE id = $1', [
-            client.id,
-            metadata.contacts.length > 0 ? JSON.stringify(metadata.contacts) : null,
-            metadata.softwareId,
-            metadata.softwareVersion,
-          ]);
-          // Replaced only if it is still the token this request presented: of two concurrent updates, one wins.
-          const replaced = await manager.query<unknown[]>(
-            'UPDATE client_registration SET token_hash = $3 WHERE client_id = $1 AND token_hash = $2 RETURNING client_id',
-            [client.id, client.tokenHash, tokenHash(registrationToken)],
-          );
-          if (affected(replaced) === 0) throw tokenRefused('the registration access token is not valid for this client');
+        {
+          ...registration,
+          selfDescription: { contacts: metadata.contacts, softwareId: metadata.softwareId, softwareVersion: metadata.softwareVersion },
         },
+        actorOf(client, address),
       );
-    } catch (error) {
-      throw asOAuthError(error);
-    }
+      await refuseBrokenConsentRules(manager, client.id, registration.allowedScopes);
+      // Replaced only if it is still the token this request presented: of two concurrent updates, one wins.
+      const replaced = await manager.query<unknown[]>(
+        'UPDATE client_registration SET token_hash = $3 WHERE client_id = $1 AND token_hash = $2 RETURNING client_id',
+        [client.id, client.tokenHash, tokenHash(registrationToken)],
+      );
+      if (affected(replaced) === 0) throw tokenRefused('the registration access token is not valid for this client');
+    });
     return { ...(await this.describe(client.clientId)).body, registration_access_token: registrationToken };
   }
 
-  /** RFC 7592 §2.3: exactly an administrator's remove of the client. */
+  /** RFC 7592 §2.3: exactly an administrator's remove of the client, its disclosures withdrawn. */
   async remove(client: ManagedClient, address: string): Promise<void> {
     if (!client.registrationManagement) throw frozen();
+    await this.change(client, address, 'remove', async (manager) => {
+      // The token that authorised this removal must still be the current one.
+      const rows = await manager.query<unknown[]>('SELECT 1 FROM client_registration WHERE client_id = $1 AND token_hash = $2 FOR UPDATE', [
+        client.id,
+        client.tokenHash,
+      ]);
+      if (rows.length === 0) throw tokenRefused('the registration access token is not valid for this client');
+      await this.clients.remove(manager, client.id);
+    });
+  }
+
+  /**
+   * A client's own change of itself, as an administrator's is made: in one transaction with its
+   * audit event (the client before and after) and its pending withdrawal note; once committed,
+   * the disclosures it ended are withdrawn. The clients module's refusals are answered as RFC 7591 errors.
+   */
+  private async change(client: ManagedClient, address: string, operation: 'replace' | 'remove', work: (manager: EntityManager) => Promise<void>) {
+    let change: RecordChange | undefined;
     try {
-      await this.records.remove('uma-client', client.id, `dcr:rat:${client.clientId}@${address}`, async (manager) => {
-        // The token that authorised this removal must still be the current one.
-        const rows = await manager.query<unknown[]>('SELECT 1 FROM client_registration WHERE client_id = $1 AND token_hash = $2 FOR UPDATE', [
-          client.id,
-          client.tokenHash,
-        ]);
-        if (rows.length === 0) throw tokenRefused('the registration access token is not valid for this client');
+      await this.dataSource.transaction(async (manager) => {
+        const before = await this.clients.shown(manager, client.id);
+        if (!before) throw tokenRefused('the registration access token is not valid for this client');
+        await work(manager);
+        const after = operation === 'remove' ? null : await this.clients.shown(manager, client.id);
+        const auditEventId = await recordAuditEvent(manager, {
+          actor: actorOf(client, address),
+          operation,
+          recordType: 'uma-client',
+          recordId: client.id,
+          before,
+          after,
+        });
+        await this.withdrawals.pending(manager, auditEventId);
+        change = { auditEventId, operation, recordType: 'uma-client', recordId: client.id, before };
       });
     } catch (error) {
       throw asOAuthError(error);
     }
+    await this.withdrawals.afterCommit(change ? [change] : []);
   }
 
   /** docs/guides/dynamic-registration.md#software-statements: how old a statement may be, and the endpoint its aud must name. */
@@ -368,22 +389,33 @@ function frozen(): OAuthError {
   return new OAuthError('access_denied', "an administrator has frozen this client's registration: it can be read, not changed or deleted here");
 }
 
-/** The admin interface's refusals, as this endpoint answers them. */
+/** The clients module's and the consent rules' refusals, as this endpoint answers them. */
 function asOAuthError(error: unknown): unknown {
-  if (!(error instanceof AdminError)) return error;
-  if (error.status === 409) return new OAuthError('invalid_request', `${error.detail}: remove those first`).withStatus(409);
-  if (error.status === 404) return tokenRefused('the registration access token is not valid for this client');
-  const member = /\/attributes\/(\w+)/.exec(error.pointer ?? '')?.[1];
-  const names: Record<string, string> = {
-    allowedScopes: 'scope',
-    clientName: 'client_name',
-    jwksRaw: 'jwks',
-    jwksUri: 'jwks_uri',
-    redirectUris: 'redirect_uris',
-    grantTypes: 'grant_types',
-  };
-  const name = member ? (names[member] ?? member) : 'metadata';
-  return metadataError(name === 'redirect_uris' ? 'invalid_redirect_uri' : 'invalid_client_metadata', `${name}: ${error.detail}`);
+  if (error instanceof ConsentRuleError) return metadataError('invalid_client_metadata', `scope: ${error.message}`);
+  if (!(error instanceof RegistrationError)) return error;
+  switch (error.code) {
+    case ClientErrorCode.StillReferenced:
+      return new OAuthError('invalid_request', `${error.message}: remove those first`).withStatus(409);
+    case ClientErrorCode.NotFound:
+      return tokenRefused('the registration access token is not valid for this client');
+    default:
+      return asMetadataError(error);
+  }
+}
+
+/** docs/concepts/consent-tickets.md#the-rules-that-keep-the-records-consistent, as the admin interface keeps them for every client. */
+async function refuseBrokenConsentRules(manager: EntityManager, clientRecordId: number, allowedScopes: string): Promise<void> {
+  if (await dataSourceClientLacksProtection(manager, 'client', clientRecordId)) {
+    throw new ConsentRuleError('this client introspects for a data source: its scope must keep uma_protection');
+  }
+  const refusal = await undefinedResourceScopeRefusal(manager, allowedScopes);
+  if (refusal) throw new ConsentRuleError(refusal);
+}
+
+class ConsentRuleError extends Error {}
+
+function actorOf(client: ManagedClient, address: string): string {
+  return `dcr:rat:${client.clientId}@${address}`;
 }
 
 function affected(result: unknown[]): number {

@@ -108,3 +108,22 @@ export async function firstUndefinedResourceScope(
   }
   return undefined;
 }
+
+/**
+ * docs/concepts/consent-tickets.md#the-rules-that-keep-the-records-consistent: every resource scope
+ * (`<definition>:<scope>`) a client is allowed names a scope record, so that a misspelling
+ * (`blood-glucose-level:raed`) is refused naming it, not a client that silently never gets a token.
+ * Answers the refusal's text, or undefined when every resource scope is defined.
+ */
+export async function undefinedResourceScopeRefusal(manager: EntityManager, allowedScopes: string): Promise<string | undefined> {
+  const missing = await firstUndefinedResourceScope(manager, allowedScopes.split(/\s+/).filter(Boolean));
+  if (!missing) return undefined;
+  const [definition] = missing.name.split(':');
+  const instead =
+    missing.defined === null
+      ? `no resource-definition is named "${definition}"`
+      : missing.defined.length === 0
+        ? `resource-definition "${definition}" has no scopes yet`
+        : `resource-definition "${definition}" has ${missing.defined.map((name) => `"${name}"`).join(', ')}`;
+  return `"${missing.name}" names no defined scope (${instead}); define the scope first`;
+}
