@@ -6,31 +6,32 @@ import { FeedCache } from '../database/feed-cache.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { splitSpaced, type ClientRecord } from './client-record.js';
 import type { SubjectRule } from '../certificates/subject-rules.js';
+import type { ClientRow } from './client-rows.js';
 
 const CLIENT_TABLES = new Set(['client', 'client_metadata', 'redirect_uri']);
 
-type Row = {
-  id: number;
-  client_id: string;
-  client_name: string;
-  client_authentication_type: ClientRecord['authenticationType'];
-  client_type: string;
-  grant_types: string;
-  allowed_scopes: string;
-  client_secret_hash: string | null;
-  jwks_raw: string | null;
-  jwks_uri: string | null;
-  dpop_bound_access_tokens: boolean;
-  access_token_lifetime: number | null;
-  tls_client_auth_subject_dn: string | null;
-  tls_client_auth_san_dns: string | null;
-  tls_client_auth_san_uri: string | null;
-  tls_client_auth_san_ip: string | null;
-  tls_client_auth_san_email: string | null;
-  tls_client_auth_issuer_dn: string | null;
-  tls_client_certificate_bound_access_tokens: boolean;
-  date_created: Date;
-};
+/** The columns the token endpoint needs (a ClientRow's, and the secret's hash, which only it reads). */
+type Row = Pick<
+  ClientRow,
+  | 'id'
+  | 'client_id'
+  | 'client_name'
+  | 'client_type'
+  | 'grant_types'
+  | 'allowed_scopes'
+  | 'jwks_raw'
+  | 'jwks_uri'
+  | 'dpop_bound_access_tokens'
+  | 'access_token_lifetime'
+  | 'tls_client_auth_subject_dn'
+  | 'tls_client_auth_san_dns'
+  | 'tls_client_auth_san_uri'
+  | 'tls_client_auth_san_ip'
+  | 'tls_client_auth_san_email'
+  | 'tls_client_auth_issuer_dn'
+  | 'tls_client_certificate_bound_access_tokens'
+  | 'date_created'
+> & { client_authentication_type: ClientRecord['authenticationType']; client_secret_hash: string | null };
 
 /**
  * The token endpoint's view of clients: an in-process cache (unknown ids included) kept fresh

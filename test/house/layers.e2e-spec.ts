@@ -43,6 +43,62 @@ function imports(): [string, string, string][] {
   );
 }
 
+/** Table → the folder that owns it (the only one that writes it), from CONTRIBUTING.md's tables block. */
+function statedOwners(): Map<string, string> {
+  const text = readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8');
+  const block = /<!-- tables:[^>]*-->\s*```text\n([\s\S]*?)```/.exec(text);
+  if (!block) throw new Error('CONTRIBUTING.md has no tables block');
+  const owners = new Map<string, string>();
+  for (const line of block[1].trim().split('\n')) {
+    const [room, ...tables] = line.trim().split(/\s+/);
+    for (const table of tables) owners.set(table, room);
+  }
+  return owners;
+}
+
+/** Every table the migrations leave behind: created, and not dropped by a later migration. */
+function migratedTables(): string[] {
+  const folder = join(SRC, 'database/migrations');
+  const text = readdirSync(folder)
+    .filter((name) => name.endsWith('.ts'))
+    .sort()
+    .map((name) => readFileSync(join(folder, name), 'utf8').split(/\basync down\b/)[0])
+    .join('\n');
+  const tables = new Set<string>();
+  for (const [, verb, table] of text.matchAll(/\b(CREATE|DROP) TABLE (?:IF (?:NOT )?EXISTS )?"?(\w+)"?/gi)) {
+    if (verb.toUpperCase() === 'CREATE') tables.add(table);
+    else tables.delete(table);
+  }
+  return [...tables].sort();
+}
+
+/**
+ * Every write of a table in the source, as [writing room, table, where]: SQL (`INSERT INTO`,
+ * `UPDATE`, `DELETE FROM`, `TRUNCATE`, with a file's string constants such as `${TABLE}` filled
+ * in) and TypeORM's writes of an entity class (`manager.insert(SigningKey, …)`).
+ */
+function writes(): [string, string, string][] {
+  const entityTables = new Map<string, string>();
+  for (const file of sourceFiles(SRC)) {
+    const entity = /@Entity\(\{\s*name:\s*'(\w+)'[^)]*\)\s*(?:@[^\n]*\n\s*)*export class (\w+)/.exec(readFileSync(file, 'utf8'));
+    if (entity) entityTables.set(entity[2], entity[1]);
+  }
+  const tables = new Set([...statedOwners().keys(), ...migratedTables()]);
+  return sourceFiles(SRC)
+    .filter((file) => !file.includes('/database/migrations/'))
+    .flatMap((file) => {
+      let text = readFileSync(file, 'utf8');
+      for (const [, name, value] of text.matchAll(/\bconst (\w+) = '(\w+)';/g)) text = text.replaceAll(`\${${name}}`, value);
+      const sql = [...text.matchAll(/\b(?:INSERT INTO|UPDATE|DELETE FROM|TRUNCATE(?: TABLE)?)\s+"?(\w+)"?/g)]
+        .map(([, table]) => table)
+        .filter((table) => tables.has(table));
+      const orm = [...text.matchAll(/\.(?:insert|update|delete|save|remove|upsert|softDelete|increment|decrement)\(\s*(\w+)\s*,/g)]
+        .map(([, entity]) => entityTables.get(entity))
+        .filter((table): table is string => table !== undefined);
+      return [...sql, ...orm].map((table): [string, string, string] => [roomOf(file), table, relative(ROOT, file)]);
+    });
+}
+
 describe("CONTRIBUTING.md's layers of src/", () => {
   it('name every folder and every file directly under src/', () => {
     const layers = statedLayers();
@@ -62,5 +118,17 @@ describe("CONTRIBUTING.md's layers of src/", () => {
       .filter(([from, to]) => from !== to && !(layers.get(to)! < layers.get(from)!))
       .map(([from, to, where]) => `${where} (${from} ${layers.get(from)} → ${to} ${layers.get(to)})`);
     expect(upward).toEqual([]);
+  });
+
+  it('name an owner for every table the migrations create, and no other table', () => {
+    expect([...statedOwners().keys()].sort()).toEqual(migratedTables());
+  });
+
+  it('hold: every table is written only by the folder that owns it', () => {
+    const owners = statedOwners();
+    const foreign = writes()
+      .filter(([room, table]) => owners.get(table) !== room)
+      .map(([room, table, where]) => `${where} writes ${table} (owned by ${owners.get(table)}, written from ${room})`);
+    expect([...new Set(foreign)]).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import { escape, type ResourceInput, type ResourceObject } from '../json-api/res
 import { readAttributes, type AttributeSpec } from './attribute-rules.js';
 import { attributeFields, idField, selectPage, type Collection, type ListQuery } from './collection.js';
 import { allocateId } from '../../database/record-ids.js';
+import { deleteConsentRow, insertConsentRow, updateConsentRow, type ConsentRecordTable } from '../../tickets/consent-record-rows.js';
 import type { RecordHandler, Snapshot, Written } from './record-handler.js';
 
 /** A to-one relationship; an `optional` one may be absent on create and set to `{"data": null}`. */
@@ -15,7 +16,8 @@ export type Rule = (manager: EntityManager, id: number) => Promise<void>;
 
 export type TableSpec = {
   type: string;
-  table: string;
+  /** A consent record's table: tickets/ owns and writes it. */
+  table: ConsentRecordTable;
   attributes: AttributeSpec[];
   relationships: RelationshipSpec[];
   rules?: Rule[];
@@ -53,38 +55,24 @@ export class TableRecordHandler implements RecordHandler {
     const id = input.id ?? (await allocateId(manager, this.spec.table));
     if (input.id !== undefined) await this.assertFree(manager, input.id);
     columns.set('id', id);
-    const names = [...columns.keys()];
-    await this.write(
-      manager,
-      `INSERT INTO "${this.spec.table}" (${names.map((name) => `"${name}"`).join(', ')})
-      VALUES (${names.map((_, index) => `$${index + 1}`).join(', ')})`,
-      [...columns.values()],
-    );
+    await this.write(insertConsentRow(manager, this.spec.table, columns));
     await this.checkRules(manager, id);
     return { id };
   }
 
   async update(manager: EntityManager, id: number, input: ResourceInput): Promise<Written> {
     const columns = await this.columnsOf(manager, input, false);
-    const assignments = [...columns.keys()].map((name, index) => `"${name}" = $${index + 2}`);
-    const rows: unknown[] = await this.write(
-      manager,
-      `UPDATE "${this.spec.table}"
-      SET ${[...assignments, 'version = version + 1', 'last_updated = now()'].join(', ')}
-      WHERE id = $1 RETURNING id`,
-      [id, ...columns.values()],
-    );
-    if (affected(rows) === 0) throw notFound(`no ${this.type} with id ${id}`, '/path');
+    if (!(await this.write(updateConsentRow(manager, this.spec.table, id, columns)))) throw notFound(`no ${this.type} with id ${id}`, '/path');
     await this.checkRules(manager, id);
     return { id };
   }
 
   async remove(manager: EntityManager, id: number): Promise<void> {
-    const rows = await manager.query<unknown[]>(`DELETE FROM "${this.spec.table}" WHERE id = $1 RETURNING id`, [id]).catch((error: unknown) => {
+    const removed = await deleteConsentRow(manager, this.spec.table, id).catch((error: unknown) => {
       if (isForeignKeyViolation(error)) throw conflict(`${this.type} ${id} is still referenced by other records`, '/path');
       throw error;
     });
-    if (affected(rows) === 0) throw notFound(`no ${this.type} with id ${id}`, '/path');
+    if (!removed) throw notFound(`no ${this.type} with id ${id}`, '/path');
   }
 
   async find(manager: EntityManager, ids: number[]): Promise<ResourceObject[]> {
@@ -151,8 +139,9 @@ export class TableRecordHandler implements RecordHandler {
     if (taken.length > 0) throw conflict(`${this.type} ${id} already exists`, '/value/id');
   }
 
-  private async write(manager: EntityManager, sql: string, parameters: unknown[]): Promise<unknown[]> {
-    return manager.query<unknown[]>(sql, parameters).catch((error: unknown) => {
+  /** A write's database refusals as JSON:API errors. */
+  private async write<T>(written: Promise<T>): Promise<T> {
+    return written.catch((error: unknown) => {
       if (isUniqueViolation(error)) {
         const { constraint } = error as { constraint?: string };
         // Two requests adding the same id at once: the primary key decides.
@@ -171,9 +160,4 @@ export class TableRecordHandler implements RecordHandler {
   private async checkRules(manager: EntityManager, id: number): Promise<void> {
     for (const rule of this.spec.rules ?? []) await rule(manager, id);
   }
-}
-
-/** TypeORM answers `[rows, count]` for UPDATE and DELETE with RETURNING. */
-function affected(result: unknown[]): number {
-  return Array.isArray(result[0]) ? (result[0] as unknown[]).length : result.length;
 }
