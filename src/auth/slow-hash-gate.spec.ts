@@ -1,5 +1,5 @@
 import { OAuthError } from '../oauth/oauth-error.js';
-import { WorkGate } from './slow-hash-gate.js';
+import { slowHashBounds, WorkGate } from './slow-hash-gate.js';
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
@@ -86,5 +86,18 @@ describe('WorkGate', () => {
     blocker.resolve();
     await first;
     await expect(second).resolves.toBe('second');
+  });
+});
+
+describe('slowHashBounds', () => {
+  it("leaves two of libuv's threads free and takes at most half the cores", () => {
+    expect(slowHashBounds(4, 2).atOnce).toBe(1);
+    expect(slowHashBounds(4, 16).atOnce).toBe(2);
+    expect(slowHashBounds(16, 8).atOnce).toBe(4);
+  });
+
+  it('runs one at least, with a queue of four at least', () => {
+    expect(slowHashBounds(1, 1)).toEqual({ atOnce: 1, waiting: 4 });
+    expect(slowHashBounds(64, 32)).toEqual({ atOnce: 16, waiting: 64 });
   });
 });

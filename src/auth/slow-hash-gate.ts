@@ -1,14 +1,18 @@
 import { availableParallelism } from 'node:os';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { OAuthError } from '../oauth/oauth-error.js';
 
-// scrypt is pure CPU: slow hashes may use at most half the cores (the other half serves requests,
-// PostgreSQL and the signing of tokens), and all but two threads of libuv's pool (4 unless
-// UV_THREADPOOL_SIZE says otherwise), which also signs every token. One at least.
-const THREAD_POOL_SIZE = Number(process.env.UV_THREADPOOL_SIZE) || 4;
-export const SLOW_HASHES_AT_ONCE = Math.max(1, Math.min(Math.floor(availableParallelism() / 2), THREAD_POOL_SIZE - 2));
-// A short queue absorbs a burst of legitimate first requests; a flood finds it full.
-export const SLOW_HASHES_WAITING = Math.max(4, 4 * SLOW_HASHES_AT_ONCE);
+/**
+ * How many slow hashes run at once, and how many may wait. scrypt is pure CPU: slow hashes may use
+ * at most half the cores (the other half serves requests, PostgreSQL and the signing of tokens),
+ * and all but two threads of libuv's pool (UV_THREADPOOL_SIZE), which also signs every token. One
+ * at least. A short queue absorbs a burst of legitimate first requests; a flood finds it full.
+ */
+export function slowHashBounds(threadPoolSize: number, cores = availableParallelism()): { atOnce: number; waiting: number } {
+  const atOnce = Math.max(1, Math.min(Math.floor(cores / 2), threadPoolSize - 2));
+  return { atOnce, waiting: Math.max(4, 4 * atOnce) };
+}
 const RETRY_AFTER_SECONDS = 1;
 /** The reason of the bound's refusals in the throttle's warn lines. */
 export const SLOW_HASHES_BUSY = 'slow hashes busy';
@@ -27,8 +31,10 @@ export class WorkGate {
   private readonly maxWaitMs: number;
 
   constructor(
-    private readonly atOnce: number,
-    private readonly queueLength: number,
+    /** How many pieces of work run at a time. */
+    readonly atOnce: number,
+    /** How many may wait. */
+    readonly queueLength: number,
     options: GateOptions = {},
   ) {
     this.refusal = options.refusal ?? busy;
@@ -102,7 +108,8 @@ function busy(): OAuthError {
  */
 @Injectable()
 export class SlowHashGate extends WorkGate {
-  constructor() {
-    super(SLOW_HASHES_AT_ONCE, SLOW_HASHES_WAITING);
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    const { atOnce, waiting } = slowHashBounds(config.threadPoolSize);
+    super(atOnce, waiting);
   }
 }

@@ -4,7 +4,7 @@ import { forbiddenTarget } from './jwks-uri-target.js';
 import { CLIENT_AUTHENTICATION_TYPES, type ClientAuthenticationType } from './client-metadata.entity.js';
 import { SubjectRuleError, checkSubjectRule, type SubjectRuleKind } from '../certificates/subject-rules.js';
 import { firstCertificateOf } from '../certificates/x5c.js';
-import { GRANT_TYPES } from '../oauth/grant-types.js';
+import { BASE_GRANT_RULE, BASE_GRANT_TYPE, GRANT_TYPES, holdsBaseGrant } from '../oauth/grant-types.js';
 
 /** What an operator gives to register a client, with the CLI or over the admin interface (JSON:API names map onto these). */
 export type ClientRegistration = {
@@ -114,15 +114,13 @@ export function validateRegistration(input: ClientRegistration, policy: Registra
   if (!(CLIENT_AUTHENTICATION_TYPES as readonly string[]).includes(authenticationType)) {
     throw new RegistrationError('authenticationType', `authentication method must be one of ${CLIENT_AUTHENTICATION_TYPES.join(', ')}`);
   }
-  const grantTypes = normaliseSpaced('grantTypes', input.grantTypes ?? 'client_credentials', /^\S+$/);
+  const grantTypes = normaliseSpaced('grantTypes', input.grantTypes ?? BASE_GRANT_TYPE, /^\S+$/);
   for (const grant of grantTypes.split(' ')) {
     if (!(GRANT_TYPES as readonly string[]).includes(grant)) {
       throw new RegistrationError('grantTypes', `grant type "${grant}" is not supported (use ${GRANT_TYPES.join(', ')})`);
     }
   }
-  if (!grantTypes.split(' ').includes('client_credentials')) {
-    throw new RegistrationError('grantTypes', 'grant types must include client_credentials');
-  }
+  if (!holdsBaseGrant(grantTypes.split(' '))) throw new RegistrationError('grantTypes', `grant types ${BASE_GRANT_RULE}`);
   const redirectUris = (input.redirectUris ?? []).map(checkRedirectUri);
   if (input.clientSecret !== undefined) checkSecret(input.clientSecret);
   const keys = checkKeys(authenticationType, input, policy);

@@ -1,6 +1,6 @@
 import { randomBytes, createHash } from 'node:crypto';
 import { CLIENT_AUTHENTICATION_TYPES } from './client-metadata.entity.js';
-import { GRANT_TYPES } from '../oauth/grant-types.js';
+import { BASE_GRANT_RULE, BASE_GRANT_TYPE, GRANT_TYPES, holdsBaseGrant } from '../oauth/grant-types.js';
 import { MAX_ACCESS_TOKEN_LIFETIME } from './client-registration.js';
 import { MTLS_AUTH_METHODS } from './mutual-tls.js';
 
@@ -8,7 +8,7 @@ import { MTLS_AUTH_METHODS } from './mutual-tls.js';
 export const MAX_USES = 100_000;
 export const MAX_LIFETIME_DAYS = 90;
 export const DEFAULT_EXPIRES_IN_SECONDS = 86_400;
-export const DEFAULT_GRANT_TYPES = 'client_credentials';
+export const DEFAULT_GRANT_TYPES = BASE_GRANT_TYPE;
 
 /** The grant types a dynamically registered client may have: the UMA grant and refresh tokens only beside client_credentials. */
 export const REGISTRABLE_GRANT_TYPES: readonly string[] = GRANT_TYPES;
@@ -52,7 +52,7 @@ export function checkGrantTypes(value: unknown): string {
       throw new InitialAccessTokenError('grantTypes', `grant type "${name}" is not supported (use ${REGISTRABLE_GRANT_TYPES.join(', ')})`);
     }
   }
-  if (!names.includes('client_credentials')) throw new InitialAccessTokenError('grantTypes', 'grantTypes must include client_credentials');
+  if (!holdsBaseGrant(names)) throw new InitialAccessTokenError('grantTypes', `grantTypes ${BASE_GRANT_RULE}`);
   return names.join(' ');
 }
 

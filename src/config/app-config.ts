@@ -12,6 +12,8 @@ export type AppConfig = {
   adminPort: number;
   /** Server processes on this host (WORKERS; `auto` resolved to the number of cores). */
   workers: number;
+  /** UV_THREADPOOL_SIZE: libuv's threads, which bound the slow hashes (auth/slow-hash-gate.ts). */
+  threadPoolSize: number;
   /** DATABASE_POOL_SIZE: database connections of the whole host, divided among the workers (docs/operations/database.md). */
   databasePoolSize: number;
   /** Unset: an embedded PostgreSQL under `dataDir`. */

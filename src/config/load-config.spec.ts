@@ -84,6 +84,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ WORKERS: '3' }).workers).toBe(3);
   });
 
+  it("reads libuv's UV_THREADPOOL_SIZE (4 by default) and refuses one that is not a whole number from 1 to 1024", () => {
+    expect(loadConfig({}).threadPoolSize).toBe(4);
+    expect(loadConfig({ UV_THREADPOOL_SIZE: '16' }).threadPoolSize).toBe(16);
+    expect(() => loadConfig({ UV_THREADPOOL_SIZE: 'many' })).toThrow('UV_THREADPOOL_SIZE must be a whole number from 1 to 1024 (got "many")');
+    expect(() => loadConfig({ UV_THREADPOOL_SIZE: '0' })).toThrow(ConfigurationError);
+  });
+
   it('shares DATABASE_POOL_SIZE among the workers: 10 connections per worker by default', () => {
     expect(loadConfig({}).databasePoolSize).toBe(10);
     expect(loadConfig({ WORKERS: '3' }).databasePoolSize).toBe(30);

@@ -35,6 +35,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, options: { forCli?: boolean }
     port,
     adminPort,
     workers,
+    threadPoolSize: values.UV_THREADPOOL_SIZE,
     databasePoolSize: databasePoolSize(values.DATABASE_POOL_SIZE, workers, env.DATABASE_POOL_SIZE),
     databaseUrl: values.DATABASE_URL,
     dataDir: resolve(values.DATA_DIR ?? '.data'),

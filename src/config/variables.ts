@@ -143,6 +143,13 @@ export const VARIABLES = {
     defaultText: 'unset: CORS off',
     parse: parseOrigins,
   }),
+  UV_THREADPOOL_SIZE: wholeNumber({
+    meaning:
+      "Threads of libuv's pool, which Node.js itself reads at start. They run the slow hashes of client secrets and sign tokens; slow hashes may take all but two of them, and at most half the cores; see [slow hashes are bounded](../operations/security.md#slow-hashes-are-bounded).",
+    min: 1,
+    max: 1024,
+    default: 4,
+  }),
   WORKERS: parsed({
     meaning:
       'Server processes on this host; `auto` is one per core (`os.availableParallelism()`). They share both ports and the database; see [scaling out](../operations/scaling.md#every-core-workers).',

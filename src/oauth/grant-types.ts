@@ -13,3 +13,15 @@ export type GrantType = (typeof GRANT_TYPES)[number];
 export function isGrantType(value: string): value is GrantType {
   return (GRANT_TYPES as readonly string[]).includes(value);
 }
+
+/**
+ * docs/concepts/consent-tickets.md#the-records: every client holds the client credentials grant;
+ * refresh tokens and the UMA grant come only beside it. Said once for the admin interface, the
+ * CLI, initial access tokens and dynamic registration (each names the member in its own words).
+ */
+export const BASE_GRANT_TYPE = 'client_credentials';
+export const BASE_GRANT_RULE = `must include ${BASE_GRANT_TYPE}`;
+
+export function holdsBaseGrant(grantTypes: readonly string[]): boolean {
+  return grantTypes.includes(BASE_GRANT_TYPE);
+}

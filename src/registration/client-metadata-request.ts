@@ -1,3 +1,4 @@
+import { BASE_GRANT_RULE, BASE_GRANT_TYPE, holdsBaseGrant } from '../oauth/grant-types.js';
 import { CONTROL_CHARACTER } from '../common/control-characters.js';
 import { RegistrationError, type ClientRegistration } from '../clients/client-registration.js';
 import { metadataError } from './registration-error.js';
@@ -81,7 +82,7 @@ export function readMetadata(body: Record<string, unknown>, ceilings: Ceilings, 
     refuse(`token_endpoint_auth_method: ${authMethod} is outside this initial access token's ceiling (${ceilings.authMethods})`);
   }
 
-  const grantTypes = optionalStrings(body, 'grant_types', 10) ?? ['client_credentials'];
+  const grantTypes = optionalStrings(body, 'grant_types', 10) ?? [BASE_GRANT_TYPE];
   const allowedGrants = ceilings.grantTypes.split(' ');
   for (const grant of grantTypes) {
     if (!allowedGrants.includes(grant)) refuse(`grant_types: ${clip(grant)} is outside this initial access token's ceiling (${ceilings.grantTypes})`);
@@ -93,7 +94,7 @@ export function readMetadata(body: Record<string, unknown>, ceilings: Ceilings, 
       if (!granted.includes(grant)) refuse(`grant_types: ${clip(grant)} is outside the grant types ${SET_BY_ADMINISTRATOR} (${administrator.grantTypes})`);
     }
   }
-  if (!grantTypes.includes('client_credentials')) refuse('grant_types: must include client_credentials');
+  if (!holdsBaseGrant(grantTypes)) refuse(`grant_types: ${BASE_GRANT_RULE}`);
 
   const responseTypes = optionalStrings(body, 'response_types', 10);
   if (responseTypes !== undefined && responseTypes.length > 0) refuse('response_types: must be empty (this server has no browser flows)');

@@ -1,9 +1,8 @@
-import { Injectable } from '@nestjs/common';
-import { SLOW_HASHES_AT_ONCE, WorkGate } from '../auth/slow-hash-gate.js';
+import { Inject, Injectable } from '@nestjs/common';
+import { slowHashBounds, WorkGate } from '../auth/slow-hash-gate.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { OAuthError } from '../oauth/oauth-error.js';
 
-/** As many registrations at a time as slow hashes may run: each secret registration runs one. */
-export const REGISTRATIONS_AT_ONCE = SLOW_HASHES_AT_ONCE;
 /** How many may wait their turn: a waiting registration holds a socket and a timer, no CPU. */
 export const REGISTRATIONS_WAITING = 1024;
 /** How long one may wait for its turn before it is answered 503 with Retry-After. */
@@ -14,7 +13,7 @@ const RETRY_AFTER_SECONDS = 1;
 
 /**
  * The line of `POST /oauth2/register` in this process (docs/operations/security.md, "A
- * registration flood"): at most REGISTRATIONS_AT_ONCE registrations are worked on at a time,
+ * registration flood"): as many registrations are worked on at a time as slow hashes may run (each secret registration runs one),
  * from the initial access token's lookup to the write; the next ones wait their turn, in order,
  * for at most REGISTRATION_WAIT_MS, then get 503 temporarily_unavailable with Retry-After. A
  * flood of registrations therefore takes one registration's share of the event loop and of the
@@ -23,8 +22,8 @@ const RETRY_AFTER_SECONDS = 1;
  */
 @Injectable()
 export class RegistrationLine extends WorkGate {
-  constructor() {
-    super(REGISTRATIONS_AT_ONCE, REGISTRATIONS_WAITING, { refusal: busy, maxWaitMs: REGISTRATION_WAIT_MS });
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    super(slowHashBounds(config.threadPoolSize).atOnce, REGISTRATIONS_WAITING, { refusal: busy, maxWaitMs: REGISTRATION_WAIT_MS });
   }
 }
 

@@ -10,8 +10,8 @@ import { bodyOf } from '../support/bodies.js';
 import { clientKey, type ClientKey } from '../support/keys.js';
 import { eventually, runCli } from '../support/processes.js';
 import { startTestApp, testDatabaseUrl, type TestApp } from '../support/test-app.js';
-import { SLOW_HASHES_AT_ONCE, SLOW_HASHES_WAITING, SlowHashGate } from '../../src/auth/slow-hash-gate.js';
-import { REGISTRATION_WAIT_MS, REGISTRATIONS_AT_ONCE, RegistrationLine } from '../../src/registration/registration-line.js';
+import { SlowHashGate } from '../../src/auth/slow-hash-gate.js';
+import { REGISTRATION_WAIT_MS, RegistrationLine } from '../../src/registration/registration-line.js';
 
 // Rules of dynamic registration (docs/guides/dynamic-registration.md) that need a server of their
 // own: software statements from a configured publisher, the per-address limit, the command line's
@@ -153,7 +153,7 @@ describe('the bound of slow hashes', () => {
     const gate = server.app.get(SlowHashGate);
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    const held = Array.from({ length: SLOW_HASHES_AT_ONCE + SLOW_HASHES_WAITING }, () => gate.run(() => released));
+    const held = Array.from({ length: gate.atOnce + gate.queueLength }, () => gate.run(() => released));
     try {
       const refused = await register(iat.token, { token_endpoint_auth_method: 'client_secret_basic' });
       expect(refused.status).toBe(503);
@@ -176,7 +176,7 @@ describe('a registration flood meeting a full bound', () => {
     const gate = server.app.get(SlowHashGate);
     let open!: () => void;
     const released = new Promise<void>((resolve) => (open = resolve));
-    const held = Array.from({ length: SLOW_HASHES_AT_ONCE + SLOW_HASHES_WAITING }, () => gate.run(() => released));
+    const held = Array.from({ length: gate.atOnce + gate.queueLength }, () => gate.run(() => released));
     return {
       release: async () => {
         open();
@@ -220,7 +220,7 @@ describe('the line of registrations', () => {
     const line = server.app.get(RegistrationLine);
     let open!: () => void;
     const released = new Promise<void>((resolve) => (open = resolve));
-    const held = Array.from({ length: REGISTRATIONS_AT_ONCE }, () => line.run(() => released));
+    const held = Array.from({ length: line.atOnce }, () => line.run(() => released));
     return {
       release: async () => {
         open();
@@ -340,7 +340,7 @@ describe('a client that hangs up', () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     // Every slot taken and the queue one short of full: the registration waits last in it.
-    const held = Array.from({ length: SLOW_HASHES_AT_ONCE + SLOW_HASHES_WAITING - 1 }, () => gate.run(() => released));
+    const held = Array.from({ length: gate.atOnce + gate.queueLength - 1 }, () => gate.run(() => released));
     const queueFull = () => {
       try {
         gate.refuseIfFull();
