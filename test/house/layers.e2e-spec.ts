@@ -131,4 +131,17 @@ describe("CONTRIBUTING.md's layers of src/", () => {
       .map(([room, table, where]) => `${where} writes ${table} (owned by ${owners.get(table)}, written from ${room})`);
     expect([...new Set(foreign)]).toEqual([]);
   });
+
+  it('name every folder of test/ and what it holds, and no folder that does not exist', () => {
+    const text = readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8');
+    const block = /<!-- test folders:[^>]*-->\s*```text\n([\s\S]*?)```/.exec(text);
+    if (!block) throw new Error('CONTRIBUTING.md has no test folders block');
+    const named = block[1]
+      .trim()
+      .split('\n')
+      .map((line) => line.split(/\s+/)[0]);
+    const TEST = join(ROOT, 'test');
+    const folders = readdirSync(TEST).filter((name) => statSync(join(TEST, name)).isDirectory());
+    expect(named.sort()).toEqual(folders.map((name) => `${name}/`).sort());
+  });
 });
