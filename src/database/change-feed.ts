@@ -26,11 +26,17 @@ export class ChangeFeed implements OnModuleInit, OnApplicationShutdown {
   private stopped = false;
   private connectedOnce = false;
   private isLive = false;
+  private backendPid?: number;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   get live(): boolean {
     return this.isLive;
+  }
+
+  /** The PostgreSQL backend of the LISTEN session while it is live (pg_stat_activity's pid): what an operator, or a test, would terminate to cut this instance's feed. */
+  get listenerPid(): number | undefined {
+    return this.isLive ? this.backendPid : undefined;
   }
 
   subscribe(listener: Listener): void {
@@ -72,8 +78,9 @@ export class ChangeFeed implements OnModuleInit, OnApplicationShutdown {
       await client.connect();
       // A standby (or a primary being demoted, still reached for a moment during a failover) hears
       // no notification of the new primary's changes: not live until the connection reaches a primary.
-      const { rows } = await client.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
+      const { rows } = await client.query<{ standby: boolean; pid: number }>('SELECT pg_is_in_recovery() AS standby, pg_backend_pid() AS pid');
       if (rows[0]?.standby) throw new Error('standby');
+      this.backendPid = rows[0]?.pid;
       await client.query(`LISTEN ${CHANNEL}`);
     } catch {
       client.end().catch(() => undefined);

@@ -9,6 +9,7 @@ import { AccessDecisions } from '../tickets/access-decisions.js';
 import { type BasisKind, basisTag, isBasisKind } from './basis-tags.js';
 import { audienceUris } from './disclosures.service.js';
 import { revokeTokens } from '../revocation/revoked-tokens.js';
+import { RevocationState } from '../revocation/revocation-state.js';
 import { countWithdrawnTokens } from '../audit/audit-trail.js';
 import { runEvery } from '../common/run-every.js';
 
@@ -58,6 +59,7 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
     private readonly decisions: AccessDecisions,
     @Optional() private readonly metrics?: MetricsService,
     @Optional() private readonly changes?: ChangeFeed,
+    @Optional() private readonly revocations?: RevocationState,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -174,6 +176,8 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
     }
     let total = 0;
     for (const [event, ids] of refused) total += await this.withdraw(ids, event);
+    // The withdrawn tokens' revocations hold on this instance at once, ahead of the change feed.
+    if (total > 0) this.revocations?.revokedHere();
     this.metrics?.tokensWithdrawn(total);
     return total;
   }

@@ -1,3 +1,4 @@
+import { RevocationModule } from '../revocation/revocation.module.js';
 import { Module } from '@nestjs/common';
 import { TicketsModule } from '../tickets/tickets.module.js';
 import { DisclosureReads } from './disclosure-reads.js';
@@ -11,7 +12,7 @@ import { DisclosuresService } from './disclosures.service.js';
  * the admin interface, and retention.
  */
 @Module({
-  imports: [TicketsModule],
+  imports: [TicketsModule, RevocationModule],
   providers: [DisclosuresService, DisclosureWithdrawals, DisclosureReads, DisclosureRetention],
   exports: [DisclosuresService, DisclosureWithdrawals, DisclosureReads],
 })

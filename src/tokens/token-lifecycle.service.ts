@@ -1,4 +1,5 @@
-import { isRevoked, purgeExpiredRevocations, revokeTokens, statusListIdOf } from '../revocation/revoked-tokens.js';
+import { purgeExpiredRevocations, statusListIdOf } from '../revocation/revoked-tokens.js';
+import { RevocationState } from '../revocation/revocation-state.js';
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -19,8 +20,9 @@ export type IntrospectionResponse = { active: false } | ({ active: true } & Reco
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 
 /**
- * RFC 7662 introspection and RFC 7009 revocation. Revocations are read from the database on
- * every introspection, so they hold on every instance at once.
+ * RFC 7662 introspection and RFC 7009 revocation. Introspection decides from memory in the steady
+ * state (RevocationState, the client and data-source directories, the verifier's cache); a
+ * revocation holds at once on the instance that made it and within a second on every other.
  */
 @Injectable()
 export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
@@ -33,6 +35,7 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     private readonly refreshTokens: RefreshTokensService,
     private readonly dataSources: DataSourceDirectory,
     private readonly clients: ClientDirectory,
+    private readonly revocations: RevocationState,
   ) {}
 
   onModuleInit(): void {
@@ -71,7 +74,7 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     // Its status list entry (docs/reference/status-lists.md) is kept with it: the list is signed again with the entry set.
     const entry = statusEntryOf(claims, this.config.issuer);
     const statusListId = await statusListIdOf(this.dataSource, entry?.publicId);
-    await revokeTokens(this.dataSource, [
+    await this.revocations.revoke([
       { jti: claims.jti, clientId: claims.client_id, expiresAt: new Date(claims.exp * 1000), statusListId, statusIdx: entry?.idx ?? null },
     ]);
   }
@@ -87,7 +90,7 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     // A deleted client's tokens end with it, plain scopes too (docs/reference/token-endpoint.md#introspection-post-oauth2introspect):
     // its id unknown now, or known for a client created after the token was issued.
     if (!(await this.clientStillHolds(claims))) return { active: false };
-    if (await isRevoked(this.dataSource, claims.jti)) return { active: false };
+    if (await this.revocations.isRevoked(claims.jti)) return { active: false };
     const { scope, client_id, sub, aud, iss, exp, iat, jti, permissions, cnf } = claims;
     return {
       // FedAuthz §5.1.1 (docs/guides/uma.md): an RPT answers its permissions and no scope.

@@ -1,3 +1,4 @@
+import { RevocationModule } from '../revocation/revocation.module.js';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
 import { ClientsModule } from '../clients/clients.module.js';
@@ -20,6 +21,7 @@ import { TokensService } from './tokens.service.js';
  */
 @Module({
   imports: [
+    RevocationModule,
     AuthModule,
     ClientsModule,
     KeysModule,

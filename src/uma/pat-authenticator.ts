@@ -1,11 +1,9 @@
-import { isRevoked } from '../revocation/revoked-tokens.js';
+import { RevocationState } from '../revocation/revocation-state.js';
 import { createHash } from 'node:crypto';
 import { compactJwsTooDeep, exceedsJsonDepth, TOO_DEEP } from '../common/json-depth.js';
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Request } from 'express';
 import { compactVerify, decodeProtectedHeader } from 'jose';
-import { DataSource } from 'typeorm';
 import { DpopKeys } from '../auth/dpop-keys.js';
 import { ClientCertificates } from '../auth/client-certificates.js';
 import { ReplayStore } from '../auth/replay-store.js';
@@ -37,7 +35,7 @@ export class PatAuthenticator {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly revocations: RevocationState,
     private readonly verifier: AccessTokenVerifier,
     private readonly clients: ClientDirectory,
     private readonly dataSources: DataSourceDirectory,
@@ -72,7 +70,7 @@ export class PatAuthenticator {
   }
 
   private async revoked(jti: string): Promise<boolean> {
-    return isRevoked(this.dataSource, jti);
+    return this.revocations.isRevoked(jti);
   }
 
   /** RFC 9449 §7: a bound token comes with the DPoP scheme and a proof of its key; a Bearer token needs none. */

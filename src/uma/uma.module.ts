@@ -1,3 +1,4 @@
+import { RevocationModule } from '../revocation/revocation.module.js';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
 import { ClientsModule } from '../clients/clients.module.js';
@@ -19,7 +20,7 @@ import { UmaDiscoveryController } from './uma-discovery.controller.js';
  * its permission tickets runs at the token endpoint (src/tokens/grants/uma-ticket/).
  */
 @Module({
-  imports: [AuthModule, ClientsModule, KeysModule, TicketsModule],
+  imports: [AuthModule, ClientsModule, KeysModule, TicketsModule, RevocationModule],
   controllers: [UmaDiscoveryController, ResourceSetController, PermissionController],
   providers: [ResourceRegistrations, PermissionRequests, PermissionTickets, PatAuthenticator, IntrospectionCallerGuard],
   exports: [PermissionTickets, PatAuthenticator, IntrospectionCallerGuard],

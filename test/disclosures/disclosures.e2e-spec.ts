@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { DisclosureRetention } from '../../src/disclosures/disclosure-retention.js';
 import { DisclosuresService } from '../../src/disclosures/disclosures.service.js';
-import { add, freshIds, getAdmin, JSON_API, patchAdmin, ref } from '../support/admin.js';
+import { add, freshIds, getAdmin, JSON_API, patchAdmin, ref, remove } from '../support/admin.js';
 import {
   bodyOf,
   accessTokenClaims,
@@ -79,7 +79,6 @@ async function secondTicket(grant: ConsentGrant): Promise<{ ticket: number; comb
   return { ticket, combination, ticketId };
 }
 
-const remove = (type: string, id: number) => ({ op: 'remove', path: `/${type}/${id}` });
 const replace = (type: string, id: number, value: Record<string, unknown>) => ({
   op: 'replace',
   path: `/${type}/${id}`,

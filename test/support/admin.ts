@@ -25,6 +25,9 @@ export function add(type: string, value: Record<string, unknown>) {
 
 export const ref = (type: string, id: number | string) => ({ data: { type, id } });
 
+/** A JSON Patch operation removing a record. */
+export const remove = (type: string, id: number) => ({ op: 'remove', path: `/${type}/${id}` });
+
 const TABLES = [
   'client',
   'client_metadata',
