@@ -1,0 +1,42 @@
+import { expect as expectPage } from '../support/page-expect.js';
+import { add, patchAdmin, ref } from '../support/admin.js';
+import { browserSuite } from '../support/browser.js';
+import { freshDatabase } from '../support/test-app.js';
+
+/**
+ * A newcomer's findings in the console (issue 36, item 8): the layout at 1280 px, the client
+ * form's methods on a server without mutual TLS, the introspection client made in place, the
+ * server's refusals in words, and the authorization server's step of the seed's walk.
+ */
+const suite = browserSuite(async () => ({ DATABASE_URL: await freshDatabase('console_third_probe') }));
+
+beforeAll(async () => {
+  await patchAdmin(suite.server, [
+    add('resource-definition', { id: 1, attributes: { name: 'blood-glucose-level', description: 'Blood glucose' } }),
+    add('resource-definition', { id: 2, attributes: { name: 'body-weight', description: 'Body weight' } }),
+    add('resource-definition', { id: 3, attributes: { name: 'heart-rate', description: 'Heart rate' } }),
+    add('uma-client', { id: 1, attributes: { clientId: 'glucose-api', clientName: 'Glucose API', allowedScopes: 'uma_protection' } }),
+    add('data-source', {
+      id: 1,
+      attributes: { name: 'Glucose API', kind: 'resource-server', resourceUri: 'https://glucose.example/api/fhir/r4' },
+      relationships: { umaClient: ref('uma-client', 1) },
+    }),
+    ...[1, 2, 3].map((definition) =>
+      add('data-source-resource-definitions', {
+        attributes: {},
+        relationships: { dataSource: ref('data-source', 1), resourceDefinition: ref('resource-definition', definition) },
+      }),
+    ),
+  ]).expect(200);
+});
+
+describe('the client form', () => {
+  it('offers no mutual-TLS authentication method on a server without mutual TLS', async () => {
+    const { context, page } = await suite.signedInTab('Clients');
+    const methods = page.getByLabel('Authentication method').locator('option');
+    await expectPage(methods).toHaveCount(3);
+    const values = await methods.evaluateAll((options: unknown[]) => options.map((option) => (option as { value: string }).value));
+    expect(values).toEqual(['client_secret_basic', 'client_secret_post', 'private_key_jwt']);
+    await context.close();
+  });
+});
