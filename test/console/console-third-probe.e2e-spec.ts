@@ -39,4 +39,18 @@ describe('the client form', () => {
     expect(values).toEqual(['client_secret_basic', 'client_secret_post', 'private_key_jwt']);
     await context.close();
   });
+
+  it('says a taken client ID in words, beside the field', async () => {
+    const { context, page } = await suite.signedInTab('Clients');
+    await page.getByLabel('Client ID').fill('glucose-api');
+    await page.getByLabel('Client name').fill('A second glucose API');
+    await page.getByLabel('Allowed scopes').fill('uma_protection');
+    await page.getByRole('button', { name: 'Enrol client' }).click();
+    const field = page.getByLabel('Client ID');
+    await expectPage(field).toHaveAttribute('aria-invalid', 'true');
+    await expectPage(field).toHaveAccessibleDescription(/Another client already uses the client ID “glucose-api”\./);
+    await expectPage(page.getByRole('alert')).toContainText('Another client already uses the client ID “glucose-api”.');
+    await expectPage(page.getByRole('alert')).not.toContainText('uma-client');
+    await context.close();
+  });
 });
