@@ -1,3 +1,4 @@
+import type { Request } from 'playwright-core';
 import { expect as expectPage } from '../support/page-expect.js';
 import { add, patchAdmin, ref } from '../support/admin.js';
 import { browserSuite } from '../support/browser.js';
@@ -51,6 +52,26 @@ describe('the client form', () => {
     await expectPage(field).toHaveAccessibleDescription(/Another client already uses the client ID “glucose-api”\./);
     await expectPage(page.getByRole('alert')).toContainText('Another client already uses the client ID “glucose-api”.');
     await expectPage(page.getByRole('alert')).not.toContainText('uma-client');
+    await context.close();
+  });
+});
+
+describe('the data-source form', () => {
+  it('asks no redirect URI of the introspection client it enrols in place, and sends none', async () => {
+    const { context, page } = await suite.signedInTab('Data sources');
+    await page.getByRole('button', { name: 'Enrol a new introspection client' }).click();
+    const group = page.getByRole('group', { name: 'New introspection client' });
+    await expectPage(group.getByLabel('New client ID')).toBeVisible();
+    await expectPage(group.getByRole('textbox')).toHaveCount(2);
+    await expectPage(page.getByLabel(/redirect/i)).toHaveCount(0);
+    await page.getByLabel('Data source name').fill('Weight API');
+    await page.getByLabel('Resource URI').fill('https://weight.example/api');
+    await group.getByLabel('New client ID').fill('weight-api');
+    await group.getByLabel('New client name').fill('Weight API');
+    const sent = page.waitForRequest((request: Request) => request.method() === 'PATCH');
+    await page.getByRole('button', { name: 'Enrol data source' }).click();
+    expect((await sent).postData()).not.toContain('redirectUris');
+    await expectPage(page.getByRole('status')).toContainText('Data source Weight API enrolled with its introspection client weight-api.');
     await context.close();
   });
 });
