@@ -1,7 +1,7 @@
 import type { Request } from 'playwright-core';
 import { expect as expectPage } from '../support/page-expect.js';
 import { add, patchAdmin, ref } from '../support/admin.js';
-import { browserSuite } from '../support/browser.js';
+import { browserSuite, DESKTOP } from '../support/browser.js';
 import { freshDatabase } from '../support/test-app.js';
 
 /**
@@ -29,6 +29,20 @@ beforeAll(async () => {
       }),
     ),
   ]).expect(200);
+});
+
+describe('at 1280 px', () => {
+  it("shows the data sources table's Remove button whole, without scrolling", async () => {
+    const { context, page } = await suite.signedInTab('Data sources', DESKTOP);
+    const remove = page.getByRole('button', { name: 'Remove data source Glucose API' });
+    await remove.waitFor();
+    const box = (await remove.boundingBox())!;
+    const frame = (await page.locator('.table-wrap').first().boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(frame.x + frame.width);
+    expect(box.x + box.width).toBeLessThanOrEqual(DESKTOP.width);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(DESKTOP.width);
+    await context.close();
+  });
 });
 
 describe('the client form', () => {

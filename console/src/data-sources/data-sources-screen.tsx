@@ -208,7 +208,7 @@ export function DataSourcesScreen({ api }: ScreenProps) {
                   <td>
                     <span class="id">{clientName(related(source, 'umaClient'))}</span>
                   </td>
-                  <td class="actions">
+                  <td class="actions stacked">
                     <button
                       type="button"
                       class="secondary"
