@@ -1,4 +1,4 @@
-import type { Request } from 'playwright-core';
+import type { Locator, Request } from 'playwright-core';
 import { expect as expectPage } from '../support/page-expect.js';
 import { add, patchAdmin, ref } from '../support/admin.js';
 import { browserSuite, DESKTOP } from '../support/browser.js';
@@ -31,6 +31,13 @@ beforeAll(async () => {
   ]).expect(200);
 });
 
+/** Whether the second box sits on the first one's line: its middle is level with the first. */
+async function onTheLineOf(first: Locator, second: Locator) {
+  const [a, b] = [(await first.boundingBox())!, (await second.boundingBox())!];
+  const middle = b.y + b.height / 2;
+  return middle > a.y && middle < a.y + a.height;
+}
+
 describe('at 1280 px', () => {
   it("shows the data sources table's Remove button whole, without scrolling", async () => {
     const { context, page } = await suite.signedInTab('Data sources', DESKTOP);
@@ -41,6 +48,17 @@ describe('at 1280 px', () => {
     expect(box.x + box.width).toBeLessThanOrEqual(frame.x + frame.width);
     expect(box.x + box.width).toBeLessThanOrEqual(DESKTOP.width);
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(DESKTOP.width);
+    await context.close();
+  });
+
+  it('keeps the tickets filter\'s "Show" button on the line of its Client field', async () => {
+    const { context, page } = await suite.signedInTab('Consent tickets', DESKTOP);
+    const filters = page.getByRole('search', { name: 'Ticket filters' });
+    const field = filters.getByRole('textbox', { name: 'Client' });
+    const show = filters.getByRole('button', { name: 'Show' });
+    expect(await onTheLineOf(field, show)).toBe(true);
+    const [fieldBox, showBox] = [(await field.boundingBox())!, (await show.boundingBox())!];
+    expect(showBox.x).toBeGreaterThanOrEqual(fieldBox.x + fieldBox.width);
     await context.close();
   });
 });
