@@ -107,3 +107,13 @@ describe('the data-source form', () => {
     await context.close();
   });
 });
+
+describe("the seed's first step", () => {
+  it('says why there is no authorization server to enrol', async () => {
+    const { context, page } = await suite.signedInTab('Authorization server');
+    await expectPage(page.locator('main')).toContainText(
+      'Nothing to enrol here: this console administers the authorization server it runs on, which is set up already; its issuer, endpoints and keys are below.',
+    );
+    await context.close();
+  });
+});

@@ -40,6 +40,10 @@ export function ServerScreen({ api }: ScreenProps) {
 
   return whenLoaded(server, ({ issuer, metadata, keys }) => (
     <>
+      {/* The seed's walk starts with "enrol the authorization server": here that step has nothing to do, and says why. */}
+      <p class="notice">
+        Nothing to enrol here: this console administers the authorization server it runs on, which is set up already; its issuer, endpoints and keys are below.
+      </p>
       <section>
         <h2 id="endpoints-title">Issuer and endpoints</h2>
         <dl class="facts">
