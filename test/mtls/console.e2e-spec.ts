@@ -29,6 +29,15 @@ const suite = browserSuite(() => ({ MTLS: 'true', MTLS_CLIENT_CERT_HEADER: HEADE
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+it('offers both certificate methods and certificate-bound tokens, as the metadata lists them', async () => {
+  const { page } = await suite.signedInTab('Clients');
+  const methods = page.getByLabel('Authentication method').locator('option');
+  await expectPage(methods).toHaveCount(5);
+  const values = await methods.evaluateAll((options: unknown[]) => options.map((option) => (option as { value: string }).value));
+  expect(values).toEqual(expect.arrayContaining(['tls_client_auth', 'self_signed_tls_client_auth']));
+  await expectPage(page.getByLabel('Certificate-bound access tokens')).toBeVisible();
+});
+
 it('enrols a certificate-bound tls_client_auth client matched by its SAN DNS name, without a secret', async () => {
   const { page } = await suite.signedInTab('Clients');
   const clientId = `lab-${randomBytes(4).toString('hex')}`;

@@ -1,4 +1,5 @@
 import type { ErrorObject, ListDocument, Operation, OperationResult } from './documents.js';
+import { inSentences } from './error-sentences.js';
 
 const JSON_API = 'application/vnd.api+json';
 const JSON_PATCH = `${JSON_API}; ext=jsonpatch`;
@@ -63,9 +64,17 @@ export class ApiClient {
     throw new ApiError(response.status, errorObjectsOf(await response.json().catch(() => undefined), response.status));
   }
 
-  /** One JSON Patch request: one transaction, whatever the number of operations. */
+  /**
+   * One JSON Patch request: one transaction, whatever the number of operations. A known refusal
+   * (a taken client ID, a record still in use) comes back in the console's words, not the API's.
+   */
   async patch(operations: Operation[]): Promise<OperationResult[]> {
-    return (await this.send('PATCH', '/admin', operations, JSON_PATCH)) as OperationResult[];
+    try {
+      return (await this.send('PATCH', '/admin', operations, JSON_PATCH)) as OperationResult[];
+    } catch (error) {
+      if (error instanceof ApiError) throw new ApiError(error.status, inSentences(error.errors, operations));
+      throw error;
+    }
   }
 
   async post<T>(path: string): Promise<T> {

@@ -62,7 +62,7 @@ const METHODS = [
   { value: 'client_secret_basic', label: 'client_secret_basic (secret, HTTP Basic)' },
   { value: 'client_secret_post', label: 'client_secret_post (secret, in the body)' },
   { value: 'private_key_jwt', label: 'private_key_jwt (a signed assertion, no secret)' },
-  // Mutual TLS (docs/guides/mtls.md): only where the server runs with MTLS=true.
+  // Mutual TLS (docs/guides/mtls.md): offered only where the server's metadata lists them (MTLS=true).
   { value: 'tls_client_auth', label: 'tls_client_auth (a certificate of the network CA, no secret)' },
   { value: 'self_signed_tls_client_auth', label: 'self_signed_tls_client_auth (a registered self-signed certificate, no secret)' },
 ];
@@ -75,10 +75,20 @@ export const TLS_SUBJECT_ATTRIBUTES = [
   { value: 'tlsClientAuthSanEmail', label: 'SAN email address' },
 ];
 const KEY_METHODS = new Set(['private_key_jwt', 'self_signed_tls_client_auth']);
+const CERTIFICATE_METHODS = new Set(['tls_client_auth', 'self_signed_tls_client_auth']);
+
+/** What the server supports, from its metadata (undefined until read: then no mutual-TLS choice is offered). */
+export type ServerSupport = { methods: string[]; certificateBinding: boolean };
+
+/** The methods to offer: those the server lists; before its metadata is read, those that need no mutual TLS. */
+function offeredMethods(support: ServerSupport | undefined) {
+  return METHODS.filter((method) => (support ? support.methods.includes(method.value) : !CERTIFICATE_METHODS.has(method.value)));
+}
 
 /** Enrols a client, or (given one) edits its scopes, grant types and DPoP binding. */
 export function ClientForm(props: {
   client?: ResourceObject;
+  support?: ServerSupport;
   errors: FormErrors;
   onSubmit: (values: ClientValues) => Promise<boolean>;
   onCancel?: () => void;
@@ -93,6 +103,8 @@ export function ClientForm(props: {
     registrationManagement: editing?.attributes.registrationManagement !== false,
   });
   const dynamic = editing?.attributes.registeredVia === 'dcr';
+  // A client bound already keeps the checkbox, so that the binding can be taken off even without mutual TLS.
+  const offerCertificateBinding = props.support?.certificateBinding === true || editing?.attributes.tlsClientCertificateBoundAccessTokens === true;
   const [state, setState] = useState(initial);
   const [busy, setBusy] = useState(false);
   const form = editing ? 'edit-client' : 'enrol-client';
@@ -139,7 +151,7 @@ export function ClientForm(props: {
             form={form}
             name="authenticationType"
             label="Authentication method"
-            options={METHODS}
+            options={offeredMethods(props.support)}
             value={state.authenticationType}
             onChange={(authenticationType) => setState({ ...state, authenticationType })}
             errors={props.errors}
@@ -199,14 +211,16 @@ export function ClientForm(props: {
         onChange={(dpopBound) => setState({ ...state, dpopBound })}
         hint="The client must prove possession of a key with every token request (RFC 9449)."
       />
-      <Checkbox
-        form={form}
-        name="certificateBound"
-        label="Certificate-bound access tokens"
-        checked={state.certificateBound}
-        onChange={(certificateBound) => setState({ ...state, certificateBound })}
-        hint="Tokens are bound to the client's TLS certificate (RFC 8705); needs mutual TLS on the server. Not with DPoP."
-      />
+      {offerCertificateBinding && (
+        <Checkbox
+          form={form}
+          name="certificateBound"
+          label="Certificate-bound access tokens"
+          checked={state.certificateBound}
+          onChange={(certificateBound) => setState({ ...state, certificateBound })}
+          hint="Tokens are bound to the client's TLS certificate (RFC 8705); needs mutual TLS on the server. Not with DPoP."
+        />
+      )}
       <TextField
         form={form}
         name="accessTokenLifetime"

@@ -9,7 +9,9 @@ import { PAGE_SIZE, SearchBox, savedRow, usePaged, useShowSaved, withSaved } fro
 import { RemoveButton, TableEnd } from '../forms/table-end.js';
 import { Words } from '../forms/words.js';
 import { recordsById } from '../api/catalogue.js';
-import { ClientForm, CLIENT_LAYOUT, type ClientValues } from './client-form.js';
+import { authenticationMethodsOf, bindsTokensToCertificates, loadAuthorizationServer } from '../api/authorization-server.js';
+import { useLoad } from '../api/use-load.js';
+import { ClientForm, CLIENT_LAYOUT, type ClientValues, type ServerSupport } from './client-form.js';
 import { newClientSecret } from './client-secret.js';
 import { SecretPanel } from './secret-panel.js';
 
@@ -35,6 +37,12 @@ export function ClientsScreen({ api }: ScreenProps) {
   const form = useChange(api, setStatus);
   const list = useChange(api, setStatus);
   const [secret, setSecret] = useState<{ clientId: string; secret: string }>();
+  // What the server supports decides the methods offered (no mutual-TLS method without MTLS=true).
+  const server = useLoad(() => loadAuthorizationServer(api));
+  const support: ServerSupport | undefined = server.value && {
+    methods: authenticationMethodsOf(server.value.metadata),
+    certificateBinding: bindsTokensToCertificates(server.value.metadata),
+  };
 
   const enrol = (values: ClientValues) =>
     form.run([add('uma-client', attributesOf(values, false))], {
@@ -168,11 +176,12 @@ export function ClientsScreen({ api }: ScreenProps) {
       </div>
       <TableEnd label="Client pages" page={paged.page} total={matching} shown={shown.length} onGo={paged.go} noun="clients" />
       {mode.kind === 'enrol' ? (
-        <ClientForm key="enrol" errors={form.errors} onSubmit={enrol} />
+        <ClientForm key="enrol" support={support} errors={form.errors} onSubmit={enrol} />
       ) : (
         <ClientForm
           key={`edit-${mode.client.id}`}
           client={mode.client}
+          support={support}
           errors={form.errors}
           onSubmit={(values) => save(mode.client, values)}
           onCancel={() => {

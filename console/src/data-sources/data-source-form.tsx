@@ -9,7 +9,7 @@ import { FormButtons } from '../forms/form-buttons.js';
 import type { FormErrors } from '../forms/form-errors.js';
 
 /** A client enrolled in place, for the data source to introspect with (allowed uma_protection). */
-export type NewClient = { clientId: string; clientName: string; redirectUri: string };
+export type NewClient = { clientId: string; clientName: string };
 
 export type DataSourceValues = { name: string; kind: string; resourceUri: string; definitions: string[]; client: string; newClient?: NewClient };
 
@@ -54,7 +54,7 @@ export function DataSourceForm(props: {
     const data = new FormData(element);
     const read = (name: string) => fieldText(data, name);
     setBusy(true);
-    const newClient = enrolClient ? { clientId: read('newClientId'), clientName: read('newClientName'), redirectUri: read('newRedirectUri') } : undefined;
+    const newClient = enrolClient ? { clientId: read('newClientId'), clientName: read('newClientName') } : undefined;
     const ok = await props.onSubmit({
       name: read('name'),
       resourceUri: read('resourceUri'),
@@ -125,14 +125,6 @@ export function DataSourceForm(props: {
           </p>
           <TextField form={form} name="newClientId" label="New client ID" errors={props.errors} hint="e.g. glucose-api" />
           <TextField form={form} name="newClientName" label="New client name" errors={props.errors} />
-          <TextField
-            form={form}
-            name="newRedirectUri"
-            label="Redirect URI (optional)"
-            type="url"
-            errors={props.errors}
-            hint="Where the authorization server may send the user back, e.g. https://glucose.example/callback"
-          />
           <button type="button" class="secondary" onClick={() => setEnrolClient(false)}>
             Pick an existing client instead
           </button>

@@ -28,8 +28,6 @@ export function dataSourceWording(field: string | undefined, error: ErrorObject)
         : 'Give the new client an ID of letters, digits, dots, hyphens or underscores.';
     case 'newClientName':
       return 'Give the new client a name (at most 255 characters).';
-    case 'newRedirectUri':
-      return 'Type the redirect URI as an absolute https URI, e.g. https://glucose.example/callback.';
     default:
       return undefined;
   }

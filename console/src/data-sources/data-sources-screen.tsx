@@ -82,7 +82,7 @@ export function DataSourcesScreen({ api }: ScreenProps) {
   /** The client enrolled in place, first in the request, and the reference the data source makes to it. */
   const clientOperations = (values: DataSourceValues): { operations: Operation[]; layout: PointerLayout; reference: Reference | null } => {
     if (!values.newClient) return { operations: [], layout: [], reference: values.client ? { type: 'uma-client', id: values.client } : null };
-    const { clientId, clientName, redirectUri } = values.newClient;
+    const { clientId, clientName } = values.newClient;
     return {
       operations: [
         add(
@@ -93,15 +93,12 @@ export function DataSourcesScreen({ api }: ScreenProps) {
             allowedScopes: 'uma_protection',
             grantTypes: 'client_credentials',
             clientAuthenticationType: 'client_secret_basic',
-            ...(redirectUri ? { redirectUris: [redirectUri] } : {}),
           },
           undefined,
           'client',
         ),
       ],
-      layout: [
-        { clientId: 'newClientId', clientName: 'newClientName', redirectUris: 'newRedirectUri', allowedScopes: 'newClientId', grantTypes: 'newClientId' },
-      ],
+      layout: [{ clientId: 'newClientId', clientName: 'newClientName', allowedScopes: 'newClientId', grantTypes: 'newClientId' }],
       reference: { type: 'uma-client', lid: 'client' },
     };
   };
@@ -211,7 +208,7 @@ export function DataSourcesScreen({ api }: ScreenProps) {
                   <td>
                     <span class="id">{clientName(related(source, 'umaClient'))}</span>
                   </td>
-                  <td class="actions">
+                  <td class="actions stacked">
                     <button
                       type="button"
                       class="secondary"

@@ -1,14 +1,12 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import type { ScreenProps } from '../screen-props.js';
+import { loadAuthorizationServer } from '../api/authorization-server.js';
 import { useLoad } from '../api/use-load.js';
 import { whenLoaded } from '../api/when-loaded.js';
 import { Status } from '../forms/fields.js';
 import { messageOf } from '../forms/form-errors.js';
 import { formatDate } from '../format.js';
-
-type Key = { kid: string; alg: string; created: string; signing: boolean; signsFrom: string; publishedUntil: string | null };
-type AuthorizationServer = { issuer: string; metadata: Record<string, unknown>; keys: Key[] };
 
 const ENDPOINTS: [string, string][] = [
   ['token_endpoint', 'Token endpoint'],
@@ -21,7 +19,7 @@ const list = (value: unknown) => (Array.isArray(value) ? value.join(', ') : type
 
 /** Wallet activity 1: the authorization server, its endpoints and its signing keys. */
 export function ServerScreen({ api }: ScreenProps) {
-  const server = useLoad(async () => (await api.get<{ data: { attributes: AuthorizationServer } }>('/admin/authorization-server')).data.attributes);
+  const server = useLoad(() => loadAuthorizationServer(api));
   const [status, setStatus] = useState<string>();
   const [busy, setBusy] = useState(false);
 
@@ -42,6 +40,10 @@ export function ServerScreen({ api }: ScreenProps) {
 
   return whenLoaded(server, ({ issuer, metadata, keys }) => (
     <>
+      {/* The seed's walk starts with "enrol the authorization server": here that step has nothing to do, and says why. */}
+      <p class="notice">
+        Nothing to enrol here: this console administers the authorization server it runs on, which is set up already; its issuer, endpoints and keys are below.
+      </p>
       <section>
         <h2 id="endpoints-title">Issuer and endpoints</h2>
         <dl class="facts">

@@ -87,26 +87,27 @@ export function TicketsScreen({ api }: ScreenProps) {
         <form class="filters" role="search" aria-label="Ticket filters" onSubmit={(event) => void filter(event)} noValidate>
           <div class="field">
             <label for="ticket-filter-client">Client</label>
-            <input
-              id="ticket-filter-client"
-              type="text"
-              value={draft}
-              autoComplete="off"
-              spellcheck={false}
-              aria-describedby="ticket-filter-client-hint"
-              onInput={(event) => setDraft(event.currentTarget.value)}
-            />
+            {/* The buttons sit on the line of the field they act on; the hint goes below both. */}
+            <div class="with-buttons">
+              <input
+                id="ticket-filter-client"
+                type="text"
+                value={draft}
+                autoComplete="off"
+                spellcheck={false}
+                aria-describedby="ticket-filter-client-hint"
+                onInput={(event) => setDraft(event.currentTarget.value)}
+              />
+              <button type="submit">Show</button>
+              {shown.kind !== 'all' && (
+                <button type="button" class="secondary" onClick={() => show({ kind: 'all' })}>
+                  All clients
+                </button>
+              )}
+            </div>
             <p class="hint" id="ticket-filter-client-hint">
               A client ID, to show only that client's tickets; empty for every client.
             </p>
-          </div>
-          <div class="actions">
-            <button type="submit">Show</button>
-            {shown.kind !== 'all' && (
-              <button type="button" class="secondary" onClick={() => show({ kind: 'all' })}>
-                All clients
-              </button>
-            )}
           </div>
         </form>
         <TicketList
