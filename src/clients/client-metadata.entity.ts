@@ -1,19 +1,12 @@
 import { Index, Column, Entity } from 'typeorm';
 import { RecordEntity } from '../database/record.entity.js';
 
-export type ClientAuthenticationType = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'tls_client_auth' | 'self_signed_tls_client_auth';
-export const CLIENT_AUTHENTICATION_TYPES: readonly ClientAuthenticationType[] = [
-  'client_secret_basic',
-  'client_secret_post',
-  'private_key_jwt',
-  'tls_client_auth',
-  'self_signed_tls_client_auth',
-];
-
-/** The methods whose clients hold no secret: they prove a key (docs/guides/clients-with-keys.md, docs/guides/mtls.md). */
-export function holdsNoSecret(method: string): boolean {
-  return method === 'private_key_jwt' || method === 'tls_client_auth' || method === 'self_signed_tls_client_auth';
-}
+import type { ClientAuthenticationType } from '../oauth/client-authentication-methods.js';
+export {
+  CLIENT_AUTHENTICATION_METHODS as CLIENT_AUTHENTICATION_TYPES,
+  holdsNoSecret,
+  type ClientAuthenticationType,
+} from '../oauth/client-authentication-methods.js';
 
 @Entity({ name: 'client_metadata' })
 // Indexes of the admin interface's filters (docs/reference/admin-filters.md), made by migration 1764500000000;

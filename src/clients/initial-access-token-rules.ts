@@ -1,5 +1,5 @@
 import { randomBytes, createHash } from 'node:crypto';
-import { CLIENT_AUTHENTICATION_TYPES } from './client-metadata.entity.js';
+import { enabledAuthMethods } from '../oauth/client-authentication-methods.js';
 import { BASE_GRANT_RULE, BASE_GRANT_TYPE, GRANT_TYPES, holdsBaseGrant } from '../oauth/grant-types.js';
 import { MAX_ACCESS_TOKEN_LIFETIME } from './client-registration.js';
 import { MTLS_AUTH_METHODS } from './mutual-tls.js';
@@ -56,13 +56,8 @@ export function checkGrantTypes(value: unknown): string {
   return names.join(' ');
 }
 
-/** The methods this deployment can register: mutual TLS ones only when it is on. */
-export function enabledAuthMethods(mtls: boolean): string[] {
-  return mtls ? [...CLIENT_AUTHENTICATION_TYPES, ...MTLS_AUTH_METHODS] : [...CLIENT_AUTHENTICATION_TYPES];
-}
-
 export function checkAuthMethods(value: unknown, mtls: boolean): string {
-  const enabled = enabledAuthMethods(mtls);
+  const enabled: readonly string[] = enabledAuthMethods(mtls);
   if (value === undefined || value === null) return enabled.join(' ');
   const names = namesOf('authMethods', value);
   if (names.length === 0) throw new InitialAccessTokenError('authMethods', 'authMethods must name at least one method');

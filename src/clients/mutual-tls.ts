@@ -1,11 +1,8 @@
 import type { AppConfig } from '../config/app-config.js';
 
-/**
- * The token endpoint authentication methods of mutual TLS (RFC 8705 §2). Dynamic registration and
- * initial access tokens accept them only when mutual TLS is on: this is the one place that says
- * whether it is, for every rule of docs/guides/dynamic-registration.md that depends on it.
- */
-export const MTLS_AUTH_METHODS = ['tls_client_auth', 'self_signed_tls_client_auth'] as const;
+// The methods of mutual TLS are oauth/client-authentication-methods.ts's; this file says whether
+// they are enabled, for every rule of docs/guides/dynamic-registration.md that depends on it.
+export { MTLS_AUTH_METHODS } from '../oauth/client-authentication-methods.js';
 
 /** The `tls_client_auth_*` members of RFC 8705 §2.1.2, of which a tls_client_auth client registers exactly one. */
 export const TLS_CLIENT_AUTH_MEMBERS = [

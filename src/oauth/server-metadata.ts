@@ -2,8 +2,10 @@ import type { AppConfig } from '../config/app-config.js';
 import { ASSERTION_ALGORITHMS } from './client-assertion-claims.js';
 import { DPOP_ALGORITHMS } from './dpop-proof-claims.js';
 import { GRANT_TYPES } from './grant-types.js';
+import { enabledAuthMethods } from './client-authentication-methods.js';
 
-export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
+/** The methods every deployment takes (without mutual TLS). */
+export const AUTH_METHODS: string[] = enabledAuthMethods(false);
 
 /**
  * RFC 8414 authorization server metadata, from the configuration alone: served on the public

@@ -4,6 +4,8 @@ import { Checkbox, CheckboxGroup, ErrorSummary, SelectField, TextArea, TextField
 import { FormButtons } from '../forms/form-buttons.js';
 import { fieldText } from '../forms/form-data.js';
 import type { FormErrors, PointerLayout } from '../forms/form-errors.js';
+import { GRANT_TYPES, type GrantType } from '../../../src/oauth/grant-types.js';
+import { CLIENT_AUTHENTICATION_METHODS, MTLS_AUTH_METHODS, type ClientAuthenticationType } from '../../../src/oauth/client-authentication-methods.js';
 
 export type ClientValues = {
   /** Undefined when editing: the client id, name and authentication are not edited here. */
@@ -52,20 +54,23 @@ export const CLIENT_LAYOUT: PointerLayout = [
   },
 ];
 
-const GRANT_TYPES = [
-  { value: 'client_credentials', label: 'client_credentials' },
-  { value: 'refresh_token', label: 'refresh_token' },
+// The lists are the server's own (src/oauth/): the labels say what each means to an administrator.
+const GRANT_LABELS: Record<GrantType, string> = {
+  client_credentials: 'client_credentials',
+  refresh_token: 'refresh_token',
   // UMA 2.0 (docs/guides/uma.md): the client may redeem permission tickets for RPTs.
-  { value: 'urn:ietf:params:oauth:grant-type:uma-ticket', label: 'UMA grant (urn:ietf:params:oauth:grant-type:uma-ticket)' },
-];
-const METHODS = [
-  { value: 'client_secret_basic', label: 'client_secret_basic (secret, HTTP Basic)' },
-  { value: 'client_secret_post', label: 'client_secret_post (secret, in the body)' },
-  { value: 'private_key_jwt', label: 'private_key_jwt (a signed assertion, no secret)' },
+  'urn:ietf:params:oauth:grant-type:uma-ticket': 'UMA grant (urn:ietf:params:oauth:grant-type:uma-ticket)',
+};
+const GRANT_TYPE_CHOICES = GRANT_TYPES.map((value) => ({ value, label: GRANT_LABELS[value] }));
+const METHOD_LABELS: Record<ClientAuthenticationType, string> = {
+  client_secret_basic: 'client_secret_basic (secret, HTTP Basic)',
+  client_secret_post: 'client_secret_post (secret, in the body)',
+  private_key_jwt: 'private_key_jwt (a signed assertion, no secret)',
   // Mutual TLS (docs/guides/mtls.md): offered only where the server's metadata lists them (MTLS=true).
-  { value: 'tls_client_auth', label: 'tls_client_auth (a certificate of the network CA, no secret)' },
-  { value: 'self_signed_tls_client_auth', label: 'self_signed_tls_client_auth (a registered self-signed certificate, no secret)' },
-];
+  tls_client_auth: 'tls_client_auth (a certificate of the network CA, no secret)',
+  self_signed_tls_client_auth: 'self_signed_tls_client_auth (a registered self-signed certificate, no secret)',
+};
+const METHODS = CLIENT_AUTHENTICATION_METHODS.map((value) => ({ value, label: METHOD_LABELS[value] }));
 /** The registered value a tls_client_auth certificate must carry (RFC 8705 §2.1.2). */
 export const TLS_SUBJECT_ATTRIBUTES = [
   { value: 'tlsClientAuthSubjectDn', label: 'Subject DN (e.g. CN=lab-gw,O=Example Lab,C=DE)' },
@@ -75,7 +80,7 @@ export const TLS_SUBJECT_ATTRIBUTES = [
   { value: 'tlsClientAuthSanEmail', label: 'SAN email address' },
 ];
 const KEY_METHODS = new Set(['private_key_jwt', 'self_signed_tls_client_auth']);
-const CERTIFICATE_METHODS = new Set(['tls_client_auth', 'self_signed_tls_client_auth']);
+const CERTIFICATE_METHODS = new Set<string>(MTLS_AUTH_METHODS);
 
 /** What the server supports, from its metadata (undefined until read: then no mutual-TLS choice is offered). */
 export type ServerSupport = { methods: string[]; certificateBinding: boolean };
@@ -198,7 +203,7 @@ export function ClientForm(props: {
         form={form}
         name="grantTypes"
         label="Grant types"
-        options={GRANT_TYPES}
+        options={GRANT_TYPE_CHOICES}
         checked={state.grantTypes}
         onChange={(grantTypes) => setState({ ...state, grantTypes })}
         errors={props.errors}

@@ -13,6 +13,7 @@ import { authenticationMethodsOf, bindsTokensToCertificates, loadAuthorizationSe
 import { useLoad } from '../api/use-load.js';
 import { ClientForm, CLIENT_LAYOUT, type ClientValues, type ServerSupport } from './client-form.js';
 import { newClientSecret } from './client-secret.js';
+import { holdsNoSecret } from '../../../src/oauth/client-authentication-methods.js';
 import { SecretPanel } from './secret-panel.js';
 
 type Mode = { kind: 'enrol' } | { kind: 'edit'; client: ResourceObject };
@@ -158,7 +159,7 @@ export function ClientsScreen({ api }: ScreenProps) {
                     >
                       Edit
                     </button>
-                    {!NO_SECRET.has(text(client, 'clientAuthenticationType')) && (
+                    {!holdsNoSecret(text(client, 'clientAuthenticationType')) && (
                       <button type="button" class="secondary" aria-label={`Rotate secret of ${clientId}`} onClick={() => rotate(client)}>
                         Rotate secret
                       </button>
@@ -195,8 +196,6 @@ export function ClientsScreen({ api }: ScreenProps) {
 }
 
 // Clients of these methods hold keys or certificates, no secret to rotate (docs/guides/mtls.md).
-const NO_SECRET = new Set(['private_key_jwt', 'tls_client_auth', 'self_signed_tls_client_auth']);
-
 /** The attributes a form sends: on edit only what it edits; DPoP and certificate binding only where the server knows them. */
 function attributesOf(values: ClientValues, dpopKnown: boolean, certificateBindingKnown = false): Record<string, unknown> {
   const attributes: Record<string, unknown> = { allowedScopes: values.allowedScopes, grantTypes: values.grantTypes.join(' ') };

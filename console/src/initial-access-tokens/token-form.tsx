@@ -4,6 +4,7 @@ import { CheckboxGroup, ErrorSummary, TextField } from '../forms/fields.js';
 import { FormButtons } from '../forms/form-buttons.js';
 import { fieldText } from '../forms/form-data.js';
 import type { FormErrors, PointerLayout } from '../forms/form-errors.js';
+import { BASE_GRANT_TYPE, GRANT_TYPES, type GrantType } from '../../../src/oauth/grant-types.js';
 
 export type TokenValues = {
   name: string;
@@ -33,11 +34,13 @@ export const TOKEN_LAYOUT: PointerLayout = [
   },
 ];
 
-export const GRANT_TYPES = [
-  { value: 'client_credentials', label: 'client_credentials (always)' },
-  { value: 'refresh_token', label: 'refresh_token' },
-  { value: 'urn:ietf:params:oauth:grant-type:uma-ticket', label: 'UMA grant (urn:ietf:params:oauth:grant-type:uma-ticket)' },
-];
+// The server's own list (src/oauth/grant-types.ts); the base grant is in every token's grant types.
+const GRANT_LABELS: Record<GrantType, string> = {
+  client_credentials: `${BASE_GRANT_TYPE} (always)`,
+  refresh_token: 'refresh_token',
+  'urn:ietf:params:oauth:grant-type:uma-ticket': 'UMA grant (urn:ietf:params:oauth:grant-type:uma-ticket)',
+};
+const GRANT_TYPE_CHOICES = GRANT_TYPES.map((value) => ({ value, label: GRANT_LABELS[value] }));
 
 /** The most hours ahead a token may expire: 90 days. */
 export const MAX_HOURS = 90 * 24;
@@ -52,7 +55,7 @@ export function TokenForm(props: {
   onCancel?: () => void;
 }) {
   const editing = props.token;
-  const initial = () => ({ grantTypes: ['client_credentials'], authMethods: [...props.methods] });
+  const initial = () => ({ grantTypes: [BASE_GRANT_TYPE], authMethods: [...props.methods] });
   const [state, setState] = useState(initial);
   const [busy, setBusy] = useState(false);
   const form = editing ? 'edit-initial-access-token' : 'issue-initial-access-token';
@@ -104,7 +107,7 @@ export function TokenForm(props: {
             form={form}
             name="grantTypes"
             label="Grant types"
-            options={GRANT_TYPES}
+            options={GRANT_TYPE_CHOICES}
             checked={state.grantTypes}
             onChange={(grantTypes) => setState({ ...state, grantTypes })}
             errors={props.errors}
