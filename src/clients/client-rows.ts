@@ -89,12 +89,7 @@ export function shownClient(row: ClientRow): ClientShown {
     softwareId: row.software_id,
     softwareVersion: row.software_version,
     contacts: row.contacts === null ? [] : (JSON.parse(row.contacts) as string[]),
-    tlsClientAuthSubjectDn: row.tls_client_auth_subject_dn,
-    tlsClientAuthSanDns: row.tls_client_auth_san_dns,
-    tlsClientAuthSanUri: row.tls_client_auth_san_uri,
-    tlsClientAuthSanIp: row.tls_client_auth_san_ip,
-    tlsClientAuthSanEmail: row.tls_client_auth_san_email,
-    tlsClientAuthIssuerDn: row.tls_client_auth_issuer_dn,
+    ...certificateBindingOf(row),
     tlsClientCertificateBoundAccessTokens: row.tls_client_certificate_bound_access_tokens,
   };
 }
@@ -114,12 +109,19 @@ export function registrationOfRow(row: ClientRow): ClientRegistration & { issuer
     metaDataRaw: row.meta_data_raw,
     dpopBound: row.dpop_bound_access_tokens,
     accessTokenLifetime: row.access_token_lifetime,
+    ...certificateBindingOf(row),
+    certificateBound: row.tls_client_certificate_bound_access_tokens,
+  };
+}
+
+/** The registered tls_client_auth values (docs/guides/mtls.md#registering-a-client), named as registrations and the admin interface name them. */
+function certificateBindingOf(row: ClientRow) {
+  return {
     tlsClientAuthSubjectDn: row.tls_client_auth_subject_dn,
     tlsClientAuthSanDns: row.tls_client_auth_san_dns,
     tlsClientAuthSanUri: row.tls_client_auth_san_uri,
     tlsClientAuthSanIp: row.tls_client_auth_san_ip,
     tlsClientAuthSanEmail: row.tls_client_auth_san_email,
     tlsClientAuthIssuerDn: row.tls_client_auth_issuer_dn,
-    certificateBound: row.tls_client_certificate_bound_access_tokens,
   };
 }

@@ -18,6 +18,7 @@ import { asMetadataError, isSecretMethod, readMetadata, toClientRegistration, ty
 import type { AdministratorCeilings } from '../clients/administrator-ceilings.js';
 import { generateToken, tokenHash } from '../clients/initial-access-token-rules.js';
 import { takeInitialAccessTokenUse } from '../clients/initial-access-tokens.js';
+import { readClientRows } from '../clients/client-rows.js';
 import { mutualTlsEnabled, TLS_CLIENT_AUTH_MEMBERS } from '../clients/mutual-tls.js';
 import { metadataError, RegistrationAbandoned, tokenRefused, tokenRequired } from './registration-error.js';
 import { applySoftwareStatement, type StatementRules } from './software-statement.js';
@@ -29,30 +30,6 @@ export type RegistrationResponse = { body: Record<string, unknown>; location: st
 export type ManagedClient = { id: number; clientId: string; registrationManagement: boolean; tokenHash: string; ceilings: Ceilings };
 
 type IatRow = { id: number; scope_ceiling: string; grant_types: string; auth_methods: string; access_token_lifetime: number | null };
-
-type ClientRow = {
-  id: number;
-  client_id: string;
-  client_name: string;
-  date_created: Date;
-  client_authentication_type: string;
-  grant_types: string;
-  allowed_scopes: string;
-  jwks_raw: string | null;
-  jwks_uri: string | null;
-  dpop_bound_access_tokens: boolean;
-  tls_client_certificate_bound_access_tokens: boolean;
-  tls_client_auth_subject_dn: string | null;
-  tls_client_auth_san_dns: string | null;
-  tls_client_auth_san_uri: string | null;
-  tls_client_auth_san_ip: string | null;
-  tls_client_auth_san_email: string | null;
-  tls_client_auth_issuer_dn: string | null;
-  contacts: string | null;
-  software_id: string | null;
-  software_version: string | null;
-  redirect_uris: string[];
-};
 
 // RFC 7592 §2.2: members a client never sends back in an update.
 const SERVER_MEMBERS = ['registration_access_token', 'registration_client_uri', 'client_id_issued_at', 'client_secret_expires_at'];
@@ -331,15 +308,7 @@ export class RegistrationService {
   }
 
   private async describe(clientId: string): Promise<RegistrationResponse> {
-    const [row] = await this.dataSource.query<ClientRow[]>(
-      `SELECT c.id, c.client_id, c.client_name, c.date_created, m.client_authentication_type, m.grant_types, m.allowed_scopes, m.jwks_raw, m.jwks_uri,
-              m.dpop_bound_access_tokens, m.tls_client_certificate_bound_access_tokens, m.tls_client_auth_subject_dn,
-              m.tls_client_auth_san_dns, m.tls_client_auth_san_uri, m.tls_client_auth_san_ip, m.tls_client_auth_san_email,
-              m.tls_client_auth_issuer_dn, c.contacts, c.software_id, c.software_version,
-              COALESCE((SELECT array_agg(r.uri ORDER BY r.id) FROM redirect_uri r WHERE r.client_id = c.id), '{}') AS redirect_uris
-         FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.client_id = $1`,
-      [clientId],
-    );
+    const [row] = await readClientRows(this.dataSource.manager, 'WHERE c.client_id = $1', [clientId]);
     if (!row) throw tokenRefused('the registration access token is not valid for this client');
     const location = `${this.config.issuer}/oauth2/register/${encodeURIComponent(row.client_id)}`;
     const body: Record<string, unknown> = {

@@ -5,17 +5,20 @@ import { dirname, join, relative, resolve } from 'node:path';
 const ROOT = resolve(import.meta.dirname, '../..');
 const SRC = join(ROOT, 'src');
 
+/** The words of each line of a CONTRIBUTING.md block, the one marked `<!-- marker: … -->`. */
+function statedBlock(marker: string): string[][] {
+  const text = readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8');
+  const block = new RegExp(`<!-- ${marker}:[^>]*-->\\s*\`\`\`text\\n([\\s\\S]*?)\`\`\``).exec(text);
+  if (!block) throw new Error(`CONTRIBUTING.md has no ${marker} block`);
+  return block[1]
+    .trim()
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/));
+}
+
 /** Folder (`tokens/`) or root file (`main.ts`) → its layer, from CONTRIBUTING.md's block. */
 function statedLayers(): Map<string, number> {
-  const text = readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8');
-  const block = /<!-- layers:[^>]*-->\s*```text\n([\s\S]*?)```/.exec(text);
-  if (!block) throw new Error('CONTRIBUTING.md has no layers block');
-  const layers = new Map<string, number>();
-  for (const line of block[1].trim().split('\n')) {
-    const [number, ...rooms] = line.trim().split(/\s+/);
-    for (const room of rooms) layers.set(room, Number(number));
-  }
-  return layers;
+  return new Map(statedBlock('layers').flatMap(([number, ...rooms]) => rooms.map((room): [string, number] => [room, Number(number)])));
 }
 
 /** The room of a file under src/: its top folder (`tokens/`), or the file itself when it sits directly in src/. */
@@ -45,15 +48,7 @@ function imports(): [string, string, string][] {
 
 /** Table → the folder that owns it (the only one that writes it), from CONTRIBUTING.md's tables block. */
 function statedOwners(): Map<string, string> {
-  const text = readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8');
-  const block = /<!-- tables:[^>]*-->\s*```text\n([\s\S]*?)```/.exec(text);
-  if (!block) throw new Error('CONTRIBUTING.md has no tables block');
-  const owners = new Map<string, string>();
-  for (const line of block[1].trim().split('\n')) {
-    const [room, ...tables] = line.trim().split(/\s+/);
-    for (const table of tables) owners.set(table, room);
-  }
-  return owners;
+  return new Map(statedBlock('tables').flatMap(([room, ...tables]) => tables.map((table): [string, string] => [table, room])));
 }
 
 /** Every table the migrations leave behind: created, and not dropped by a later migration. */
@@ -133,13 +128,7 @@ describe("CONTRIBUTING.md's layers of src/", () => {
   });
 
   it('name every folder of test/ and what it holds, and no folder that does not exist', () => {
-    const text = readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8');
-    const block = /<!-- test folders:[^>]*-->\s*```text\n([\s\S]*?)```/.exec(text);
-    if (!block) throw new Error('CONTRIBUTING.md has no test folders block');
-    const named = block[1]
-      .trim()
-      .split('\n')
-      .map((line) => line.split(/\s+/)[0]);
+    const named = statedBlock('test folders').map(([folder]) => folder);
     const TEST = join(ROOT, 'test');
     const folders = readdirSync(TEST).filter((name) => statSync(join(TEST, name)).isDirectory());
     expect(named.sort()).toEqual(folders.map((name) => `${name}/`).sort());
