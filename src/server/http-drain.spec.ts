@@ -75,6 +75,22 @@ describe('HttpDrain', () => {
     await draining;
   });
 
+  it('answers every pipelined request of a connection, closing it only after the last', async () => {
+    const connection = await open(server);
+    connection.socket.write('GET /hold HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(3));
+    await until(() => held.length === 3);
+    const draining = drain.drain();
+    // The first request read during the drain, behind the others on the same connection.
+    connection.socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+    await until(() => drain.requestsInFlight === 4);
+    for (const response of held) response.end('late');
+    await connection.closed;
+    await draining;
+    const responses = connection.received().split(/(?=HTTP\/1\.1 )/);
+    expect(responses.map((response) => response.slice(response.indexOf('\r\n\r\n') + 4))).toEqual(['late', 'late', 'late', 'ok']);
+    expect(responses.map((response) => /\r\nConnection: close\r\n/i.test(response))).toEqual([false, false, false, true]);
+  });
+
   it('closes idle keep-alive connections once no request is in flight, and stops accepting', async () => {
     const idle = await open(server);
     idle.socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');

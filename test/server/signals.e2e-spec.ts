@@ -2,6 +2,8 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { Agent, request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import request from 'supertest';
@@ -141,6 +143,97 @@ async function expectDrainOn(server: Running, signal: NodeJS.Signals, target: 'g
   expect(alive(postmaster)).toBe(false);
 }
 
+/** What became of the requests sent before the signal: a status, or the error that ended them. */
+type Outcomes = Array<number | string>;
+
+/**
+ * A keep-alive connection (Node's Agent) sending token requests one after the other until
+ * `signalled()`; the outcome of each request sent before then.
+ */
+async function keepAliveLoop(port: number, agent: Agent, authorization: string, signalled: () => boolean, outcomes: Outcomes): Promise<void> {
+  while (!signalled()) {
+    outcomes.push(
+      await new Promise<number | string>((resolve) => {
+        const sent = httpRequest(
+          { host: '127.0.0.1', port, path: '/oauth2/token', method: 'POST', agent, headers: { ...FORM, Authorization: authorization } },
+          (response) => {
+            response.resume();
+            response.on('end', () => resolve(response.statusCode ?? 0));
+          },
+        );
+        sent.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+        sent.end(TOKEN_BODY);
+      }),
+    );
+  }
+}
+
+/**
+ * A connection pipelining `depth` token requests at a time (as autocannon's `-p` does), written at
+ * once, the next batch once the last is answered, until `signalled()`; the outcome of each request
+ * sent before then ('lost' when the connection closed without its answer).
+ */
+function pipelinedLoop(port: number, authorization: string, depth: number, signalled: () => boolean, outcomes: Outcomes): Promise<void> {
+  const head = `POST /oauth2/token HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${authorization}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${TOKEN_BODY.length}\r\n\r\n`;
+  return new Promise((done) => {
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    let outstanding = 0;
+    const send = () => {
+      if (signalled()) return socket.end();
+      outstanding = depth;
+      socket.write((head + TOKEN_BODY).repeat(depth));
+    };
+    socket.setEncoding('latin1');
+    socket.on('connect', send);
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+      for (;;) {
+        const headEnd = received.indexOf('\r\n\r\n');
+        const length = /\r\ncontent-length: (\d+)/i.exec(received.slice(0, headEnd));
+        if (headEnd < 0 || !length || received.length < headEnd + 4 + Number(length[1])) break;
+        outcomes.push(Number(received.slice(9, 12)));
+        received = received.slice(headEnd + 4 + Number(length[1]));
+        outstanding -= 1;
+      }
+      if (outstanding === 0) send();
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      for (; outstanding > 0; outstanding -= 1) outcomes.push('lost');
+      done();
+    });
+  });
+}
+
+/**
+ * Ctrl-C as a newcomer gives it: keep-alive connections, some pipelining, sending token requests
+ * as fast as they are answered; a second in, SIGINT to the whole process group. Every request
+ * sent before the signal is answered 200 (none reset, none dropped) and the server exits 0.
+ */
+async function expectLoadDrainedOnCtrlC(server: Running): Promise<void> {
+  const { clientId, secret } = await createClient();
+  const authorization = basic(clientId, secret);
+  const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  let signalled = false;
+  const outcomes: Outcomes = [];
+  const loops = [
+    ...Array.from({ length: 16 }, () => keepAliveLoop(server.port, agent, authorization, () => signalled, outcomes)),
+    ...Array.from({ length: 16 }, () => pipelinedLoop(server.port, authorization, 8, () => signalled, outcomes)),
+  ];
+  await pause(1_000);
+  signalled = true;
+  process.kill(-server.child.pid!, 'SIGINT');
+  await Promise.all(loops);
+  agent.destroy();
+
+  expect(outcomes.length).toBeGreaterThan(16 + 16 * 8);
+  expect(outcomes.filter((outcome) => outcome !== 200)).toEqual([]);
+  const result = await server.exit;
+  expect(result.code).toBe(0);
+  expect(server.log()).not.toContain('requests still in flight');
+}
+
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'authorization-server-signals-'));
   await chmod(dataDir, 0o755);
@@ -202,6 +295,18 @@ describe('signals to a server on the embedded PostgreSQL', () => {
     await eventually(() => (workersOf(server.child.pid!).length === 2 ? true : undefined), 30_000, 100);
     await expectDrainOn(server, 'SIGTERM', 'process');
     expect(workersOf(server.child.pid!)).toEqual([]);
+  }, 120_000);
+});
+
+describe('Ctrl-C under keep-alive load', () => {
+  it('answers every request sent before SIGINT to the process group, pipelined ones too, and exits 0', async () => {
+    await expectLoadDrainedOnCtrlC(await start());
+  }, 120_000);
+
+  it('answers every request sent before SIGINT to the process group with WORKERS=2, and exits 0', async () => {
+    const server = await start({ WORKERS: '2' });
+    await eventually(() => (workersOf(server.child.pid!).length === 2 ? true : undefined), 30_000, 100);
+    await expectLoadDrainedOnCtrlC(server);
   }, 120_000);
 });
 
