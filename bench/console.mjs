@@ -5,13 +5,13 @@
 // test: see bench/README.md ("The console at scale").
 import { spawn } from 'node:child_process';
 import { chmodSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { connectEmbedded, fillDatabase } from './fill-database.mjs';
+import { freePort } from './lib/processes.mjs';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
@@ -20,17 +20,6 @@ const ADMIN_TOKEN = `bench-admin-${process.pid}-console-token`;
 // As the browser tests launch it (test/support/browser.ts).
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Our server on a fresh embedded database in its own process group (the database goes with it). */
 async function startServer() {
