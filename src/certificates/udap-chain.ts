@@ -89,6 +89,7 @@ export type VerifiedUdapJws = {
 
 const MAX_JWS_LENGTH = 65_536;
 const MAX_X5C = 8;
+const MAX_LINKS = 32;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 // A CRL's thisUpdate may be this far ahead of our clock (its issuer's clock may run ahead of ours).
 const CLOCK_SKEW_MS = 60_000;
@@ -186,7 +187,7 @@ export function describeLeaf(der: Uint8Array): UdapLeaf {
     'the certificate',
     () => new UdapCertificateError(UdapCertificateErrorCode.BadCertificate, 'the certificate cannot be read'),
   );
-  return describe(leaf);
+  return describeCertificate(leaf);
 }
 
 type ChainEntry = { leaf: UdapLeaf; key: KeyObject; validFrom: number; validUntil: number };
@@ -228,7 +229,7 @@ export class UdapChainVerifier {
     const chain = buildChain(leaf, intermediates, anchors, now);
     const crlsUntil = revocation === 'require' ? await this.checkRevocation(chain, now) : Infinity;
     const entry: ChainEntry = {
-      leaf: describe(leaf),
+      leaf: describeCertificate(leaf),
       key: leaf.node.publicKey,
       validFrom: Math.max(...chain.map((certificate) => certificate.notBefore)),
       validUntil: Math.min(crlsUntil, ...chain.map((certificate) => certificate.notAfter + 1)),
@@ -366,7 +367,7 @@ function readCertificate(der: Buffer, label: string, unreadable: () => Error): C
   }
 }
 
-function describe(leaf: ChainCertificate): UdapLeaf {
+function describeCertificate(leaf: ChainCertificate): UdapLeaf {
   const names = leaf.x509.getExtension(SubjectAlternativeNameExtension)?.names.toJSON() ?? [];
   return {
     thumbprint: leaf.fingerprint,
@@ -430,54 +431,62 @@ function validity(certificate: ChainCertificate, now: number): UdapCertificateEr
   return undefined;
 }
 
+/** The links tried in one search, and why each that failed did. */
+type Search = {
+  anchors: UdapAnchors;
+  intermediates: ChainCertificate[];
+  now: number;
+  links: number;
+  failures: { depth: number; error: UdapCertificateError }[];
+};
+
 /**
  * A path from the leaf through x5c's other certificates (in any order) to one of the anchors.
  * When there is none, the refusal is the one met deepest along the paths tried (an expired
- * intermediate says so); when no issuer even has the right name, it is NoChain.
+ * intermediate says so); when no issuer even has the right name, it is NoChain. At most
+ * MAX_LINKS links are tried: x5c certificates that all share one name would otherwise make the
+ * search try every order of them, a signature check each.
  */
 function buildChain(leaf: ChainCertificate, intermediates: ChainCertificate[], anchors: UdapAnchors, now: number): ChainCertificate[] {
   const leafValidity = validity(leaf, now);
   if (leafValidity) throw leafValidity;
-  const failures: { depth: number; error: UdapCertificateError }[] = [];
-  const path = extend([leaf], intermediates, anchors, now, failures);
+  const search: Search = { anchors, intermediates, now, links: 0, failures: [] };
+  const path = extend([leaf], search);
   if (path) return path;
-  const deepest = failures.sort((a, b) => b.depth - a.depth)[0];
-  throw deepest?.error ?? new UdapCertificateError(UdapCertificateErrorCode.NoChain, "the JWT's x5c chain does not lead to a trust anchor of this community");
+  const deepest = search.failures.sort((a, b) => b.depth - a.depth)[0];
+  throw deepest?.error ?? noChain("the JWT's x5c chain does not lead to a trust anchor of this community");
 }
 
-function extend(
-  path: ChainCertificate[],
-  intermediates: ChainCertificate[],
-  anchors: UdapAnchors,
-  now: number,
-  failures: { depth: number; error: UdapCertificateError }[],
-): ChainCertificate[] | undefined {
+function extend(path: ChainCertificate[], search: Search): ChainCertificate[] | undefined {
   const current = path[path.length - 1];
-  for (const anchor of anchors.certificates) {
-    if (!sameName(current.issuer, anchor.subject)) continue;
-    const problem = linkProblem(path, anchor, now);
-    if (problem === undefined) return [...path, anchor];
-    failures.push({ depth: path.length, error: problem });
-  }
-  if (path.length > MAX_X5C) return undefined;
-  for (const candidate of intermediates) {
-    if (path.includes(candidate) || !sameName(current.issuer, candidate.subject)) continue;
-    let problem: UdapCertificateError | undefined;
-    try {
-      usable(candidate);
-      problem = linkProblem(path, candidate, now);
-    } catch (error) {
-      if (!(error instanceof UdapCertificateError)) throw error;
-      problem = error;
-    }
+  const issuers = [...search.anchors.certificates, ...search.intermediates].filter(
+    (candidate) => !path.includes(candidate) && sameName(current.issuer, candidate.subject),
+  );
+  for (const candidate of issuers) {
+    search.links += 1;
+    if (search.links > MAX_LINKS) return undefined;
+    const isAnchor = search.anchors.certificates.includes(candidate);
+    const problem = isAnchor ? linkProblem(path, candidate, search.now) : intermediateProblem(path, candidate, search.now);
     if (problem !== undefined) {
-      failures.push({ depth: path.length, error: problem });
+      search.failures.push({ depth: path.length, error: problem });
       continue;
     }
-    const found = extend([...path, candidate], intermediates, anchors, now, failures);
+    if (isAnchor) return [...path, candidate];
+    const found = path.length < MAX_X5C ? extend([...path, candidate], search) : undefined;
     if (found) return found;
   }
   return undefined;
+}
+
+/** linkProblem for an issuer taken from x5c, which must also be usable (its key's cost, its critical extensions). */
+function intermediateProblem(path: ChainCertificate[], candidate: ChainCertificate, now: number): UdapCertificateError | undefined {
+  try {
+    usable(candidate);
+  } catch (error) {
+    if (error instanceof UdapCertificateError) return error;
+    throw error;
+  }
+  return linkProblem(path, candidate, now);
 }
 
 /** Why `issuer` cannot have issued the last certificate of `path` (RFC 5280 §6.1), or undefined. */
