@@ -12,6 +12,7 @@ import { ReplayStore } from './replay-store.js';
 import { SlowHashGate } from './slow-hash-gate.js';
 import { CertificateAuthenticator } from './certificate-authenticator.js';
 import { ClientCertificates } from './client-certificates.js';
+import { CrlFetcher } from './crl-fetcher.js';
 import { ClientAuthGuard, TokenClientAuthGuard } from './guards/client-auth.guard.js';
 import { DpopProofGuard } from './guards/dpop-proof.guard.js';
 import { ClientBasicStrategy } from './strategies/client-basic.strategy.js';
@@ -32,6 +33,7 @@ const AUTH_PROVIDERS = [
   SlowHashGate,
   ClientCertificates,
   CertificateAuthenticator,
+  CrlFetcher,
 ];
 
 /** Client authentication (secrets, assertions, DPoP proofs) and its brute-force throttle. */

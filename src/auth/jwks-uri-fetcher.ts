@@ -1,17 +1,12 @@
-import type { LookupAddress, LookupAllOptions, LookupOneOptions } from 'node:dns';
-import { lookup as dnsLookup } from 'node:dns/promises';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createLocalJWKSet } from 'jose';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { JwksError, validateJwks } from '../clients/client-jwks.js';
-import { forbiddenTarget, isForbiddenAddress } from '../clients/jwks-uri-target.js';
+import { guardedGet, GuardedGetError, safeUri } from './guarded-get.js';
 
 export type KeySet = ReturnType<typeof createLocalJWKSet>;
 
-// docs/reference/token-endpoint.md#a-clients-jwks_uri: the limits of a jwks_uri fetch and of its cache.
-export const FETCH_TIMEOUT_MS = 3_000;
+// docs/reference/token-endpoint.md#a-clients-jwks_uri: the limits of a jwks_uri fetch (guarded-get.ts's 3 s) and of its cache.
 export const MAX_JWKS_BYTES = 64 * 1024;
 const DEFAULT_FRESH_MS = 5 * 60_000;
 const MAX_FRESH_MS = 24 * 3600_000;
@@ -98,10 +93,7 @@ export class JwksUriFetcher {
     }
     const allowed = this.config.jwksUriAllowHttp ? ['https:', 'http:'] : ['https:'];
     if (!allowed.includes(url.protocol)) throw this.unusable(uri, 'the jwks_uri does not use https');
-    const guarded = !this.config.jwksUriAllowHttp;
-    const forbidden = guarded ? forbiddenTarget(url) : undefined;
-    if (forbidden !== undefined) throw this.unusable(uri, `the jwks_uri ${forbidden}`);
-    const { status, cacheControl, text } = await this.exchange(uri, url, guarded);
+    const { status, cacheControl, text } = await this.exchange(uri, url);
     if (status !== 200) {
       throw this.unusable(uri, `the jwks_uri answered HTTP ${status} (redirects are not followed); body starts ${JSON.stringify(text.slice(0, 200))}`);
     }
@@ -114,38 +106,22 @@ export class JwksUriFetcher {
     return { keys, freshForMs: freshness(cacheControl) };
   }
 
-  /** One GET with node:http(s): the connection goes only to the address the guarded lookup checked. */
-  private exchange(uri: string, url: URL, guarded: boolean): Promise<{ status: number; cacheControl: string | null; text: string }> {
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    return new Promise((resolve, reject) => {
-      let failed = false;
-      // The request and its response may both report one failure: it is logged once.
-      const fail = (reason: string) => {
-        if (failed) return;
-        failed = true;
-        reject(this.unusable(uri, reason));
-      };
-      const outgoing = send(url, {
-        method: 'GET',
-        headers: { accept: 'application/json' },
-        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
-        ...(guarded ? { lookup: guardedLookup } : {}),
-      });
-      outgoing.on('error', (error: Error & { code?: string }) => {
-        if (error instanceof ForbiddenAddress) fail(`the jwks_uri host resolves to a loopback, private, link-local or unspecified address (${error.address})`);
-        else fail(`the jwks_uri could not be fetched (unreachable or slower than ${FETCH_TIMEOUT_MS / 1000} s): ${error.code ?? error.name}`);
-      });
-      outgoing.on('response', (incoming) => {
-        readLimited(incoming).then(
-          (text) => resolve({ status: incoming.statusCode ?? 0, cacheControl: header(incoming.headers['cache-control']), text }),
-          (error: Error) => {
-            incoming.destroy();
-            fail(incoming.statusCode === 200 ? error.message : `the jwks_uri answered HTTP ${incoming.statusCode ?? 0}; ${error.message}`);
-          },
-        );
-      });
-      outgoing.end();
-    });
+  /** One guarded GET (guarded-get.ts); its failures are logged and told as JwksUnavailable. */
+  private async exchange(uri: string, url: URL): Promise<{ status: number; cacheControl: string | null; text: string }> {
+    const options = {
+      guarded: !this.config.jwksUriAllowHttp,
+      accept: 'application/json',
+      maxBytes: MAX_JWKS_BYTES,
+      target: 'the jwks_uri',
+      document: 'the jwks_uri document',
+    };
+    try {
+      const { status, cacheControl, body } = await guardedGet(url, options);
+      return { status, cacheControl, text: body.toString('utf8') };
+    } catch (error) {
+      if (error instanceof GuardedGetError) throw this.unusable(uri, error.message);
+      throw error;
+    }
   }
 
   /**
@@ -156,68 +132,6 @@ export class JwksUriFetcher {
   private unusable(uri: string, cause: string): JwksUnavailable {
     this.logger.warn(`jwks_uri ${safeUri(uri)} unusable: ${cause}`);
     return new JwksUnavailable(UNUSABLE);
-  }
-}
-
-/** Thrown by the guarded lookup: the name resolved to an address a jwks_uri may not reach. */
-class ForbiddenAddress extends Error {
-  constructor(readonly address: string) {
-    super('forbidden address');
-  }
-}
-
-type LookupCallback = (error: Error | null, address: string | LookupAddress[], family?: number) => void;
-
-/**
- * A `lookup` for net.connect: resolves the name once, refuses it when any of its addresses is
- * forbidden, and hands the socket exactly the addresses it checked (no second lookup that a
- * rebinding DNS server could answer differently).
- */
-function guardedLookup(hostname: string, options: LookupAllOptions | LookupOneOptions, callback: LookupCallback): void {
-  dnsLookup(hostname, { all: true, family: options.family ?? 0 }).then(
-    (addresses) => {
-      const forbidden = addresses.find((entry) => isForbiddenAddress(entry.address));
-      if (forbidden) return callback(new ForbiddenAddress(forbidden.address), '');
-      if (addresses.length === 0) return callback(Object.assign(new Error('no address'), { code: 'ENOTFOUND' }), '');
-      if (options.all) return callback(null, addresses);
-      return callback(null, addresses[0].address, addresses[0].family);
-    },
-    (error: Error) => callback(error, ''),
-  );
-}
-
-/** The body as text, at most 64 KiB; rejects with an Error saying why otherwise. */
-function readLimited(incoming: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const tooLarge = () => reject(new Error('the jwks_uri document is larger than 64 KiB'));
-    if (Number(incoming.headers['content-length'] ?? '0') > MAX_JWKS_BYTES) return tooLarge();
-    const chunks: Buffer[] = [];
-    let size = 0;
-    incoming.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_JWKS_BYTES) tooLarge();
-      else chunks.push(chunk);
-    });
-    incoming.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    incoming.on('error', () => reject(new Error(`the jwks_uri document could not be read (cut off or slower than ${FETCH_TIMEOUT_MS / 1000} s)`)));
-    incoming.on('aborted', () => reject(new Error('the jwks_uri document was cut off')));
-  });
-}
-
-function header(value: string | string[] | undefined): string | null {
-  if (value === undefined) return null;
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
-/** The jwks_uri for a log line, without userinfo (it may hold a password). */
-function safeUri(uri: string): string {
-  try {
-    const url = new URL(uri);
-    url.username = '';
-    url.password = '';
-    return url.href;
-  } catch {
-    return JSON.stringify(uri.slice(0, 200));
   }
 }
 

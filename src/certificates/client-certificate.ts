@@ -1,6 +1,6 @@
 import { hash, X509Certificate as NodeCertificate } from 'node:crypto';
 import 'reflect-metadata';
-import { SubjectAlternativeNameExtension, X509Certificate } from '@peculiar/x509';
+import { SubjectAlternativeNameExtension, X509Certificate, type Name } from '@peculiar/x509';
 
 /** One attribute of a relative distinguished name: its type as a dotted OID, its value as text. */
 export type NameAttribute = { oid: string; value: string };
@@ -28,6 +28,11 @@ const OID_OF_SHORT_NAME: Record<string, string> = {
   SN: '2.5.4.4',
   T: '2.5.4.12',
 };
+
+/** A name as @peculiar/x509 reads it, most significant RDN first, attribute types as OIDs. */
+export function readName(name: Name): DistinguishedName {
+  return name.toJSON().map((rdn) => Object.entries(rdn).flatMap(([type, values]) => values.map((value) => ({ oid: OID_OF_SHORT_NAME[type] ?? type, value }))));
+}
 
 /**
  * A client's certificate as presented (docs/guides/mtls.md): its DER, its RFC 8705 §3.1
@@ -88,20 +93,12 @@ export class ClientCertificate {
 
   /** The subject, most significant RDN first, attribute types as OIDs. */
   subject(): DistinguishedName {
-    return readable('subject', () =>
-      this.x509()
-        .subjectName.toJSON()
-        .map((rdn) => Object.entries(rdn).flatMap(([type, values]) => values.map((value) => ({ oid: OID_OF_SHORT_NAME[type] ?? type, value })))),
-    );
+    return readable('subject', () => readName(this.x509().subjectName));
   }
 
   /** The issuer's name, most significant RDN first, attribute types as OIDs. */
   issuer(): DistinguishedName {
-    return readable('issuer', () =>
-      this.x509()
-        .issuerName.toJSON()
-        .map((rdn) => Object.entries(rdn).flatMap(([type, values]) => values.map((value) => ({ oid: OID_OF_SHORT_NAME[type] ?? type, value })))),
-    );
+    return readable('issuer', () => readName(this.x509().issuerName));
   }
 
   alternativeNames(): AlternativeNames {

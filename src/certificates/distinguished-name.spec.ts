@@ -1,4 +1,4 @@
-import { NameSyntaxError, parseDistinguishedName, sameName } from './distinguished-name.js';
+import { formatDistinguishedName, NameSyntaxError, parseDistinguishedName, sameName } from './distinguished-name.js';
 
 const CN = '2.5.4.3';
 const O = '2.5.4.10';
@@ -40,5 +40,30 @@ describe('sameName', () => {
     expect(sameName(name, parseDistinguishedName('C=DE,O=Example Lab,CN=lab-gw'))).toBe(false);
     expect(sameName(name, parseDistinguishedName('CN=lab-gw,O=Example Lab'))).toBe(false);
     expect(sameName(name, parseDistinguishedName('CN=lab-gw2,O=Example Lab,C=DE'))).toBe(false);
+  });
+});
+
+describe('formatDistinguishedName', () => {
+  it('writes a name most significant RDN last, with RFC 4514 short names', () => {
+    expect(formatDistinguishedName([[{ oid: C, value: 'US' }], [{ oid: O, value: 'Example Health' }], [{ oid: CN, value: 'gw' }]])).toBe(
+      'CN=gw,O=Example Health,C=US',
+    );
+  });
+
+  it('escapes special characters, a leading "#" or space and a trailing space', () => {
+    expect(formatDistinguishedName([[{ oid: CN, value: ' #a,b+c"d\\e; ' }]])).toBe('CN=\\ #a\\,b\\+c\\"d\\\\e\\;\\ ');
+  });
+
+  it('writes a name parseDistinguishedName reads back as the same name', () => {
+    const name = [
+      [{ oid: C, value: 'DE' }],
+      [{ oid: O, value: 'Café, Lab' }],
+      [
+        { oid: CN, value: 'a+b' },
+        { oid: '2.5.4.11', value: 'x' },
+      ],
+      [{ oid: '1.2.3.4', value: '=v' }],
+    ];
+    expect(parseDistinguishedName(formatDistinguishedName(name))).toEqual(name);
   });
 });

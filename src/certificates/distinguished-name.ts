@@ -120,6 +120,40 @@ function skipSpaces(text: string, index: number): number {
   return index;
 }
 
+// RFC 4514 §3's short names, and the two more that `openssl x509 -nameopt RFC2253` prints by name.
+const NAME_OF_OID: Record<string, string> = {
+  '2.5.4.3': 'CN',
+  '2.5.4.7': 'L',
+  '2.5.4.8': 'ST',
+  '2.5.4.10': 'O',
+  '2.5.4.11': 'OU',
+  '2.5.4.6': 'C',
+  '2.5.4.9': 'STREET',
+  '0.9.2342.19200300.100.1.25': 'DC',
+  '0.9.2342.19200300.100.1.1': 'UID',
+  '2.5.4.5': 'serialNumber',
+  '1.2.840.113549.1.9.1': 'emailAddress',
+};
+
+/**
+ * Writes a name as RFC 4514 says (the most significant RDN last, `+` inside a multi-valued RDN,
+ * the special characters escaped), so that parseDistinguishedName reads it back as the same
+ * name. A value kept as `#` hex (parseDistinguishedName's form of one) is written as it is.
+ */
+export function formatDistinguishedName(name: DistinguishedName): string {
+  return [...name]
+    .reverse()
+    .map((rdn) => rdn.map((attribute) => `${NAME_OF_OID[attribute.oid] ?? attribute.oid}=${escapedValue(attribute.value)}`).join('+'))
+    .join(',');
+}
+
+function escapedValue(value: string): string {
+  if (/^#([0-9a-f]{2})+$/.test(value)) return value;
+  const escaped = value.replace(/["+,;<>\\]/g, (character) => `\\${character}`).replace(/\0/g, '\\00');
+  // A leading space or "#" and a trailing space would otherwise be read as syntax (RFC 4514 §2.4).
+  return escaped.replace(/^([ #])/, '\\$1').replace(/ $/, '\\ ');
+}
+
 /**
  * Whether two names are the same name (RFC 5280 §7.1, with RFC 4518's string preparation made
  * simple): the same number of RDNs in the same order, each with the same attributes (types by
