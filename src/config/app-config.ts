@@ -67,6 +67,8 @@ export type AppConfig = {
   signingKeyPublishAhead: number;
   /** DYNAMIC_CLIENT_REGISTRATION: /oauth2/register answers (always behind initial access tokens); see docs/guides/dynamic-registration.md. */
   dynamicClientRegistration: boolean;
+  /** UDAP: trust communities' clients may register and ask for tokens; see docs/reference/trust-communities.md. */
+  udap: boolean;
   /** DCR_SOFTWARE_STATEMENT_JWKS_FILE: the key set of trusted software-statement publishers (read by the registration service at start); unset: statements refused. */
   softwareStatementJwksFile?: string;
   /** MTLS, TLS_CLIENT_CA_FILE and MTLS_CLIENT_CERT_HEADER (docs/guides/mtls.md); absent: mutual TLS off. */

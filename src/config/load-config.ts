@@ -68,6 +68,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, options: { forCli?: boolean }
     statusListSize: values.STATUS_LIST_SIZE,
     signingKeyPublishAhead: values.SIGNING_KEY_PUBLISH_AHEAD,
     dynamicClientRegistration: values.DYNAMIC_CLIENT_REGISTRATION,
+    udap: values.UDAP,
     softwareStatementJwksFile: values.DCR_SOFTWARE_STATEMENT_JWKS_FILE,
     ...(mtls ? { mtls } : {}),
   };
