@@ -26,6 +26,7 @@ import { PendingWithdrawal } from './disclosures/pending-withdrawal.entity.js';
 import { StatusList } from './status-lists/status-list.entity.js';
 import { InitialAccessToken } from './clients/initial-access-token.entity.js';
 import { ClientRegistrationRecord } from './registration/client-registration.entity.js';
+import { TrustCommunity } from './udap/trust-community.entity.js';
 
 export const ENTITIES = [
   Client,
@@ -53,4 +54,5 @@ export const ENTITIES = [
   StatusList,
   InitialAccessToken,
   ClientRegistrationRecord,
+  TrustCommunity,
 ];

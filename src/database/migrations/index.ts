@@ -17,6 +17,7 @@ import { DynamicRegistration1765200000000 } from './1765200000000-DynamicRegistr
 import { AdministratorCeilings1765300000000 } from './1765300000000-AdministratorCeilings.js';
 import { InitialAccessTokenSearch1765210000000 } from './1765210000000-InitialAccessTokenSearch.js';
 import { TlsClientAuthIssuerDn1765310000000 } from './1765310000000-TlsClientAuthIssuerDn.js';
+import { TrustCommunities1765400000000 } from './1765400000000-TrustCommunities.js';
 
 /** Listed as classes, not globs, so the same list works in Jest, in dist/ and from the CLI. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   InitialAccessTokenSearch1765210000000,
   AdministratorCeilings1765300000000,
   TlsClientAuthIssuerDn1765310000000,
+  TrustCommunities1765400000000,
 ];

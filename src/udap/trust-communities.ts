@@ -1,0 +1,173 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { recordAuditEvent } from '../audit/audit-trail.js';
+import { isUniqueViolation } from '../common/database-errors.js';
+import { allocateId } from '../database/record-ids.js';
+import { checkNewTrustCommunity, TrustCommunityError, type TrustCommunityAttributes } from './trust-community-rules.js';
+
+/**
+ * The one writer of `trust_community` (docs/reference/trust-communities.md): the admin
+ * interface's record handler and the CLI write through these functions, in the caller's
+ * transaction. Refusals are TrustCommunityErrors.
+ */
+
+/** A stored community, as the admin interface and the CLI show it. */
+export type TrustCommunityRow = {
+  id: number;
+  version: number;
+  date_created: Date;
+  last_updated: Date;
+  name: string;
+  community_uri: string;
+  anchors: string[];
+  scope_ceiling: string;
+  purposes_of_use: string[];
+  revocation_check: 'require' | 'off';
+  access_token_lifetime: number;
+  enabled: boolean;
+};
+
+export const TRUST_COMMUNITY_COLUMNS =
+  't.id, t.version, t.date_created, t.last_updated, t.name, t.community_uri, t.anchors, t.scope_ceiling, t.purposes_of_use, t.revocation_check, t.access_token_lifetime, t.enabled';
+
+const COLUMN_OF: Record<keyof TrustCommunityAttributes, string> = {
+  name: 'name',
+  communityUri: 'community_uri',
+  anchors: 'anchors',
+  scopeCeiling: 'scope_ceiling',
+  purposesOfUse: 'purposes_of_use',
+  revocationCheck: 'revocation_check',
+  accessTokenLifetime: 'access_token_lifetime',
+  enabled: 'enabled',
+};
+
+const JSON_COLUMNS = new Set(['anchors', 'purposes_of_use']);
+
+/** Stores a new community and answers its id; a taken id or communityUri is a TrustCommunityError of kind `taken`. */
+export async function insertTrustCommunity(manager: EntityManager, attributes: TrustCommunityAttributes, requestedId?: number): Promise<number> {
+  const id = requestedId ?? (await allocateId(manager, 'trust_community'));
+  await manager
+    .query(
+      `INSERT INTO trust_community (id, name, community_uri, anchors, scope_ceiling, purposes_of_use, revocation_check, access_token_lifetime, enabled)
+       VALUES ($1, $2, $3, $4::jsonb, $5, $6::jsonb, $7, $8, $9)`,
+      [
+        id,
+        attributes.name,
+        attributes.communityUri,
+        JSON.stringify(attributes.anchors),
+        attributes.scopeCeiling,
+        JSON.stringify(attributes.purposesOfUse),
+        attributes.revocationCheck,
+        attributes.accessTokenLifetime,
+        attributes.enabled,
+      ],
+    )
+    .catch((error: unknown) => {
+      throw uniqueRefusal(error, id);
+    });
+  return id;
+}
+
+/** Applies a replace's checked changes; false when no such community exists. */
+export async function replaceTrustCommunity(manager: EntityManager, id: number, changes: Partial<TrustCommunityAttributes>): Promise<boolean> {
+  const names = (Object.keys(changes) as (keyof TrustCommunityAttributes)[]).filter((name) => changes[name] !== undefined);
+  const assignments = names.map((name, index) => `${COLUMN_OF[name]} = $${index + 2}${JSON_COLUMNS.has(COLUMN_OF[name]) ? '::jsonb' : ''}`);
+  const values = names.map((name) => (JSON_COLUMNS.has(COLUMN_OF[name]) ? JSON.stringify(changes[name]) : changes[name]));
+  const rows = await manager
+    .query<unknown[]>(`UPDATE trust_community SET ${[...assignments, 'version = version + 1', 'last_updated = now()'].join(', ')} WHERE id = $1 RETURNING id`, [
+      id,
+      ...values,
+    ])
+    .catch((error: unknown) => {
+      throw uniqueRefusal(error, id);
+    });
+  return affected(rows) > 0;
+}
+
+/** Removes the community; answers what it was (for the audit trail), undefined when no such community exists. */
+export async function removeTrustCommunity(manager: EntityManager, id: number): Promise<TrustCommunityRow | undefined> {
+  const rows = await manager.query<TrustCommunityRow[]>(`DELETE FROM trust_community t WHERE t.id = $1 RETURNING ${TRUST_COMMUNITY_COLUMNS}`, [id]);
+  const removed = Array.isArray(rows[0]) ? (rows[0] as unknown as TrustCommunityRow[]) : rows;
+  return removed[0];
+}
+
+/** The attributes of a stored row, as the audit trail and the admin interface name them. */
+export function attributesOf(row: TrustCommunityRow): TrustCommunityAttributes {
+  return {
+    name: row.name,
+    communityUri: row.community_uri,
+    anchors: row.anchors,
+    scopeCeiling: row.scope_ceiling,
+    purposesOfUse: row.purposes_of_use,
+    revocationCheck: row.revocation_check,
+    accessTokenLifetime: row.access_token_lifetime,
+    enabled: row.enabled,
+  };
+}
+
+/** What the CLI asks for (docs/reference/cli.md#trust-communities). */
+export type NewTrustCommunity = {
+  name: string;
+  communityUri: string;
+  anchors: string[];
+  scopes?: string;
+  purposesOfUse?: string[];
+  revocationCheck?: string;
+  accessTokenLifetime?: number;
+};
+
+/** Trust communities for the operator's command line: created, listed and removed, each change in a transaction with its audit event. */
+@Injectable()
+export class TrustCommunities {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async create(input: NewTrustCommunity, actor: string): Promise<number> {
+    const attributes = checkNewTrustCommunity(
+      new Map<string, unknown>([
+        ['name', input.name],
+        ['communityUri', input.communityUri],
+        ['anchors', input.anchors],
+        ['scopeCeiling', input.scopes],
+        ['purposesOfUse', input.purposesOfUse],
+        ['revocationCheck', input.revocationCheck],
+        ['accessTokenLifetime', input.accessTokenLifetime],
+      ]),
+    );
+    return this.dataSource.transaction(async (manager) => {
+      const id = await insertTrustCommunity(manager, attributes);
+      await recordAuditEvent(manager, { actor, operation: 'add', recordType: 'trust-community', recordId: id, before: null, after: { ...attributes } });
+      return id;
+    });
+  }
+
+  async list(): Promise<TrustCommunityRow[]> {
+    return this.dataSource.query<TrustCommunityRow[]>(`SELECT ${TRUST_COMMUNITY_COLUMNS} FROM trust_community t ORDER BY t.id`);
+  }
+
+  /** Removes the community; false when no such community exists. */
+  async remove(id: number, actor: string): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      const removed = await removeTrustCommunity(manager, id);
+      if (!removed) return false;
+      await recordAuditEvent(manager, { actor, operation: 'remove', recordType: 'trust-community', recordId: id, before: attributesOf(removed), after: null });
+      return true;
+    });
+  }
+}
+
+/** A unique violation: the primary key (a caller's id) or the communityUri's index. */
+function uniqueRefusal(error: unknown, id: number): unknown {
+  if (!isUniqueViolation(error)) return error;
+  const constraint =
+    (error as { constraint?: string; driverError?: { constraint?: string } }).driverError?.constraint ?? (error as { constraint?: string }).constraint;
+  if (constraint === 'IDX_trust_community_community_uri') {
+    return new TrustCommunityError('communityUri', 'another trust community has this communityUri', 'taken');
+  }
+  return new TrustCommunityError('id', `trust-community ${id} already exists`, 'taken');
+}
+
+/** TypeORM answers `[rows, count]` for UPDATE and DELETE with RETURNING. */
+function affected(result: unknown[]): number {
+  return Array.isArray(result[0]) ? (result[0] as unknown[]).length : result.length;
+}
