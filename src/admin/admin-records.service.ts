@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { mutualTlsEnabled } from '../clients/mutual-tls.js';
 import { InitialAccessTokenRecordHandler } from './records/initial-access-token-record-handler.js';
+import { TrustCommunityRecordHandler } from './records/trust-community-record-handler.js';
 import { ClientsService } from '../clients/clients.service.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -54,7 +55,7 @@ export class AdminRecordsService {
     const clients = new ClientRecordHandler(clientsService);
     const initialAccessTokens = new InitialAccessTokenRecordHandler(mutualTlsEnabled(config));
     this.handlers = new Map(
-      [...TICKET_RECORD_HANDLERS, ...DATA_SOURCE_RECORD_HANDLERS, clients, initialAccessTokens, new AuditEventHandler(), new DisclosureRecordHandler()].map(
+      [...TICKET_RECORD_HANDLERS, ...DATA_SOURCE_RECORD_HANDLERS, clients, initialAccessTokens, new TrustCommunityRecordHandler(), new AuditEventHandler(), new DisclosureRecordHandler()].map(
         (handler) => [handler.type, handler],
       ),
     );
