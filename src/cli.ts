@@ -22,6 +22,8 @@ import { parseScope } from './oauth/scope.js';
 import { OAuthError } from './oauth/oauth-error.js';
 import { InitialAccessTokens } from './clients/initial-access-tokens.js';
 import { InitialAccessTokenError } from './clients/initial-access-token-rules.js';
+import { attributesOf, TrustCommunities } from './udap/trust-communities.js';
+import { TrustCommunityError } from './udap/trust-community-rules.js';
 
 const USAGE = `usage:
   cli client create --client-id ID --name NAME --scopes "a b" [--auth-method client_secret_basic|client_secret_post]
@@ -36,6 +38,10 @@ const USAGE = `usage:
                     [--auth-methods "client_secret_basic private_key_jwt"] [--access-token-lifetime SECONDS]
                     [--max-uses N] [--expires-in SECONDS] [--json]
   cli initial-access-token revoke ID
+  cli trust-community create --name N --community-uri U --anchor FILE... [--scopes "a b"] [--purposes "c d"]
+                    [--revocation require|off] [--access-token-lifetime SECONDS]
+  cli trust-community list [--json]
+  cli trust-community remove ID
   cli explain --client-id ID --scope "a b" [--resource URI]... [--json]`;
 
 /** A mistake in the command line: exit code 2 and the usage. */
@@ -51,7 +57,7 @@ class CliModule {
     return {
       module: CliModule,
       imports: [DatabaseModule.forRoot(config, ENTITIES), ClientsModule, TicketsModule],
-      providers: [SigningKeysService, InitialAccessTokens],
+      providers: [SigningKeysService, InitialAccessTokens, TrustCommunities],
     };
   }
 }
@@ -85,6 +91,10 @@ async function main(argv: string[]): Promise<void> {
       'tls-san-email': { type: 'string' },
       'tls-issuer-dn': { type: 'string' },
       'cert-bound': { type: 'boolean', default: false },
+      'community-uri': { type: 'string' },
+      anchor: { type: 'string', multiple: true },
+      purposes: { type: 'string' },
+      revocation: { type: 'string' },
       json: { type: 'boolean', default: false },
       now: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
@@ -189,6 +199,45 @@ async function main(argv: string[]): Promise<void> {
         process.stdout.write(`initial access token ${positionals[2]} revoked: it registers nothing more; its clients stay\n`);
       });
     }
+    case 'trust-community create': {
+      if (positionals.length !== 2) throw new UsageError('trust-community create takes no positional arguments');
+      const name = required(values.name, '--name');
+      const communityUri = required(values['community-uri'], '--community-uri');
+      if (!values.anchor || values.anchor.length === 0) throw new UsageError('--anchor is required');
+      const anchors = values.anchor.flatMap(readAnchorFile);
+      const purposesOfUse = values.purposes === undefined ? undefined : values.purposes.split(/\s+/).filter(Boolean);
+      const accessTokenLifetime = lifetimeOf(values['access-token-lifetime']);
+      return run(async (app) => {
+        const id = await app
+          .get(TrustCommunities)
+          .create({ name, communityUri, anchors, scopes: values.scopes, purposesOfUse, revocationCheck: values.revocation, accessTokenLifetime }, cliActor());
+        process.stdout.write(values.json ? JSON.stringify({ id: String(id) }) + '\n' : `trust community ${id} created: ${communityUri}\n`);
+      });
+    }
+    case 'trust-community list': {
+      if (positionals.length !== 2) throw new UsageError('trust-community list takes no positional arguments');
+      return run(async (app) => {
+        const rows = await app.get(TrustCommunities).list();
+        if (values.json) {
+          const listed = rows.map((row) => ({ id: String(row.id), ...attributesOf(row) }));
+          process.stdout.write(JSON.stringify(listed) + '\n');
+          return;
+        }
+        for (const row of rows) {
+          const state = row.enabled ? 'enabled' : 'disabled';
+          process.stdout.write(`${row.id}\t${row.community_uri}\t${row.name}\t${state}\t${row.anchors.length} anchor(s)\tscopes: ${row.scope_ceiling}\n`);
+        }
+      });
+    }
+    case 'trust-community remove': {
+      if (positionals.length !== 3 || !/^\d{1,10}$/.test(positionals[2])) throw new UsageError('trust-community remove takes exactly one numeric id');
+      return run(async (app) => {
+        if (!(await app.get(TrustCommunities).remove(Number(positionals[2]), cliActor()))) {
+          throw new NotFoundError(`no trust community with id ${positionals[2]}`);
+        }
+        process.stdout.write(`trust community ${positionals[2]} removed\n`);
+      });
+    }
     case 'explain': {
       if (positionals.length !== 1) throw new UsageError('explain takes no positional arguments');
       const clientId = required(values['client-id'], '--client-id');
@@ -240,6 +289,19 @@ function readJwksFile(file: string): string {
   }
 }
 
+/** `--anchor FILE`: each PEM certificate in the file is one anchor (the rules check each). */
+function readAnchorFile(file: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--anchor: cannot read ${file} (${(error as { code?: string }).code ?? 'unreadable'})`);
+  }
+  const certificates = text.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g);
+  if (!certificates) throw new UsageError(`--anchor: ${file} holds no PEM certificate`);
+  return certificates.map((pem) => pem + '\n');
+}
+
 function printCredentials(issued: IssuedCredentials, json: boolean, method = 'private_key_jwt'): void {
   if (issued.clientSecret === undefined) {
     // private_key_jwt and the certificate methods: the client holds its own keys, there is no secret to show.
@@ -266,6 +328,7 @@ main(process.argv.slice(2)).then(
       error instanceof UsageError ||
       error instanceof RegistrationError ||
       error instanceof InitialAccessTokenError ||
+      error instanceof TrustCommunityError ||
       error instanceof ConfigurationError ||
       error instanceof NotFoundError;
     const argumentError = (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');

@@ -1,15 +1,12 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-call --
    JSON:API answers are read member by member here (supertest types every body as any). */
-import { webcrypto } from 'node:crypto';
-import 'reflect-metadata';
-import { BasicConstraintsExtension, KeyUsageFlags, KeyUsagesExtension, X509CertificateGenerator } from '@peculiar/x509';
 import request from 'supertest';
 import { getAdmin, JSON_API, JSON_PATCH, patchAdmin } from '../support/admin.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { selfSignedCertificate as certificate } from '../support/udap-anchors.js';
 
 // docs/reference/trust-communities.md: UDAP trust communities through the admin interface.
 const DAY = 86_400_000;
-const EC_P256 = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
 const TREAT = 'urn:oid:2.16.840.1.113883.5.8#TREAT';
 
 let server: TestApp;
@@ -17,25 +14,6 @@ let caPem: string;
 let secondCaPem: string;
 let expiredCaPem: string;
 let leafPem: string;
-let serial = 0x2000;
-
-/** A self-signed certificate: a CA (basicConstraints CA:TRUE) or not, valid until `notAfter`. */
-async function certificate(name: string, ca: boolean, notAfter = Date.now() + 365 * DAY): Promise<string> {
-  const keys = await webcrypto.subtle.generateKey(EC_P256, true, ['sign', 'verify']);
-  const issued = await X509CertificateGenerator.createSelfSigned({
-    serialNumber: (serial++).toString(16),
-    name,
-    keys,
-    notBefore: new Date(Math.min(Date.now(), notAfter) - 30 * DAY),
-    notAfter: new Date(notAfter),
-    signingAlgorithm: EC_P256,
-    extensions: [
-      new BasicConstraintsExtension(ca, undefined, true),
-      new KeyUsagesExtension(ca ? KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign : KeyUsageFlags.digitalSignature, true),
-    ],
-  });
-  return issued.toString('pem');
-}
 
 beforeAll(async () => {
   [caPem, secondCaPem, expiredCaPem, leafPem] = await Promise.all([
