@@ -55,9 +55,15 @@ export class AdminRecordsService {
     const clients = new ClientRecordHandler(clientsService);
     const initialAccessTokens = new InitialAccessTokenRecordHandler(mutualTlsEnabled(config));
     this.handlers = new Map(
-      [...TICKET_RECORD_HANDLERS, ...DATA_SOURCE_RECORD_HANDLERS, clients, initialAccessTokens, new TrustCommunityRecordHandler(), new AuditEventHandler(), new DisclosureRecordHandler()].map(
-        (handler) => [handler.type, handler],
-      ),
+      [
+        ...TICKET_RECORD_HANDLERS,
+        ...DATA_SOURCE_RECORD_HANDLERS,
+        clients,
+        initialAccessTokens,
+        new TrustCommunityRecordHandler(),
+        new AuditEventHandler(),
+        new DisclosureRecordHandler(),
+      ].map((handler) => [handler.type, handler]),
     );
   }
 
