@@ -34,6 +34,7 @@ const NAMED_BY: Record<string, string> = {
   scope: 'name',
   'requested-resource': 'requestedResourceId',
   'initial-access-token': 'name',
+  'trust-community': 'name',
 };
 
 /** What each type is called in a sentence. */
@@ -49,6 +50,7 @@ const NOUN: Record<string, string> = {
   'requested-resources-capability-tickets': 'combination',
   'data-source-resource-definitions': 'service',
   'initial-access-token': 'initial access token',
+  'trust-community': 'trust community',
 };
 
 /** A record known by its type and id: "uma-client:12". */
