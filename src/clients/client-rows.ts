@@ -71,25 +71,15 @@ export type ClientShown = ClientAttributes & {
 /** A client as the admin interface shows it and the audit trail records it (never the secret). */
 export function shownClient(row: ClientRow): ClientShown {
   return {
-    clientId: row.client_id,
-    clientName: row.client_name,
+    ...namedAlikeOf(row),
     clientType: row.client_type,
     clientAuthenticationType: row.client_authentication_type,
-    grantTypes: row.grant_types,
-    allowedScopes: row.allowed_scopes,
-    redirectUris: row.redirect_uris,
-    issuerUri: row.issuer_uri,
-    jwksUri: row.jwks_uri,
-    jwksRaw: row.jwks_raw,
-    metaDataRaw: row.meta_data_raw,
     dpopBoundAccessTokens: row.dpop_bound_access_tokens,
-    accessTokenLifetime: row.access_token_lifetime,
     registrationManagement: row.registration_management,
     registeredVia: row.registered_via,
     softwareId: row.software_id,
     softwareVersion: row.software_version,
     contacts: row.contacts === null ? [] : (JSON.parse(row.contacts) as string[]),
-    ...certificateBindingOf(row),
     tlsClientCertificateBoundAccessTokens: row.tls_client_certificate_bound_access_tokens,
   };
 }
@@ -97,9 +87,18 @@ export function shownClient(row: ClientRow): ClientShown {
 /** The stored client as a registration, the starting point of a replace. */
 export function registrationOfRow(row: ClientRow): ClientRegistration & { issuerUri: string | null; metaDataRaw: string | null } {
   return {
+    ...namedAlikeOf(row),
+    authenticationType: row.client_authentication_type,
+    dpopBound: row.dpop_bound_access_tokens,
+    certificateBound: row.tls_client_certificate_bound_access_tokens,
+  };
+}
+
+/** The members a registration and the admin interface name alike, the registered tls_client_auth values (docs/guides/mtls.md#registering-a-client) among them. */
+function namedAlikeOf(row: ClientRow) {
+  return {
     clientId: row.client_id,
     clientName: row.client_name,
-    authenticationType: row.client_authentication_type,
     grantTypes: row.grant_types,
     allowedScopes: row.allowed_scopes,
     redirectUris: row.redirect_uris,
@@ -107,16 +106,7 @@ export function registrationOfRow(row: ClientRow): ClientRegistration & { issuer
     jwksUri: row.jwks_uri,
     jwksRaw: row.jwks_raw,
     metaDataRaw: row.meta_data_raw,
-    dpopBound: row.dpop_bound_access_tokens,
     accessTokenLifetime: row.access_token_lifetime,
-    ...certificateBindingOf(row),
-    certificateBound: row.tls_client_certificate_bound_access_tokens,
-  };
-}
-
-/** The registered tls_client_auth values (docs/guides/mtls.md#registering-a-client), named as registrations and the admin interface name them. */
-function certificateBindingOf(row: ClientRow) {
-  return {
     tlsClientAuthSubjectDn: row.tls_client_auth_subject_dn,
     tlsClientAuthSanDns: row.tls_client_auth_san_dns,
     tlsClientAuthSanUri: row.tls_client_auth_san_uri,
