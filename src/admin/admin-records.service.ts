@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { mutualTlsEnabled } from '../clients/mutual-tls.js';
 import { InitialAccessTokenRecordHandler } from './records/initial-access-token-record-handler.js';
@@ -6,7 +6,6 @@ import { TrustCommunityRecordHandler } from './records/trust-community-record-ha
 import { ClientsService } from '../clients/clients.service.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { ChangeFeed } from '../database/change-feed.js';
 import { SigningKeysService } from '../keys/signing-keys.service.js';
 import { AdminError, conflict, inDocument, malformed, notFound, type ErrorObject } from './json-api/admin-error.js';
 import type { CollectionParameters } from './json-api/collection-parameters.js';
@@ -41,7 +40,6 @@ export type PatchOutcome = { ok: true; results: OperationResult[] } | { ok: fals
  */
 @Injectable()
 export class AdminRecordsService {
-  private readonly logger = new Logger(AdminRecordsService.name);
   private readonly handlers: Map<string, RecordHandler>;
 
   constructor(
@@ -49,7 +47,6 @@ export class AdminRecordsService {
     private readonly keys: SigningKeysService,
     clientsService: ClientsService,
     private readonly withdrawals: DisclosureWithdrawals,
-    private readonly changeFeed: ChangeFeed,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     const clients = new ClientRecordHandler(clientsService);
@@ -105,7 +102,7 @@ export class AdminRecordsService {
         }
         return done;
       });
-      await this.afterCommit(changes);
+      await this.withdrawals.afterCommit(changes);
       return { ok: true, results };
     } catch (error) {
       if (!(error instanceof AdminError)) throw error;
@@ -131,7 +128,7 @@ export class AdminRecordsService {
       .catch((error: unknown) => {
         throw inDocument(error);
       });
-    await this.afterCommit();
+    await this.withdrawals.afterCommit();
     return result;
   }
 
@@ -152,7 +149,7 @@ export class AdminRecordsService {
       .catch((error: unknown) => {
         throw inDocument(error);
       });
-    await this.afterCommit(changes);
+    await this.withdrawals.afterCommit(changes);
     return result;
   }
 
@@ -174,12 +171,7 @@ export class AdminRecordsService {
       await alsoInTransaction?.(manager);
       await this.apply(manager, { op: 'remove', type, id }, actor, changes);
     });
-    await this.afterCommit(changes);
-  }
-
-  /** Once a change has committed: caches dropped, the disclosures it ended withdrawn (DisclosureWithdrawals.afterCommit). */
-  private afterCommit(changes: RecordChange[] = []): Promise<void> {
-    return this.withdrawals.afterCommit(changes);
+    await this.withdrawals.afterCommit(changes);
   }
 
   async read(type: string, id: number, include: string[]): Promise<{ data: ResourceObject; included?: ResourceObject[] }> {
