@@ -25,6 +25,9 @@ import { InitialAccessTokenError } from './clients/initial-access-token-rules.js
 import { attributesOf, TrustCommunities } from './udap/trust-communities.js';
 import { TrustCommunityError } from './udap/trust-community-rules.js';
 
+/** How pg_stat_activity names the CLI's sessions, apart from the server's `authorization-server`. */
+const CLI_APPLICATION_NAME = 'authorization-server-cli';
+
 const USAGE = `usage:
   cli client create --client-id ID --name NAME --scopes "a b" [--auth-method client_secret_basic|client_secret_post]
                     [--grant-types "client_credentials refresh_token urn:ietf:params:oauth:grant-type:uma-ticket"] [--redirect-uri URI]... [--secret S] [--json]
@@ -56,7 +59,7 @@ class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [DatabaseModule.forRoot(config, ENTITIES), ClientsModule, TicketsModule],
+      imports: [DatabaseModule.forRoot(config, ENTITIES, CLI_APPLICATION_NAME), ClientsModule, TicketsModule],
       providers: [SigningKeysService, InitialAccessTokens, TrustCommunities],
     };
   }

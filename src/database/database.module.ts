@@ -14,15 +14,18 @@ import { buildDataSourceOptions, type Entities } from './typeorm-options.js';
 @Global()
 @Module({})
 export class DatabaseModule {
-  /** `entities`: every feature's, from the composition root (src/entities.ts). */
-  static forRoot(config: AppConfig, entities: Entities): DynamicModule {
+  /**
+   * `entities`: every feature's, from the composition root (src/entities.ts); `applicationName`:
+   * how pg_stat_activity names this process's sessions (the CLI passes its own).
+   */
+  static forRoot(config: AppConfig, entities: Entities, applicationName?: string): DynamicModule {
     if (!config.databaseUrl) throw new Error('DatabaseModule needs a database URL');
     const configProvider = { provide: APP_CONFIG, useValue: config };
     return {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRootAsync({
-          useFactory: () => buildDataSourceOptions(config.databaseUrl!, entities, connectionBudget(config).typeorm),
+          useFactory: () => buildDataSourceOptions(config.databaseUrl!, entities, connectionBudget(config).typeorm, applicationName),
           dataSourceFactory: async (options) => {
             const dataSource = await new DataSource(options!).initialize();
             discardReadOnlySessions((dataSource.driver as unknown as { master: Pool }).master);

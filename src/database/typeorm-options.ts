@@ -9,9 +9,10 @@ export type Entities = MixedList<Function | string | EntitySchema>;
 /**
  * The one options builder for the server, the CLI, the tests and the TypeORM CLI (ormconfig.ts),
  * given the entities by the composition root: this layer knows no feature. The server passes its
- * share of DATABASE_POOL_SIZE (connection-budget.ts); one-off tools keep 10.
+ * share of DATABASE_POOL_SIZE (connection-budget.ts); one-off tools keep 10. `applicationName`
+ * names the sessions in pg_stat_activity: the CLI's are told apart from the server's.
  */
-export function buildDataSourceOptions(url: string, entities: Entities, poolSize = 10): DataSourceOptions {
+export function buildDataSourceOptions(url: string, entities: Entities, poolSize = 10, applicationName = 'authorization-server'): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -30,7 +31,7 @@ export function buildDataSourceOptions(url: string, entities: Entities, poolSize
       // A query stuck behind a dead connection must fail fast, not hold a token request.
       query_timeout: 10_000,
       keepAlive: true,
-      application_name: 'authorization-server',
+      application_name: applicationName,
       // Every connection keeps an 'error' listener: a failover never ends the process (connection-guard.ts).
       onConnect: guardConnection,
     },

@@ -150,8 +150,10 @@ describe('POST /oauth2/revoke (RFC 7009)', () => {
       expect(bodyOf<IntrospectionBody>(await introspect(access_token, second)).active).toBe(true);
       await revoke(client, access_token);
       const revokedAt = Date.now();
-      expect((await introspect(access_token, second)).body).toEqual({ active: false });
+      // The second instance learns of it through the change feed (docs/reference/token-endpoint.md#revocations-from-memory).
+      await eventually(async () => (((await introspect(access_token, second)).body as IntrospectionBody).active === false ? true : undefined), 1_000, 20);
       expect(Date.now() - revokedAt).toBeLessThan(1_000);
+      expect((await introspect(access_token, second)).body).toEqual({ active: false });
     } finally {
       await second.close();
     }
