@@ -6,6 +6,7 @@ import { DATABASE_RETRY_AFTER_SECONDS } from '../common/database-errors.js';
 import { connectionBudget } from '../database/connection-budget.js';
 import { durablePool, GroupCommit } from '../database/group-commit.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import type { Hl7B2b } from '../oauth/hl7-b2b.js';
 import { OAuthError } from '../oauth/oauth-error.js';
 import type { CoveringChain } from '../tickets/access-decision.js';
 import { basisTag } from './basis-tags.js';
@@ -32,6 +33,8 @@ export type DisclosureInput = {
   statusIdx?: number;
   /** The default audience (issuer or ACCESS_TOKEN_AUDIENCE), which names no data source. */
   defaultAudience: string;
+  /** A UDAP request's `hl7-b2b` extension as asserted (its organization and purposes of use). */
+  hl7B2b?: Hl7B2b;
 };
 
 // Batches are serialised across instances by this lock, taken before any id is drawn and released

@@ -47,7 +47,11 @@ export type AccessFacts = {
   mapped?: readonly MappedDefinition[];
 };
 
-export type AccessRequest = { scopes: readonly string[]; resources: readonly string[] };
+/**
+ * `purposesOfUse`: the codes a UDAP request asserts in its `hl7-b2b` extension (src/oauth/hl7-b2b.ts);
+ * when present, a chain covers a resource scope only when its purpose lists one of them.
+ */
+export type AccessRequest = { scopes: readonly string[]; resources: readonly string[]; purposesOfUse?: readonly string[] };
 
 /** ACCESS_TOKEN_TTL, and the audience of a token that no data source claims (issuer or ACCESS_TOKEN_AUDIENCE). */
 export type AccessPolicy = { maxLifetime: number; defaultAudience: string };
