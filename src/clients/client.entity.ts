@@ -12,6 +12,7 @@ import { RedirectUri } from './redirect-uri.entity.js';
 @Index('IDX_client_client_name', { synchronize: false })
 @Index('IDX_client_search_client_id', { synchronize: false })
 @Index('IDX_client_search_client_name', { synchronize: false })
+@Index('IDX_client_udap_member', ['trustCommunityId', 'udapIssuer'], { unique: true })
 export class Client extends RecordEntity {
   @Column({ name: 'client_id', type: 'varchar', length: 255, unique: true })
   clientId!: string;
@@ -54,4 +55,16 @@ export class Client extends RecordEntity {
 
   @Column({ name: 'software_version', type: 'varchar', length: 255, nullable: true })
   softwareVersion!: string | null;
+
+  /** A UDAP client's trust community (its row id; no foreign key, migration 1765410000000); null: not UDAP. */
+  @Column({ name: 'trust_community_id', type: 'integer', nullable: true })
+  trustCommunityId!: number | null;
+
+  /** A UDAP client's identity in its community: the SAN URI its software statement's `iss` named. */
+  @Column({ name: 'udap_issuer', type: 'varchar', length: 2048, nullable: true })
+  udapIssuer!: string | null;
+
+  /** A UDAP client's organization: its certificate's subject DN. */
+  @Column({ type: 'text', nullable: true })
+  organization!: string | null;
 }

@@ -18,6 +18,7 @@ import { AdministratorCeilings1765300000000 } from './1765300000000-Administrato
 import { InitialAccessTokenSearch1765210000000 } from './1765210000000-InitialAccessTokenSearch.js';
 import { TlsClientAuthIssuerDn1765310000000 } from './1765310000000-TlsClientAuthIssuerDn.js';
 import { TrustCommunities1765400000000 } from './1765400000000-TrustCommunities.js';
+import { UdapClients1765410000000 } from './1765410000000-UdapClients.js';
 
 /** Listed as classes, not globs, so the same list works in Jest, in dist/ and from the CLI. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   AdministratorCeilings1765300000000,
   TlsClientAuthIssuerDn1765310000000,
   TrustCommunities1765400000000,
+  UdapClients1765410000000,
 ];
