@@ -2,6 +2,7 @@
    JSON:API answers are read member by member here (supertest types every body as any). */
 import request from 'supertest';
 import { getAdmin, JSON_API, JSON_PATCH, patchAdmin } from '../support/admin.js';
+import { createClient } from '../support/factories.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { selfSignedCertificate as certificate } from '../support/udap-anchors.js';
 
@@ -50,6 +51,16 @@ function patchOne(id: string, attributes: Record<string, unknown>) {
     .set('Authorization', server.adminToken)
     .set('Content-Type', JSON_API)
     .send(JSON.stringify({ data: { type: 'trust-community', id, attributes } }));
+}
+
+/** A client of the community, as UDAP registration stores one (docs/reference/trust-communities.md). */
+async function member(communityId: string): Promise<void> {
+  const client = await createClient(server.app);
+  await server.dataSource.query(`UPDATE client SET trust_community_id = $1, udap_issuer = $2, registered_via = 'udap' WHERE client_id = $3`, [
+    Number(communityId),
+    `https://member.example/${client.clientId}`,
+    client.clientId,
+  ]);
 }
 
 async function created(overrides: Record<string, unknown> = {}): Promise<{ id: string; attributes: Record<string, unknown> }> {
@@ -247,7 +258,24 @@ describe('replacing and removing', () => {
     expect(row).toEqual({ version: 1, anchors: [caPem] });
   });
 
-  it('removes a community (none has clients yet) and audits what it was', async () => {
+  it('counts the clients registered through a community', async () => {
+    const community = await created();
+    await member(community.id);
+    await member(community.id);
+    const response = await getAdmin(server, `/admin/trust-community/${community.id}`);
+    expect(response.body.data.attributes.clientCount).toBe(2);
+  });
+
+  it('refuses to remove a community that still has a client (409), and keeps it', async () => {
+    const community = await created();
+    await member(community.id);
+    const response = await request(server.adminUrl).delete(`/admin/trust-community/${community.id}`).set('Authorization', server.adminToken);
+    expect(response.status).toBe(409);
+    expect(response.body.errors[0].detail).toContain('still has a client');
+    expect(await server.dataSource.query('SELECT id FROM trust_community WHERE id = $1', [Number(community.id)])).toHaveLength(1);
+  });
+
+  it('removes a community without clients and audits what it was', async () => {
     const community = await created();
     const response = await request(server.adminUrl).delete(`/admin/trust-community/${community.id}`).set('Authorization', server.adminToken);
     expect(response.status).toBe(204);
