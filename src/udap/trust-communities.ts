@@ -115,6 +115,15 @@ export async function lockMemberCommunity(manager: EntityManager, id: number): P
   return rows.length > 0;
 }
 
+/** The scopeCeiling of client `clientKey`'s trust community; undefined for a client of none. */
+export async function communityScopeCeilingOfClient(manager: Pick<EntityManager, 'query'>, clientKey: number): Promise<string | undefined> {
+  const [row] = await manager.query<{ scope_ceiling: string }[]>(
+    'SELECT t.scope_ceiling FROM client c JOIN trust_community t ON t.id = c.trust_community_id WHERE c.id = $1',
+    [clientKey],
+  );
+  return row?.scope_ceiling;
+}
+
 /** The attributes of a stored row, as the audit trail and the admin interface name them. */
 export function attributesOf(row: TrustCommunityRow): TrustCommunityAttributes {
   return {
