@@ -26,10 +26,12 @@ export type TrustCommunityRow = {
   revocation_check: 'require' | 'off';
   access_token_lifetime: number;
   enabled: boolean;
+  server_certificate: string | null;
 };
 
+/** Every column but server_key, which is never read back but to sign (tokens/udap-discovery.controller.ts). */
 export const TRUST_COMMUNITY_COLUMNS =
-  't.id, t.version, t.date_created, t.last_updated, t.name, t.community_uri, t.anchors, t.scope_ceiling, t.purposes_of_use, t.revocation_check, t.access_token_lifetime, t.enabled';
+  't.id, t.version, t.date_created, t.last_updated, t.name, t.community_uri, t.anchors, t.scope_ceiling, t.purposes_of_use, t.revocation_check, t.access_token_lifetime, t.enabled, t.server_certificate';
 
 const COLUMN_OF: Record<keyof TrustCommunityAttributes, string> = {
   name: 'name',
@@ -40,17 +42,23 @@ const COLUMN_OF: Record<keyof TrustCommunityAttributes, string> = {
   revocationCheck: 'revocation_check',
   accessTokenLifetime: 'access_token_lifetime',
   enabled: 'enabled',
+  serverCertificate: 'server_certificate',
+  serverKey: 'server_key',
 };
 
 const JSON_COLUMNS = new Set(['anchors', 'purposes_of_use']);
 
-/** Stores a new community and answers its id; a taken id or communityUri is a TrustCommunityError of kind `taken`. */
+/**
+ * Stores a new community and answers its id; a taken id or communityUri is a TrustCommunityError
+ * of kind `taken`. `serverKey` (here and in replaceTrustCommunity) is stored as given: the caller
+ * seals it first with KEY_ENCRYPTION_SECRET (keys/key-encryption.ts), as signing keys are.
+ */
 export async function insertTrustCommunity(manager: EntityManager, attributes: TrustCommunityAttributes, requestedId?: number): Promise<number> {
   const id = requestedId ?? (await allocateId(manager, 'trust_community'));
   await manager
     .query(
-      `INSERT INTO trust_community (id, name, community_uri, anchors, scope_ceiling, purposes_of_use, revocation_check, access_token_lifetime, enabled)
-       VALUES ($1, $2, $3, $4::jsonb, $5, $6::jsonb, $7, $8, $9)`,
+      `INSERT INTO trust_community (id, name, community_uri, anchors, scope_ceiling, purposes_of_use, revocation_check, access_token_lifetime, enabled, server_certificate, server_key)
+       VALUES ($1, $2, $3, $4::jsonb, $5, $6::jsonb, $7, $8, $9, $10, $11)`,
       [
         id,
         attributes.name,
@@ -61,6 +69,8 @@ export async function insertTrustCommunity(manager: EntityManager, attributes: T
         attributes.revocationCheck,
         attributes.accessTokenLifetime,
         attributes.enabled,
+        attributes.serverCertificate,
+        attributes.serverKey,
       ],
     )
     .catch((error: unknown) => {
@@ -92,8 +102,8 @@ export async function removeTrustCommunity(manager: EntityManager, id: number): 
   return removed[0];
 }
 
-/** The attributes of a stored row, as the audit trail and the admin interface name them. */
-export function attributesOf(row: TrustCommunityRow): TrustCommunityAttributes {
+/** The attributes of a stored row, as the audit trail and the admin interface name them: serverKey is write-only, never shown. */
+export function attributesOf(row: TrustCommunityRow): Omit<TrustCommunityAttributes, 'serverKey'> {
   return {
     name: row.name,
     communityUri: row.community_uri,
@@ -103,6 +113,7 @@ export function attributesOf(row: TrustCommunityRow): TrustCommunityAttributes {
     revocationCheck: row.revocation_check,
     accessTokenLifetime: row.access_token_lifetime,
     enabled: row.enabled,
+    serverCertificate: row.server_certificate,
   };
 }
 
@@ -136,7 +147,10 @@ export class TrustCommunities {
     );
     return this.dataSource.transaction(async (manager) => {
       const id = await insertTrustCommunity(manager, attributes);
-      await recordAuditEvent(manager, { actor, operation: 'add', recordType: 'trust-community', recordId: id, before: null, after: { ...attributes } });
+      // serverKey is write-only: never in the audit trail.
+      const shown: Partial<TrustCommunityAttributes> = { ...attributes };
+      delete shown.serverKey;
+      await recordAuditEvent(manager, { actor, operation: 'add', recordType: 'trust-community', recordId: id, before: null, after: shown });
       return id;
     });
   }
