@@ -1,4 +1,4 @@
-import type { UdapServerCertificate } from '../common/udap-server-certificate.js';
+import type { UdapServerCertificate } from './udap-server-certificate.js';
 import type { TlsFiles } from './tls-files.js';
 
 export const SIGNING_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { readUdapServerCertificate, UdapServerCertificateError, type UdapServerCertificate } from '../common/udap-server-certificate.js';
+import { readUdapServerCertificate, UdapServerCertificateError, type UdapServerCertificate } from './udap-server-certificate.js';
 import { ConfigurationError } from './configuration-error.js';
 
 /**

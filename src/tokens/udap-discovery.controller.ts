@@ -6,7 +6,7 @@ import type { Response } from 'express';
 import { SignJWT } from 'jose';
 import { DataSource } from 'typeorm';
 import { UDAP_ALGORITHMS } from '../certificates/udap-chain.js';
-import { readUdapServerCertificate, type UdapServerCertificate } from '../common/udap-server-certificate.js';
+import { readUdapServerCertificate, type UdapServerCertificate } from '../config/udap-server-certificate.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { KeyEncryption } from '../keys/key-encryption.js';
 

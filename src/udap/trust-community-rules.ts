@@ -1,7 +1,7 @@
 import { anchorProblem } from '../certificates/udap-chain.js';
 import { CONTROL_CHARACTER } from '../common/control-characters.js';
 import { checkScopeCeiling, InitialAccessTokenError } from '../clients/initial-access-token-rules.js';
-import { readUdapServerCertificate, UdapServerCertificateError } from '../common/udap-server-certificate.js';
+import { readUdapServerCertificate, UdapServerCertificateError } from '../config/udap-server-certificate.js';
 
 /** Limits of a trust community (docs/reference/trust-communities.md). */
 export const MAX_COMMUNITY_URI_LENGTH = 2048;
@@ -107,7 +107,7 @@ export function checkTrustCommunityChanges(values: ReadonlyMap<string, unknown>,
  * serverCertificate and serverKey go together (both set, or both null): the leaf within its
  * validity with a SAN URI equal to the issuer (it signs signed_metadata, whose iss is the
  * issuer), the key an RSA key of at least 2048 bits that is the leaf's
- * (common/udap-server-certificate.ts).
+ * (config/udap-server-certificate.ts).
  */
 function checkServerCertificatePair(certificate: string | null | undefined, key: string | null | undefined, context: TrustCommunityContext): void {
   if (certificate == null && key == null) return;

@@ -1,5 +1,4 @@
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
-import { MIN_RSA_MODULUS_BITS } from './rsa-bounds.js';
 
 /**
  * A certificate the server signs UDAP metadata with (docs/reference/trust-communities.md#discovery):
@@ -16,6 +15,9 @@ export type UdapServerCertificate = {
   notBefore: number;
   notAfter: number;
 };
+
+/** RSA moduli below this are refused (RFC 7518 §3.3; as common/rsa-bounds.ts, which config/ may not import). */
+export const MIN_RSA_MODULUS_BITS = 2048;
 
 /** The most certificates a chain may hold (a leaf, intermediates, perhaps a root). */
 export const MAX_CHAIN_CERTIFICATES = 10;
