@@ -126,15 +126,21 @@ export type NewTrustCommunity = {
   purposesOfUse?: string[];
   revocationCheck?: string;
   accessTokenLifetime?: number;
+  /** The community's own server certificate for discovery (PEM chain) and its leaf's key (PEM, in clear). */
+  serverCertificate?: string;
+  serverKey?: string;
 };
+
+/** What a community's server certificate is checked and stored with: the issuer its leaf must name, and the sealing of its key (keys/key-encryption.ts). */
+export type ServerCertificateContext = { issuer: string; seal: (pem: string) => string };
 
 /** Trust communities for the operator's command line: created, listed and removed, each change in a transaction with its audit event. */
 @Injectable()
 export class TrustCommunities {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async create(input: NewTrustCommunity, actor: string): Promise<number> {
-    const attributes = checkNewTrustCommunity(
+  async create(input: NewTrustCommunity, actor: string, serverCertificate?: ServerCertificateContext): Promise<number> {
+    const checked = checkNewTrustCommunity(
       new Map<string, unknown>([
         ['name', input.name],
         ['communityUri', input.communityUri],
@@ -143,8 +149,13 @@ export class TrustCommunities {
         ['purposesOfUse', input.purposesOfUse],
         ['revocationCheck', input.revocationCheck],
         ['accessTokenLifetime', input.accessTokenLifetime],
+        ['serverCertificate', input.serverCertificate],
+        ['serverKey', input.serverKey],
       ]),
+      { issuer: serverCertificate?.issuer },
     );
+    if (checked.serverKey !== null && !serverCertificate) throw new Error('a serverKey is stored sealed: pass the server certificate context');
+    const attributes = checked.serverKey === null ? checked : { ...checked, serverKey: serverCertificate!.seal(checked.serverKey) };
     return this.dataSource.transaction(async (manager) => {
       const id = await insertTrustCommunity(manager, attributes);
       // serverKey is write-only: never in the audit trail.
