@@ -218,23 +218,21 @@ async function main(argv: string[]): Promise<void> {
       const serverKey = values['server-key'] === undefined ? undefined : readTextFile(values['server-key'], '--server-key');
       const keyEncryption = new KeyEncryption(config.keyEncryptionSecret);
       return run(async (app) => {
-        const id = await app
-          .get(TrustCommunities)
-          .create(
-            {
-              name,
-              communityUri,
-              anchors,
-              scopes: values.scopes,
-              purposesOfUse,
-              revocationCheck: values.revocation,
-              accessTokenLifetime,
-              serverCertificate,
-              serverKey,
-            },
-            cliActor(),
-            { issuer: config.issuer, seal: (pem) => keyEncryption.seal(pem) },
-          );
+        const id = await app.get(TrustCommunities).create(
+          {
+            name,
+            communityUri,
+            anchors,
+            scopes: values.scopes,
+            purposesOfUse,
+            revocationCheck: values.revocation,
+            accessTokenLifetime,
+            serverCertificate,
+            serverKey,
+          },
+          cliActor(),
+          { issuer: config.issuer, seal: (pem) => keyEncryption.seal(pem) },
+        );
         process.stdout.write(values.json ? JSON.stringify({ id: String(id) }) + '\n' : `trust community ${id} created: ${communityUri}\n`);
       });
     }
