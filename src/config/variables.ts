@@ -278,7 +278,7 @@ export const VARIABLES = {
   }),
   UDAP: flag({
     meaning:
-      "`true`: UDAP trust communities for business-to-business clients (HL7 FAST Security IG STU 2): clients certified by a community's certificate authority register themselves and ask for tokens with the `hl7-b2b` extension. `false`: nothing of UDAP answers. The `trust-community` records (admin interface and CLI) exist either way, so that an administrator can prepare communities before turning UDAP on; see [trust communities](../reference/trust-communities.md).",
+      "`true`: UDAP trust communities for business-to-business clients (HL7 FAST Security IG STU 2): clients certified by a community's certificate authority register themselves and ask for tokens with the `hl7-b2b` extension, and `/.well-known/udap` answers; needs `UDAP_CERT_FILE` and `UDAP_KEY_FILE`. `false`: nothing of UDAP answers. The `trust-community` records (admin interface and CLI) exist either way, so that an administrator can prepare communities before turning UDAP on; see [trust communities](../reference/trust-communities.md).",
     default: false,
   }),
   UDAP_CERT_FILE: text({
