@@ -13,6 +13,7 @@ import { RegistrationError } from './clients/client-registration.js';
 import { DatabaseModule } from './database/database.module.js';
 import { ENTITIES } from './entities.js';
 import { openDatabase } from './database/database-runtime.js';
+import { KeyEncryption } from './keys/key-encryption.js';
 import { SigningKeysService } from './keys/signing-keys.service.js';
 import { TicketsModule } from './tickets/tickets.module.js';
 import { AccessDecisions } from './tickets/access-decisions.js';
@@ -43,6 +44,7 @@ const USAGE = `usage:
   cli initial-access-token revoke ID
   cli trust-community create --name N --community-uri U --anchor FILE... [--scopes "a b"] [--purposes "c d"]
                     [--revocation require|off] [--access-token-lifetime SECONDS]
+                    [--server-certificate FILE --server-key FILE]
   cli trust-community list [--json]
   cli trust-community remove ID
   cli explain --client-id ID --scope "a b" [--resource URI]... [--json]`;
@@ -96,6 +98,8 @@ async function main(argv: string[]): Promise<void> {
       'cert-bound': { type: 'boolean', default: false },
       'community-uri': { type: 'string' },
       anchor: { type: 'string', multiple: true },
+      'server-certificate': { type: 'string' },
+      'server-key': { type: 'string' },
       purposes: { type: 'string' },
       revocation: { type: 'string' },
       json: { type: 'boolean', default: false },
@@ -210,10 +214,25 @@ async function main(argv: string[]): Promise<void> {
       const anchors = values.anchor.flatMap(readAnchorFile);
       const purposesOfUse = values.purposes === undefined ? undefined : values.purposes.split(/\s+/).filter(Boolean);
       const accessTokenLifetime = lifetimeOf(values['access-token-lifetime']);
+      const serverCertificate = values['server-certificate'] === undefined ? undefined : readTextFile(values['server-certificate'], '--server-certificate');
+      const serverKey = values['server-key'] === undefined ? undefined : readTextFile(values['server-key'], '--server-key');
+      const keyEncryption = new KeyEncryption(config.keyEncryptionSecret);
       return run(async (app) => {
-        const id = await app
-          .get(TrustCommunities)
-          .create({ name, communityUri, anchors, scopes: values.scopes, purposesOfUse, revocationCheck: values.revocation, accessTokenLifetime }, cliActor());
+        const id = await app.get(TrustCommunities).create(
+          {
+            name,
+            communityUri,
+            anchors,
+            scopes: values.scopes,
+            purposesOfUse,
+            revocationCheck: values.revocation,
+            accessTokenLifetime,
+            serverCertificate,
+            serverKey,
+          },
+          cliActor(),
+          { issuer: config.issuer, seal: (pem) => keyEncryption.seal(pem) },
+        );
         process.stdout.write(values.json ? JSON.stringify({ id: String(id) }) + '\n' : `trust community ${id} created: ${communityUri}\n`);
       });
     }
@@ -289,6 +308,15 @@ function readJwksFile(file: string): string {
     return readFileSync(file, 'utf8');
   } catch (error) {
     throw new UsageError(`--jwks-file: cannot read ${file} (${(error as { code?: string }).code ?? 'unreadable'})`);
+  }
+}
+
+/** `--server-certificate FILE`, `--server-key FILE`: the file's text (the rules check it). */
+function readTextFile(file: string, option: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`${option}: cannot read ${file} (${(error as { code?: string }).code ?? 'unreadable'})`);
   }
 }
 

@@ -26,13 +26,15 @@ export type TrustCommunityRow = {
   revocation_check: 'require' | 'off';
   access_token_lifetime: number;
   enabled: boolean;
+  server_certificate: string | null;
 };
 
 /** How many clients registered through community `t` (docs/reference/trust-communities.md: `clientCount`). */
 export const CLIENT_COUNT = '(SELECT count(*)::int FROM client c WHERE c.trust_community_id = t.id) AS client_count';
 
+/** Every column but server_key, which is never read back but to sign (tokens/udap-discovery.controller.ts). */
 export const TRUST_COMMUNITY_COLUMNS =
-  't.id, t.version, t.date_created, t.last_updated, t.name, t.community_uri, t.anchors, t.scope_ceiling, t.purposes_of_use, t.revocation_check, t.access_token_lifetime, t.enabled';
+  't.id, t.version, t.date_created, t.last_updated, t.name, t.community_uri, t.anchors, t.scope_ceiling, t.purposes_of_use, t.revocation_check, t.access_token_lifetime, t.enabled, t.server_certificate';
 
 const COLUMN_OF: Record<keyof TrustCommunityAttributes, string> = {
   name: 'name',
@@ -43,17 +45,23 @@ const COLUMN_OF: Record<keyof TrustCommunityAttributes, string> = {
   revocationCheck: 'revocation_check',
   accessTokenLifetime: 'access_token_lifetime',
   enabled: 'enabled',
+  serverCertificate: 'server_certificate',
+  serverKey: 'server_key',
 };
 
 const JSON_COLUMNS = new Set(['anchors', 'purposes_of_use']);
 
-/** Stores a new community and answers its id; a taken id or communityUri is a TrustCommunityError of kind `taken`. */
+/**
+ * Stores a new community and answers its id; a taken id or communityUri is a TrustCommunityError
+ * of kind `taken`. `serverKey` (here and in replaceTrustCommunity) is stored as given: the caller
+ * seals it first with KEY_ENCRYPTION_SECRET (keys/key-encryption.ts), as signing keys are.
+ */
 export async function insertTrustCommunity(manager: EntityManager, attributes: TrustCommunityAttributes, requestedId?: number): Promise<number> {
   const id = requestedId ?? (await allocateId(manager, 'trust_community'));
   await manager
     .query(
-      `INSERT INTO trust_community (id, name, community_uri, anchors, scope_ceiling, purposes_of_use, revocation_check, access_token_lifetime, enabled)
-       VALUES ($1, $2, $3, $4::jsonb, $5, $6::jsonb, $7, $8, $9)`,
+      `INSERT INTO trust_community (id, name, community_uri, anchors, scope_ceiling, purposes_of_use, revocation_check, access_token_lifetime, enabled, server_certificate, server_key)
+       VALUES ($1, $2, $3, $4::jsonb, $5, $6::jsonb, $7, $8, $9, $10, $11)`,
       [
         id,
         attributes.name,
@@ -64,6 +72,8 @@ export async function insertTrustCommunity(manager: EntityManager, attributes: T
         attributes.revocationCheck,
         attributes.accessTokenLifetime,
         attributes.enabled,
+        attributes.serverCertificate,
+        attributes.serverKey,
       ],
     )
     .catch((error: unknown) => {
@@ -124,8 +134,8 @@ export async function communityScopeCeilingOfClient(manager: Pick<EntityManager,
   return row?.scope_ceiling;
 }
 
-/** The attributes of a stored row, as the audit trail and the admin interface name them. */
-export function attributesOf(row: TrustCommunityRow): TrustCommunityAttributes {
+/** The attributes of a stored row, as the audit trail and the admin interface name them: serverKey is write-only, never shown. */
+export function attributesOf(row: TrustCommunityRow): Omit<TrustCommunityAttributes, 'serverKey'> {
   return {
     name: row.name,
     communityUri: row.community_uri,
@@ -135,6 +145,7 @@ export function attributesOf(row: TrustCommunityRow): TrustCommunityAttributes {
     revocationCheck: row.revocation_check,
     accessTokenLifetime: row.access_token_lifetime,
     enabled: row.enabled,
+    serverCertificate: row.server_certificate,
   };
 }
 
@@ -147,15 +158,21 @@ export type NewTrustCommunity = {
   purposesOfUse?: string[];
   revocationCheck?: string;
   accessTokenLifetime?: number;
+  /** The community's own server certificate for discovery (PEM chain) and its leaf's key (PEM, in clear). */
+  serverCertificate?: string;
+  serverKey?: string;
 };
+
+/** What a community's server certificate is checked and stored with: the issuer its leaf must name, and the sealing of its key (keys/key-encryption.ts). */
+export type ServerCertificateContext = { issuer: string; seal: (pem: string) => string };
 
 /** Trust communities for the operator's command line: created, listed and removed, each change in a transaction with its audit event. */
 @Injectable()
 export class TrustCommunities {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async create(input: NewTrustCommunity, actor: string): Promise<number> {
-    const attributes = checkNewTrustCommunity(
+  async create(input: NewTrustCommunity, actor: string, serverCertificate?: ServerCertificateContext): Promise<number> {
+    const checked = checkNewTrustCommunity(
       new Map<string, unknown>([
         ['name', input.name],
         ['communityUri', input.communityUri],
@@ -164,11 +181,19 @@ export class TrustCommunities {
         ['purposesOfUse', input.purposesOfUse],
         ['revocationCheck', input.revocationCheck],
         ['accessTokenLifetime', input.accessTokenLifetime],
+        ['serverCertificate', input.serverCertificate],
+        ['serverKey', input.serverKey],
       ]),
+      { issuer: serverCertificate?.issuer },
     );
+    if (checked.serverKey !== null && !serverCertificate) throw new Error('a serverKey is stored sealed: pass the server certificate context');
+    const attributes = checked.serverKey === null ? checked : { ...checked, serverKey: serverCertificate!.seal(checked.serverKey) };
     return this.dataSource.transaction(async (manager) => {
       const id = await insertTrustCommunity(manager, attributes);
-      await recordAuditEvent(manager, { actor, operation: 'add', recordType: 'trust-community', recordId: id, before: null, after: { ...attributes } });
+      // serverKey is write-only: never in the audit trail.
+      const shown: Partial<TrustCommunityAttributes> = { ...attributes };
+      delete shown.serverKey;
+      await recordAuditEvent(manager, { actor, operation: 'add', recordType: 'trust-community', recordId: id, before: null, after: shown });
       return id;
     });
   }

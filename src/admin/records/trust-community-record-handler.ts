@@ -8,7 +8,14 @@ import {
   TRUST_COMMUNITY_COLUMNS,
   type TrustCommunityRow,
 } from '../../udap/trust-communities.js';
-import { checkNewTrustCommunity, checkTrustCommunityChanges, TRUST_COMMUNITY_ATTRIBUTES, TrustCommunityError } from '../../udap/trust-community-rules.js';
+import type { KeyEncryption } from '../../keys/key-encryption.js';
+import {
+  checkNewTrustCommunity,
+  checkTrustCommunityChanges,
+  TRUST_COMMUNITY_ATTRIBUTES,
+  TrustCommunityError,
+  type TrustCommunityAttributes,
+} from '../../udap/trust-community-rules.js';
 import { conflict, malformed, notFound, ruleBroken } from '../json-api/admin-error.js';
 import { escape, type ResourceInput, type ResourceObject } from '../json-api/resource-object.js';
 import { idField, selectPage, type Collection, type Field } from './collection.js';
@@ -51,10 +58,16 @@ export class TrustCommunityRecordHandler implements RecordHandler {
   readonly relationships = {};
   readonly collection = COLLECTION;
 
+  /** `issuer`: what a community's serverCertificate must name (ISSUER); `keyEncryption` seals its serverKey as signing keys are. */
+  constructor(
+    private readonly issuer: string,
+    private readonly keyEncryption: KeyEncryption,
+  ) {}
+
   async create(manager: EntityManager, input: ResourceInput): Promise<Written> {
     const values = this.read(input);
     try {
-      return { id: await insertTrustCommunity(manager, checkNewTrustCommunity(values), input.id) };
+      return { id: await insertTrustCommunity(manager, this.sealed(checkNewTrustCommunity(values, { issuer: this.issuer })), input.id) };
     } catch (error) {
       throw asAdminError(error);
     }
@@ -64,7 +77,7 @@ export class TrustCommunityRecordHandler implements RecordHandler {
     const values = this.read(input);
     let found: boolean;
     try {
-      found = await replaceTrustCommunity(manager, id, checkTrustCommunityChanges(values));
+      found = await replaceTrustCommunity(manager, id, this.sealed(checkTrustCommunityChanges(values, { issuer: this.issuer })));
     } catch (error) {
       throw asAdminError(error);
     }
@@ -97,6 +110,11 @@ export class TrustCommunityRecordHandler implements RecordHandler {
   async snapshot(manager: EntityManager, id: number): Promise<Snapshot | null> {
     const [record] = await this.find(manager, [id]);
     return record ? { ...record.attributes } : null;
+  }
+
+  /** The checked attributes with serverKey sealed (KEY_ENCRYPTION_SECRET), as it is stored. */
+  private sealed<T extends Partial<TrustCommunityAttributes>>(attributes: T): T {
+    return typeof attributes.serverKey === 'string' ? { ...attributes, serverKey: this.keyEncryption.seal(attributes.serverKey) } : attributes;
   }
 
   /** Attribute values by name: unknown or read-only ones are 400s, as are over-long strings or a NUL. */
