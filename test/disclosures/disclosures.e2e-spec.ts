@@ -223,7 +223,8 @@ describe('reading disclosures', () => {
     expect(response.headers['content-disposition']).toBe('attachment; filename="disclosures.csv"');
     const lines = response.text.split('\r\n');
     expect(lines[0]).toBe(
-      'id,jti,clientId,scope,aud,issuedAt,expiresAt,tokenType,jkt,requestId,ticketIds,requestedResourceIds,purposes,withdrawnAt,withdrawnBy',
+      'id,jti,clientId,scope,aud,issuedAt,expiresAt,tokenType,jkt,requestId,ticketIds,requestedResourceIds,purposes,withdrawnAt,withdrawnBy,' +
+        'organizationId,organizationName,purposeOfUse,subjectName,subjectId,subjectRole,consentReference',
     );
     expect(lines).toHaveLength(3);
     expect(lines[2]).toBe('');
