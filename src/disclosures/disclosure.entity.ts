@@ -11,7 +11,7 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 // requested resource (found through the basis tags).
 @Index('IDX_disclosure_issued', ['issuedAt', 'id'])
 @Index('IDX_disclosure_basis', ['basis', 'expiresAt'])
-// The filters of a UDAP token's `hl7-b2b` (docs/reference/disclosures.md): partial, so other tokens pay nothing for them.
+// The filters of a UDAP token's `hl7-b2b` (docs/guides/consent-withdrawal.md#purpose-of-use-in-the-accounting): partial, so other tokens pay nothing for them.
 @Index('IDX_disclosure_organization', ['organizationId', 'issuedAt'], { where: '"organization_id" IS NOT NULL' })
 @Index('IDX_disclosure_purpose_of_use', { synchronize: false })
 export class Disclosure {

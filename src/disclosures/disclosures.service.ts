@@ -196,7 +196,7 @@ function rowOf(item: DisclosureInput): Row {
   return { json, basis };
 }
 
-/** A UDAP token's `hl7-b2b` extension as the row keeps it (docs/reference/disclosures.md); absent members null. */
+/** A UDAP token's `hl7-b2b` extension as the row keeps it (docs/guides/consent-withdrawal.md#purpose-of-use-in-the-accounting); absent members null. */
 function hl7B2bColumns(extension: Hl7B2b): Record<string, string | string[] | null> {
   return {
     organization_id: extension.organization_id,

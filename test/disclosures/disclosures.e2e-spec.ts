@@ -121,6 +121,14 @@ describe('the disclosure of a resource-scope token', () => {
       ],
       withdrawnAt: null,
       withdrawnBy: null,
+      // A UDAP token's hl7-b2b members: null for every other token.
+      organizationId: null,
+      organizationName: null,
+      purposeOfUse: null,
+      subjectName: null,
+      subjectId: null,
+      subjectRole: null,
+      consentReference: null,
     });
     const one = await getAdmin(server, `/admin/disclosure/${row.id}`);
     expect(one.status).toBe(200);

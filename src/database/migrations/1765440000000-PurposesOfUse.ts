@@ -3,7 +3,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Purpose of use (docs/concepts/consent-tickets.md#purpose-of-use): a purpose lists the
  * purpose-of-use codes a UDAP request may assert to be covered by its tickets, and a disclosure
- * keeps the `hl7-b2b` extension the request asserted (docs/reference/disclosures.md). The two
+ * keeps the `hl7-b2b` extension the request asserted (docs/guides/consent-withdrawal.md#purpose-of-use-in-the-accounting). The two
  * indexes are partial: a disclosure without an organization, every token but a UDAP one, adds
  * nothing to them.
  */
