@@ -410,3 +410,53 @@ describe('decideAccess with asserted purposes of use (UDAP)', () => {
     expect(decideFor([TREAT], withPurposes([]), ['uma_protection']).verdict.granted).toBe(true);
   });
 });
+
+describe('decideAccess with asserted purposes of use, properties', () => {
+  const CODES = ['urn:x#A', 'urn:x#B', 'urn:x#C'];
+  // Every scope allowed and defined, no data source asked for: only coverage and purposes decide.
+  const udapWorld = fc.record({
+    held: fc.array(
+      fc.record({
+        bound: fc.subarray(['r', 'w']),
+        combinations: fc.array(fc.subarray(CODES), { maxLength: 3 }),
+        duration: fc.integer({ min: 1, max: 7200 }),
+      }),
+      { maxLength: 4 },
+    ),
+    request: fc.uniqueArray(fc.constantFrom('a:r', 'a:w', 'plain'), { minLength: 1, maxLength: 3 }),
+    asserted: fc.option(fc.uniqueArray(fc.constantFrom(...CODES), { minLength: 1, maxLength: 3 }), { nil: undefined }),
+  });
+
+  it('grants exactly when every resource scope has a combination whose purpose lists an asserted code (any combination without codes asserted)', () => {
+    fc.assert(
+      fc.property(udapWorld, (w) => {
+        const held: HeldResource[] = w.held.map((resource, index) => ({
+          id: index + 1,
+          requestedResourceId: `r${index}`,
+          definition: 'a',
+          maxPermissionDuration: resource.duration,
+          bindings: new Map(resource.bound.map((scope) => [scope, [100 + index]])),
+          combinations: resource.combinations.map((codes, position) => combination(200 + index * 10 + position, codes)),
+        }));
+        const given = facts({
+          allowedScopes: new Set(['a:r', 'a:w', 'plain']),
+          held,
+          definitions: new Map([['a', { name: 'a', scopes: new Set(['r', 'w']), servedBy: [] }]]),
+        });
+        const { verdict, chains } = decideAccess({ scopes: w.request, resources: [], ...(w.asserted ? { purposesOfUse: w.asserted } : {}) }, given, policy);
+        const matches = (codes: readonly string[]) => w.asserted === undefined || codes.some((code) => w.asserted!.includes(code));
+        const covering = (scope: string) =>
+          w.held.filter((resource) => resource.bound.includes(scope) && resource.combinations.some((codes) => matches(codes)));
+        const resourceScopes = w.request.filter((name) => name !== 'plain').map((name) => name.slice(2));
+        const expected = resourceScopes.every((scope) => covering(scope).length > 0);
+        expect(verdict.granted).toBe(expected);
+        if (expected && w.asserted) {
+          // Every chain names a code its purpose lists and the request asserted.
+          for (const chain of chains) expect(w.asserted).toContain(chain.purposeOfUse);
+        }
+        if (!w.asserted) expect(chains.every((chain) => chain.purposeOfUse === undefined)).toBe(true);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
