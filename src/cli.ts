@@ -17,6 +17,7 @@ import { KeyEncryption } from './keys/key-encryption.js';
 import { SigningKeysService } from './keys/signing-keys.service.js';
 import { TicketsModule } from './tickets/tickets.module.js';
 import { AccessDecisions } from './tickets/access-decisions.js';
+import { isPurposeOfUseCode } from './oauth/purpose-of-use.js';
 import { verdictText } from './tickets/verdict-text.js';
 import { cliActor } from './audit/audit-trail.js';
 import { parseScope } from './oauth/scope.js';
@@ -47,7 +48,7 @@ const USAGE = `usage:
                     [--server-certificate FILE --server-key FILE]
   cli trust-community list [--json]
   cli trust-community remove ID
-  cli explain --client-id ID --scope "a b" [--resource URI]... [--json]`;
+  cli explain --client-id ID --scope "a b" [--resource URI]... [--purpose-of-use CODE]... [--json]`;
 
 /** A mistake in the command line: exit code 2 and the usage. */
 class UsageError extends Error {}
@@ -101,6 +102,7 @@ async function main(argv: string[]): Promise<void> {
       'server-certificate': { type: 'string' },
       'server-key': { type: 'string' },
       purposes: { type: 'string' },
+      'purpose-of-use': { type: 'string', multiple: true },
       revocation: { type: 'string' },
       json: { type: 'boolean', default: false },
       now: { type: 'boolean', default: false },
@@ -265,8 +267,14 @@ async function main(argv: string[]): Promise<void> {
       const clientId = required(values['client-id'], '--client-id');
       const scopes = scopesOf(required(values.scope, '--scope'));
       const resources = (values.resource ?? []).filter((resource) => resource !== '');
+      const purposesOfUse = values['purpose-of-use']?.filter((code) => code !== '');
+      for (const code of purposesOfUse ?? []) {
+        if (!isPurposeOfUseCode(code))
+          throw new UsageError(`--purpose-of-use "${code}" is not a purpose-of-use code such as urn:oid:2.16.840.1.113883.5.8#TREAT`);
+      }
       return run(async (app) => {
-        const decision = await app.get(AccessDecisions).explain(clientId, { scopes, resources });
+        const request = { scopes, resources, ...(purposesOfUse && purposesOfUse.length > 0 ? { purposesOfUse } : {}) };
+        const decision = await app.get(AccessDecisions).explain(clientId, request);
         if (!decision) throw new NotFoundError(`no client has client_id "${clientId}"`);
         process.stdout.write(values.json ? JSON.stringify(decision.verdict) + '\n' : verdictText(decision.verdict));
       });

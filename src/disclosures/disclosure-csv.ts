@@ -16,6 +16,13 @@ export const CSV_COLUMNS = [
   'purposes',
   'withdrawnAt',
   'withdrawnBy',
+  'organizationId',
+  'organizationName',
+  'purposeOfUse',
+  'subjectName',
+  'subjectId',
+  'subjectRole',
+  'consentReference',
 ] as const;
 
 /** The header line of the export, CRLF-terminated (RFC 4180). */
@@ -42,6 +49,13 @@ export function csvRecord(view: DisclosureView): string {
     distinct(view.chains.map((chain) => chain.purpose.name)),
     view.withdrawnAt,
     view.withdrawnBy,
+    view.organizationId,
+    view.organizationName,
+    view.purposeOfUse === null ? null : view.purposeOfUse.join(' | '),
+    view.subjectName,
+    view.subjectId,
+    view.subjectRole,
+    view.consentReference === null ? null : view.consentReference.join(' | '),
   ];
   return cells.map(csvCell).join(',') + '\r\n';
 }
