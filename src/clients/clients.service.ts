@@ -11,7 +11,7 @@ import {
   type ClientRegistration,
   type ValidRegistration,
 } from './client-registration.js';
-import { deleteClient, insertClient, updateClient, updateSecretHash } from './client-writes.js';
+import { deleteClient, insertClient, insertUdapMember, updateClient, updateSecretHash, updateUdapMember, type UdapMemberRows } from './client-writes.js';
 import { holdsNoSecret } from './client-metadata.entity.js';
 import { newClientAttributes, newSecretOf, type NewClient } from './new-client.js';
 import { recordAuditEvent } from '../audit/audit-trail.js';
@@ -135,6 +135,28 @@ export class ClientsService {
     if (!current) throw new RegistrationError('id', `no client with id ${id}`, ClientErrorCode.NotFound);
     await deleteClient(manager, id, current.metadata_id);
     return shownClient(current);
+  }
+
+  /**
+   * docs/reference/trust-communities.md#registration: the client a trust community has for this
+   * SAN URI (locked for the caller's transaction), or undefined.
+   */
+  async udapMember(manager: EntityManager, trustCommunityId: number, udapIssuer: string): Promise<{ id: number; clientId: string } | undefined> {
+    const [row] = await manager.query<{ id: number; client_id: string }[]>(
+      'SELECT id, client_id FROM client WHERE trust_community_id = $1 AND udap_issuer = $2 FOR UPDATE',
+      [trustCommunityId, udapIssuer],
+    );
+    return row ? { id: row.id, clientId: row.client_id } : undefined;
+  }
+
+  /** A new UDAP member's client in the caller's transaction (the caller records the audit event); undefined when a concurrent registration took its place. */
+  createUdapMember(manager: EntityManager, member: UdapMemberRows): Promise<number | undefined> {
+    return insertUdapMember(manager, member);
+  }
+
+  /** A UDAP member registering again: replaced, cancelled (grantTypes empty) or revived, in the caller's transaction. */
+  replaceUdapMember(manager: EntityManager, id: number, member: Omit<UdapMemberRows, 'clientId' | 'trustCommunityId' | 'udapIssuer'>): Promise<void> {
+    return updateUdapMember(manager, id, member);
   }
 
   /** The client as the admin interface shows it and the audit trail records it; null when there is none. */
