@@ -29,7 +29,7 @@ export class AppModule {
         StatusListsModule,
         UmaModule,
         // docs/guides/dynamic-registration.md: DYNAMIC_CLIENT_REGISTRATION=false leaves its paths unrouted (404).
-        ...(config.dynamicClientRegistration ? [RegistrationModule] : []),
+        ...(config.dynamicClientRegistration || config.udap ? [RegistrationModule] : []),
         AdminModule,
         ConsoleModule,
         HealthModule,

@@ -141,12 +141,16 @@ export class ClientsService {
    * docs/reference/trust-communities.md#registration: the client a trust community has for this
    * SAN URI (locked for the caller's transaction), or undefined.
    */
-  async udapMember(manager: EntityManager, trustCommunityId: number, udapIssuer: string): Promise<{ id: number; clientId: string } | undefined> {
-    const [row] = await manager.query<{ id: number; client_id: string }[]>(
-      'SELECT id, client_id FROM client WHERE trust_community_id = $1 AND udap_issuer = $2 FOR UPDATE',
+  async udapMember(
+    manager: EntityManager,
+    trustCommunityId: number,
+    udapIssuer: string,
+  ): Promise<{ id: number; clientId: string; createdAt: Date } | undefined> {
+    const [row] = await manager.query<{ id: number; client_id: string; date_created: Date }[]>(
+      'SELECT id, client_id, date_created FROM client WHERE trust_community_id = $1 AND udap_issuer = $2 FOR UPDATE',
       [trustCommunityId, udapIssuer],
     );
-    return row ? { id: row.id, clientId: row.client_id } : undefined;
+    return row ? { id: row.id, clientId: row.client_id, createdAt: row.date_created } : undefined;
   }
 
   /** A new UDAP member's client in the caller's transaction (the caller records the audit event); undefined when a concurrent registration took its place. */
