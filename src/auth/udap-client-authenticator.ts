@@ -97,7 +97,12 @@ export class UdapClientAuthenticator {
     const tokenEndpoint = `${this.config.issuer}/oauth2/token`;
     const claims = verified.payload;
     if (claims.aud !== tokenEndpoint) throw refused(`the assertion's "aud" must be the token endpoint URL ${tokenEndpoint} as a string`);
-    const { jti, exp } = checkAssertionClaims(claims, { clientId: client.clientId, issuer: this.config.issuer, now: Math.floor(Date.now() / 1000), tokenEndpoint });
+    const { jti, exp } = checkAssertionClaims(claims, {
+      clientId: client.clientId,
+      issuer: this.config.issuer,
+      now: Math.floor(Date.now() / 1000),
+      tokenEndpoint,
+    });
     const hl7B2b = readHl7B2b(claims.extensions, community.purposesOfUse);
     beforeConsume?.(client);
     const assertionUse = { kind: 'client-assertion', namespace: client.clientId, jti, expiresAt: exp };

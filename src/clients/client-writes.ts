@@ -247,11 +247,17 @@ export async function insertUdapMember(manager: EntityManager, member: UdapMembe
 }
 
 /** A UDAP member's registration again (replaced, cancelled with `grantTypes` empty, or revived), in the caller's transaction. */
-export async function updateUdapMember(manager: EntityManager, id: number, member: Omit<UdapMemberRows, 'clientId' | 'trustCommunityId' | 'udapIssuer'>): Promise<void> {
-  await manager.query(
-    `UPDATE client SET client_name = $2, contacts = $3, organization = $4, version = version + 1, last_updated = now() WHERE id = $1`,
-    [id, member.clientName, JSON.stringify(member.contacts), member.organization],
-  );
+export async function updateUdapMember(
+  manager: EntityManager,
+  id: number,
+  member: Omit<UdapMemberRows, 'clientId' | 'trustCommunityId' | 'udapIssuer'>,
+): Promise<void> {
+  await manager.query(`UPDATE client SET client_name = $2, contacts = $3, organization = $4, version = version + 1, last_updated = now() WHERE id = $1`, [
+    id,
+    member.clientName,
+    JSON.stringify(member.contacts),
+    member.organization,
+  ]);
   await manager.query(
     `UPDATE client_metadata m SET grant_types = $2, allowed_scopes = $3, version = m.version + 1, last_updated = now()
        FROM client c WHERE c.metadata_id = m.id AND c.id = $1`,

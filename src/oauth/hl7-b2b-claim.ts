@@ -94,5 +94,5 @@ function uriList(b2b: Record<string, unknown>, name: 'consent_policy' | 'consent
   if (list.length > MAX_LIST || !list.every((entry) => isAbsolute(entry, url))) {
     throw refused(member(name, url ? `must be absolute URLs (at most ${MAX_LIST})` : `must be absolute URIs (at most ${MAX_LIST})`));
   }
-  return list as string[];
+  return list;
 }

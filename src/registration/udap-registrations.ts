@@ -117,7 +117,8 @@ export class UdapRegistrations {
     return this.dataSource.transaction(async (manager) => {
       const member = await this.clients.udapMember(manager, community.id, checked.iss);
       if (!member) {
-        if (checked.cancel) throw new OAuthError('invalid_client_metadata', 'grant_types: [] cancels a registration, and this trust community has no client for this "iss"');
+        if (checked.cancel)
+          throw new OAuthError('invalid_client_metadata', 'grant_types: [] cancels a registration, and this trust community has no client for this "iss"');
         const clientId = `udap-${randomBytes(16).toString('base64url')}`;
         const id = await this.clients.createUdapMember(manager, {
           clientId,
@@ -131,15 +132,34 @@ export class UdapRegistrations {
         });
         if (id === undefined) return undefined;
         const shown = (await this.clients.shown(manager, id))!;
-        await recordAuditEvent(manager, { actor: actorOf(clientId, address), operation: 'add', recordType: 'uma-client', recordId: id, before: null, after: shown });
+        await recordAuditEvent(manager, {
+          actor: actorOf(clientId, address),
+          operation: 'add',
+          recordType: 'uma-client',
+          recordId: id,
+          before: null,
+          after: shown,
+        });
         return { result: 'created', shown, issuedAt: new Date() } satisfies Outcome;
       }
       const before = (await this.clients.shown(manager, member.id))!;
       const actor = actorOf(member.clientId, address);
       if (checked.cancel && (await this.removed(manager, member.id))) {
-        const auditEventId = await recordAuditEvent(manager, { actor, operation: 'remove', recordType: 'uma-client', recordId: member.id, before, after: null });
+        const auditEventId = await recordAuditEvent(manager, {
+          actor,
+          operation: 'remove',
+          recordType: 'uma-client',
+          recordId: member.id,
+          before,
+          after: null,
+        });
         await this.withdrawals.pending(manager, auditEventId);
-        return { result: 'cancelled', shown: before, issuedAt: member.createdAt, change: { auditEventId, operation: 'remove', recordType: 'uma-client', recordId: member.id, before } } satisfies Outcome;
+        return {
+          result: 'cancelled',
+          shown: before,
+          issuedAt: member.createdAt,
+          change: { auditEventId, operation: 'remove', recordType: 'uma-client', recordId: member.id, before },
+        } satisfies Outcome;
       }
       await this.clients.replaceUdapMember(manager, member.id, {
         clientName: checked.cancel ? before.clientName : checked.clientName,

@@ -49,7 +49,8 @@ export function checkUdapStatement(claims: Record<string, unknown>, context: Uda
   if (typeof iss !== 'string' || iss === '') throw invalidStatement('"iss" is required: the client\'s URI, a subjectAltName URI of its certificate');
   if (!context.sanUris.includes(iss)) throw unapproved('"iss" is not a subjectAltName URI of the statement\'s leaf certificate');
   if (claims.sub !== iss) throw invalidStatement('"sub" must equal "iss"');
-  if (claims.aud !== context.registrationEndpoint) throw invalidStatement(`"aud" must be the registration endpoint ${context.registrationEndpoint} as a string`);
+  if (claims.aud !== context.registrationEndpoint)
+    throw invalidStatement(`"aud" must be the registration endpoint ${context.registrationEndpoint} as a string`);
   const { iat, exp } = claims;
   if (!isNumericDate(iat)) throw invalidStatement('"iat" is required and must be a NumericDate');
   if (!isNumericDate(exp)) throw invalidStatement('"exp" is required and must be a NumericDate');

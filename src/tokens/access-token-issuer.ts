@@ -47,7 +47,12 @@ export class AccessTokenIssuer {
     private readonly statusIndices: StatusIndexAllocator,
   ) {}
 
-  async issue(client: ClientRecord, { scopes, decision, resources, rpt, hl7B2b }: GrantedAccess, cnf?: Confirmation, requestId?: string): Promise<TokenResponse> {
+  async issue(
+    client: ClientRecord,
+    { scopes, decision, resources, rpt, hl7B2b }: GrantedAccess,
+    cnf?: Confirmation,
+    requestId?: string,
+  ): Promise<TokenResponse> {
     const jkt = cnf !== undefined && 'jkt' in cnf ? cnf.jkt : undefined;
     // docs/concepts/consent-tickets.md#when-a-resource-scope-is-granted and docs/concepts/audience.md: the lifetime and audience the decision gave (an RPT's audience: its ticket's data sources).
     const { lifetime } = decision.verdict as { lifetime: number };

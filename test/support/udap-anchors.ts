@@ -41,6 +41,7 @@ export async function selfSignedCertificate(name: string, ca: boolean, notAfter 
 // cRLDistributionPoints name CRLs served on loopback by `startCrlServer`, and JWTs signed by a
 // leaf with its chain in x5c.
 
+const CRL_LIFETIME_MS = 1_000;
 const RSA = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256', publicExponent: new Uint8Array([1, 0, 1]), modulusLength: 2048 };
 
 /** A certificate with its key pair; `crlUrl`: where its own CRL (of what it issued) is served, for a CA. */
@@ -50,6 +51,7 @@ export type TestIssued = { certificate: X509Certificate; keys: webcrypto.CryptoK
 export class CrlServer {
   private readonly revoked = new Map<string, TestIssued[]>();
   private readonly issuers = new Map<string, TestIssued>();
+  private readonly lastServed = new Map<string, number>();
   fetches = 0;
 
   private constructor(
@@ -87,20 +89,27 @@ export class CrlServer {
     this.issuers.set(new URL(ca.crlUrl!).pathname, ca);
   }
 
-  revoke(issuer: TestIssued, certificate: TestIssued): void {
+  /**
+   * Adds `certificate` to its issuer's CRL; resolves once every copy of that CRL served before
+   * has passed its nextUpdate (a second), so that the server fetches the new one at its next check.
+   */
+  async revoke(issuer: TestIssued, certificate: TestIssued): Promise<void> {
     const path = new URL(issuer.crlUrl!).pathname;
     this.revoked.set(path, [...(this.revoked.get(path) ?? []), certificate]);
+    const wait = (this.lastServed.get(path) ?? 0) + CRL_LIFETIME_MS + 50 - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   }
 
   private async crlAt(path: string): Promise<Uint8Array | undefined> {
     const issuer = this.issuers.get(path);
     if (!issuer) return undefined;
     this.fetches += 1;
+    this.lastServed.set(path, Date.now());
     const crl = await X509CrlGenerator.create({
       issuer: issuer.certificate.subject,
       thisUpdate: new Date(Date.now() - 60_000),
-      // Kept by the server for a second: a revocation shows at once in the next test.
-      nextUpdate: new Date(Date.now() + 1_000),
+      // Kept by the server for a second: a revocation shows a second later at most.
+      nextUpdate: new Date(Date.now() + CRL_LIFETIME_MS),
       signingAlgorithm: EC_P256,
       signingKey: issuer.keys.privateKey,
       entries: (this.revoked.get(path) ?? []).map((entry) => ({ serialNumber: entry.certificate.serialNumber, revocationDate: new Date(Date.now() - DAY) })),

@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access --
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment --
    RFC 7591 answers are read member by member here (supertest types every body as any). */
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
@@ -265,7 +265,7 @@ describe('refusals, each 400 with nothing stored and no jti recorded', () => {
     await expectRefused({ software_statement: 'not-a-jws', udap: '1' }, 'invalid_software_statement', /compact JWS/);
   });
 
-  it('refuses a statement whose signature is not the leaf key\'s (invalid_software_statement)', async () => {
+  it("refuses a statement whose signature is not the leaf key's (invalid_software_statement)", async () => {
     const { leaf, san } = await memberA();
     const other = await testLeaf('CN=Other', san, intermediateA);
     const forged = await udapJwt({ ...leaf, keys: other.keys }, [intermediateA], claimsFor(san));
@@ -300,7 +300,7 @@ describe('refusals, each 400 with nothing stored and no jti recorded', () => {
   it('refuses a revoked certificate (unapproved_software_statement)', async () => {
     const san = freshSan();
     const leaf = await testLeaf('CN=Revoked', san, intermediateA);
-    crls.revoke(intermediateA, leaf);
+    await crls.revoke(intermediateA, leaf);
     await expectRefused(await statementBody(leaf, [intermediateA], claimsFor(san)), 'unapproved_software_statement', /revoked/);
   });
 
@@ -357,7 +357,11 @@ describe('refusals, each 400 with nothing stored and no jti recorded', () => {
     const { leaf, san } = await memberA();
     const claims = claimsFor(san);
     expect((await register(await statementBody(leaf, [intermediateA], claims))).status).toBe(201);
-    await expectRefused(await statementBody(leaf, [intermediateA], { ...claims, client_name: 'Again' }), 'invalid_software_statement', /"jti" has already been used/);
+    await expectRefused(
+      await statementBody(leaf, [intermediateA], { ...claims, client_name: 'Again' }),
+      'invalid_software_statement',
+      /"jti" has already been used/,
+    );
   });
 
   it('records no jti for a refused statement: the same jti registers once the statement is right', async () => {

@@ -48,18 +48,21 @@ export class ClientAuthGuard implements CanActivate {
     const body = request.body as TokenParameters;
     const headerTried = request.headers.authorization !== undefined;
     const assertionTried = body.client_assertion !== undefined || body.client_assertion_type !== undefined;
+    // docs/reference/trust-communities.md#token-request: with UDAP on, `udap` at the token endpoint takes the UDAP path (the certificate is the credential).
+    if (body.udap !== undefined && request.takesProofs === true && this.udap.enabled) {
+      if (headerTried || body.client_secret !== undefined) {
+        throw new OAuthError(
+          'invalid_request',
+          'a UDAP token request authenticates with its client assertion alone: no Authorization header, no client_secret',
+        );
+      }
+      request.user = await this.udap.authenticate(body, request.ip ?? 'unknown', (client) => this.checkBindings(client, request), request.dpop);
+      return true;
+    }
     if ((headerTried ? 1 : 0) + (body.client_secret !== undefined ? 1 : 0) + (assertionTried ? 1 : 0) > 1) {
       throw new OAuthError('invalid_request', 'use one client authentication method, not several (Authorization header, client_secret, client_assertion)');
     }
     const proof = request.dpop;
-    // docs/reference/trust-communities.md#token-request: with UDAP on, `udap` at the token endpoint takes the UDAP path (the certificate is the credential).
-    if (body.udap !== undefined && request.takesProofs === true && this.udap.enabled) {
-      if (headerTried || body.client_secret !== undefined) {
-        throw new OAuthError('invalid_request', 'a UDAP token request authenticates with its client assertion alone: no Authorization header, no client_secret');
-      }
-      request.user = await this.udap.authenticate(body, request.ip ?? 'unknown', (client) => this.checkBindings(client, request), proof);
-      return true;
-    }
     if (assertionTried) {
       // The assertion's jti and the proof's are used up together, all or none.
       request.user = await this.assertions.authenticate(body, request.ip ?? 'unknown', (client) => this.checkBindings(client, request), proof);

@@ -34,7 +34,12 @@ export class ClientCredentialsGrant implements TokenGrant {
     });
     if (decision.refusal) throw oauthErrorOf(decision.refusal);
     // SMART wildcards are replaced by what they expand to (docs/guides/smart-backend-services.md).
-    const response = await this.issuer.issue(client, { scopes: decision.scopes, decision, resources, ...(hl7B2b !== undefined ? { hl7B2b } : {}) }, cnf, requestId);
+    const response = await this.issuer.issue(
+      client,
+      { scopes: decision.scopes, decision, resources, ...(hl7B2b !== undefined ? { hl7B2b } : {}) },
+      cnf,
+      requestId,
+    );
     if (client.grantTypes.has('refresh_token')) response.refresh_token = await this.refreshTokens.issue(client, response.scope);
     return response;
   }
