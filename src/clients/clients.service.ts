@@ -62,8 +62,9 @@ export class ClientsService {
   ) {}
 
   /** The registration rules under this deployment's policy (JWKS_URI_ALLOW_HTTP); a refusal is a RegistrationError. */
-  validate(input: ClientRegistration): ValidRegistration {
+  validate(input: ClientRegistration, member: { udap?: boolean } = {}): ValidRegistration {
     return validateRegistration(input, {
+      keysFromCertificate: member.udap === true,
       allowPrivateJwksUri: this.config.jwksUriAllowHttp,
       mtls: this.config.mtls !== undefined,
       // The command line cannot see the server's CA file: it registers what the server will judge.
@@ -113,7 +114,8 @@ export class ClientsService {
     if (namesSubject || (fields.authenticationType !== undefined && fields.authenticationType !== 'tls_client_auth')) {
       for (const [field] of TLS_SUBJECT_FIELDS) if (fields[field] === undefined) merged[field] = null;
     }
-    const registration = this.validate(merged);
+    // A UDAP member keeps no keys (docs/reference/trust-communities.md#registration): an administrator may still change it, its scopes say.
+    const registration = this.validate(merged, { udap: current.registered_via === 'udap' });
     const secretHash = registration.clientSecret === undefined ? null : await hashClientSecret(registration.clientSecret);
     await updateClient(manager, id, current.metadata_id, registration, {
       issuerUri: (merged.issuerUri as string | null | undefined) ?? null,

@@ -246,6 +246,21 @@ describe('registering again', () => {
   });
 });
 
+describe('an administrator', () => {
+  it("may narrow a member's allowedScopes, though it registered no keys", async () => {
+    const { leaf, san } = await memberA();
+    const response = await register(await statementBody(leaf, [intermediateA], claimsFor(san, { scope: 'system/Patient.rs system/Observation.rs' })));
+    const [{ id }] = await server.dataSource.query<{ id: number }[]>('SELECT id FROM client WHERE client_id = $1', [response.body.client_id]);
+    const patched = await request(server.adminUrl)
+      .patch(`/admin/uma-client/${id}`)
+      .set('Authorization', server.adminToken)
+      .set('Content-Type', JSON_API)
+      .send(JSON.stringify({ data: { type: 'uma-client', id: String(id), attributes: { allowedScopes: 'system/Patient.rs' } } }));
+    expect(patched.status).toBe(200);
+    expect((await stored(response.body.client_id as string))?.allowed_scopes).toBe('system/Patient.rs');
+  });
+});
+
 describe('refusals, each 400 with nothing stored and no jti recorded', () => {
   it('refuses a UDAP body with a bearer token (invalid_request)', async () => {
     const { leaf, san } = await memberA();
