@@ -246,6 +246,18 @@ describe('registering again', () => {
   });
 });
 
+describe('metrics', () => {
+  it('counts registrations by result and certificate checks by result', async () => {
+    const { leaf, san } = await memberA();
+    await register(await statementBody(leaf, [intermediateA], claimsFor(san)));
+    await register(await statementBody(leaf, [intermediateA], claimsFor(san, { scope: 'user/Patient.rs' })));
+    const metrics = (await request(server.adminUrl).get('/metrics')).text;
+    expect(metrics).toMatch(/^udap_registrations_total\{result="created"\} [1-9]/m);
+    expect(metrics).toMatch(/^udap_registrations_total\{result="refused"\} [1-9]/m);
+    expect(metrics).toMatch(/^udap_certificate_checks_total\{result="ok"\} [1-9]/m);
+  });
+});
+
 describe('an administrator', () => {
   it("may narrow a member's allowedScopes, though it registered no keys", async () => {
     const { leaf, san } = await memberA();

@@ -309,6 +309,33 @@ describe('refused with 401 invalid_client', () => {
   });
 });
 
+describe('on a second instance', () => {
+  let second: TestApp | undefined;
+
+  afterAll(async () => {
+    await second?.close();
+  });
+
+  it('refuses a member at once once another instance has disabled its community', async () => {
+    second = await startTestApp({ UDAP: 'true', JWKS_URI_ALLOW_HTTP: 'true', ISSUER: server.url });
+    const client = await member();
+    const onSecond = async () =>
+      request(second!.url)
+        .post('/oauth2/token')
+        .type('form')
+        .send(new URLSearchParams(udapParameters(await assertion(client))).toString());
+    expect((await onSecond()).status).toBe(200);
+    await patchCommunity(communityA, { enabled: false });
+    try {
+      const refused = await onSecond();
+      expect(refused.status).toBe(401);
+      expect(refused.body.error).toBe('invalid_client');
+    } finally {
+      await patchCommunity(communityA, { enabled: true });
+    }
+  });
+});
+
 describe('refused with 400 invalid_grant naming the member', () => {
   it.each([
     ['no extensions', { extensions: undefined }, /"extensions"/],
