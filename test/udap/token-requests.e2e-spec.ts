@@ -301,6 +301,18 @@ describe('refused with 401 invalid_client', () => {
     expect((await tokenRequest(udapParameters(await assertion(client)))).status).toBe(200);
   });
 
+  it('once the anchor that builds its chain is removed from the community, and again accepted once it is back', async () => {
+    const client = await member();
+    expect((await tokenRequest(udapParameters(await assertion(client)))).status).toBe(200);
+    await patchCommunity(communityA, { anchors: [rootB.pem] });
+    try {
+      await expectRefused(udapParameters(await assertion(client)), 401, 'invalid_client', /trust anchor/);
+    } finally {
+      await patchCommunity(communityA, { anchors: [rootA.pem] });
+    }
+    expect((await tokenRequest(udapParameters(await assertion(client)))).status).toBe(200);
+  });
+
   it('when the client sends its assertion without udap=1', async () => {
     const client = await member();
     const parameters = udapParameters(await assertion(client));
