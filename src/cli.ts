@@ -222,13 +222,13 @@ async function main(argv: string[]): Promise<void> {
       return run(async (app) => {
         const rows = await app.get(TrustCommunities).list();
         if (values.json) {
-          const listed = rows.map((row) => ({ id: String(row.id), ...attributesOf(row) }));
+          const listed = rows.map((row) => ({ id: String(row.id), ...attributesOf(row), clientCount: row.client_count }));
           process.stdout.write(JSON.stringify(listed) + '\n');
           return;
         }
         for (const row of rows) {
           const state = row.enabled ? 'enabled' : 'disabled';
-          process.stdout.write(`${row.id}\t${row.community_uri}\t${row.name}\t${state}\t${row.anchors.length} anchor(s)\tscopes: ${row.scope_ceiling}\n`);
+          process.stdout.write(`${row.id}\t${row.community_uri}\t${row.name}\t${state}\t${row.anchors.length} anchor(s)\t${row.client_count} client(s)\tscopes: ${row.scope_ceiling}\n`);
         }
       });
     }

@@ -14,6 +14,7 @@ import { ChangeFeed } from '../database/change-feed.js';
 import { DisclosureWithdrawals, type RecordChange } from '../disclosures/disclosure-withdrawals.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { OAuthError } from '../oauth/oauth-error.js';
+import { lockMemberCommunity } from '../udap/trust-communities.js';
 import { checkUdapStatement, invalidStatement, unapproved, type UdapStatement } from './udap-software-statement.js';
 
 /** A UDAP registration's answer: 201 for a new client, 200 for one registered again (replaced or cancelled). */
@@ -115,6 +116,8 @@ export class UdapRegistrations {
   /** One transaction: the client created, replaced, kept cancelled or removed, with its audit event and pending withdrawal. */
   private async write(community: UdapCommunity, checked: UdapStatement, organization: string, address: string): Promise<Outcome | undefined> {
     return this.dataSource.transaction(async (manager) => {
+      // The community's row is held until the commit: it cannot be removed while a member is added.
+      if (!(await lockMemberCommunity(manager, community.id))) throw unapproved('the trust community that vouches for this certificate was removed');
       const member = await this.clients.udapMember(manager, community.id, checked.iss);
       if (!member) {
         if (checked.cancel)

@@ -28,6 +28,9 @@ export type TrustCommunityRow = {
   enabled: boolean;
 };
 
+/** How many clients registered through community `t` (docs/reference/trust-communities.md: `clientCount`). */
+export const CLIENT_COUNT = '(SELECT count(*)::int FROM client c WHERE c.trust_community_id = t.id) AS client_count';
+
 export const TRUST_COMMUNITY_COLUMNS =
   't.id, t.version, t.date_created, t.last_updated, t.name, t.community_uri, t.anchors, t.scope_ceiling, t.purposes_of_use, t.revocation_check, t.access_token_lifetime, t.enabled';
 
@@ -85,11 +88,40 @@ export async function replaceTrustCommunity(manager: EntityManager, id: number, 
   return affected(rows) > 0;
 }
 
-/** Removes the community; answers what it was (for the audit trail), undefined when no such community exists. */
+/**
+ * Removes the community; answers what it was (for the audit trail), undefined when no such
+ * community exists. A community that still has clients stays: a TrustCommunityError of kind
+ * `referenced`. The row's lock orders this against a registration, which holds the community's
+ * row shared while it adds a member (lockMemberCommunity).
+ */
 export async function removeTrustCommunity(manager: EntityManager, id: number): Promise<TrustCommunityRow | undefined> {
+  const [held] = await manager.query<{ clients: number }[]>(`SELECT ${CLIENT_COUNT.replace(' AS client_count', ' AS clients')} FROM trust_community t WHERE t.id = $1 FOR UPDATE`, [id]);
+  if (held === undefined) return undefined;
+  if (held.clients > 0) {
+    const members = held.clients === 1 ? 'a client' : `${held.clients} clients`;
+    throw new TrustCommunityError('id', `trust-community ${id} still has ${members}: remove them first`, 'referenced');
+  }
   const rows = await manager.query<TrustCommunityRow[]>(`DELETE FROM trust_community t WHERE t.id = $1 RETURNING ${TRUST_COMMUNITY_COLUMNS}`, [id]);
   const removed = Array.isArray(rows[0]) ? (rows[0] as unknown as TrustCommunityRow[]) : rows;
   return removed[0];
+}
+
+/**
+ * Holds community `id`'s row shared until the caller's transaction ends, so that it is not removed
+ * while a member is added; answers whether it exists.
+ */
+export async function lockMemberCommunity(manager: EntityManager, id: number): Promise<boolean> {
+  const rows = await manager.query<unknown[]>('SELECT 1 FROM trust_community WHERE id = $1 FOR SHARE', [id]);
+  return rows.length > 0;
+}
+
+/** The scopeCeiling of client `clientKey`'s trust community; undefined for a client of none. */
+export async function communityScopeCeilingOfClient(manager: Pick<EntityManager, 'query'>, clientKey: number): Promise<string | undefined> {
+  const [row] = await manager.query<{ scope_ceiling: string }[]>(
+    'SELECT t.scope_ceiling FROM client c JOIN trust_community t ON t.id = c.trust_community_id WHERE c.id = $1',
+    [clientKey],
+  );
+  return row?.scope_ceiling;
 }
 
 /** The attributes of a stored row, as the audit trail and the admin interface name them. */
@@ -141,8 +173,8 @@ export class TrustCommunities {
     });
   }
 
-  async list(): Promise<TrustCommunityRow[]> {
-    return this.dataSource.query<TrustCommunityRow[]>(`SELECT ${TRUST_COMMUNITY_COLUMNS} FROM trust_community t ORDER BY t.id`);
+  async list(): Promise<(TrustCommunityRow & { client_count: number })[]> {
+    return this.dataSource.query(`SELECT ${TRUST_COMMUNITY_COLUMNS}, ${CLIENT_COUNT} FROM trust_community t ORDER BY t.id`);
   }
 
   /** Removes the community; false when no such community exists. */

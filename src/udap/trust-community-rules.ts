@@ -39,8 +39,11 @@ export class TrustCommunityError extends Error {
   constructor(
     readonly field: string,
     message: string,
-    /** `type`: a wrong JSON type (400); `rule`: a broken rule (422); `taken`: the id or the communityUri is taken (409). */
-    readonly kind: 'type' | 'rule' | 'taken' = 'rule',
+    /**
+     * `type`: a wrong JSON type (400); `rule`: a broken rule (422); `taken`: the id or the
+     * communityUri is taken (409); `referenced`: clients still belong to the community (409).
+     */
+    readonly kind: 'type' | 'rule' | 'taken' | 'referenced' = 'rule',
   ) {
     super(message);
   }

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClient } from '../support/factories.js';
 import { runCli } from '../support/processes.js';
 import { startTestApp, testDatabaseUrl, type TestApp } from '../support/test-app.js';
 import { selfSignedCertificate } from '../support/udap-anchors.js';
@@ -78,7 +79,7 @@ describe('trust-community commands', () => {
 
     const listed = await runCli(['trust-community', 'list'], environment());
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toContain(`${id}\t${communityUri}\tCLI Community\tenabled`);
+    expect(listed.stdout).toContain(`${id}\t${communityUri}\tCLI Community\tenabled\t1 anchor(s)\t0 client(s)`);
 
     const removed = await runCli(['trust-community', 'remove', String(id)], environment());
     expect(removed.code).toBe(0);
@@ -87,6 +88,29 @@ describe('trust-community commands', () => {
     expect(events.map((event) => event.operation)).toEqual(['add', 'remove']);
     expect(events.every((event) => event.actor.startsWith('cli:'))).toBe(true);
     expect(events[0].after).toMatchObject({ communityUri, revocationCheck: 'off' });
+  });
+
+  it('refuses to remove a community that still has a client, in one line, and keeps it', async () => {
+    const created = await runCli(
+      ['trust-community', 'create', '--name', 'Kept', '--community-uri', uniqueUri(), '--anchor', caFile, '--scopes', 'system/Patient.rs', '--json'],
+      environment(),
+    );
+    const id = Number((JSON.parse(created.stdout) as { id: string }).id);
+    // A member, as UDAP registration stores one (docs/reference/trust-communities.md).
+    const client = await createClient(server.app);
+    await server.dataSource.query(`UPDATE client SET registered_via = 'udap', trust_community_id = $1, udap_issuer = $2 WHERE client_id = $3`, [
+      id,
+      `https://member.example/${id}`,
+      client.clientId,
+    ]);
+    try {
+      const refused = await runCli(['trust-community', 'remove', String(id)], environment());
+      expect(refused.code).toBe(1);
+      expect(refused.stderr.trim()).toBe(`error: trust-community ${id} still has a client: remove them first`);
+      expect(await server.dataSource.query('SELECT id FROM trust_community WHERE id = $1', [id])).toHaveLength(1);
+    } finally {
+      await server.dataSource.query('UPDATE client SET trust_community_id = NULL WHERE client_id = $1', [client.clientId]);
+    }
   });
 
   it('refuses an anchor that is not a CA in one line naming anchors, and stores nothing', async () => {

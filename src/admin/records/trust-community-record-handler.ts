@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import {
   attributesOf,
+  CLIENT_COUNT,
   insertTrustCommunity,
   removeTrustCommunity,
   replaceTrustCommunity,
@@ -36,7 +37,9 @@ const COLLECTION: Collection = {
   search: ['t.name'],
 };
 
-const SELECT = `SELECT ${TRUST_COMMUNITY_COLUMNS}`;
+const SELECT = `SELECT ${TRUST_COMMUNITY_COLUMNS}, ${CLIENT_COUNT}`;
+
+type CountedRow = TrustCommunityRow & { client_count: number };
 
 /**
  * `trust-community`: a UDAP trust community (docs/reference/trust-communities.md). Present
@@ -69,19 +72,25 @@ export class TrustCommunityRecordHandler implements RecordHandler {
     return { id };
   }
 
-  /** No client can belong to a community yet (UDAP registration comes later), so a removal is always allowed. */
+  /** A community that still has clients is not removed: 409. */
   async remove(manager: EntityManager, id: number): Promise<void> {
-    if (!(await removeTrustCommunity(manager, id))) throw notFound(`no trust-community with id ${id}`, '/path');
+    let removed: TrustCommunityRow | undefined;
+    try {
+      removed = await removeTrustCommunity(manager, id);
+    } catch (error) {
+      throw asAdminError(error);
+    }
+    if (!removed) throw notFound(`no trust-community with id ${id}`, '/path');
   }
 
   async find(manager: EntityManager, ids: number[]): Promise<ResourceObject[]> {
     if (ids.length === 0) return [];
-    const rows: TrustCommunityRow[] = await manager.query(`${SELECT} ${COLLECTION.from} WHERE t.id = ANY($1)`, [ids]);
+    const rows: CountedRow[] = await manager.query(`${SELECT} ${COLLECTION.from} WHERE t.id = ANY($1)`, [ids]);
     return rows.map(serialise);
   }
 
   async list(manager: EntityManager, query: ListQuery): Promise<{ records: ResourceObject[]; total: number }> {
-    const { rows, total } = await selectPage<TrustCommunityRow>(manager, COLLECTION, SELECT, query);
+    const { rows, total } = await selectPage<CountedRow>(manager, COLLECTION, SELECT, query);
     return { records: rows.map(serialise), total };
   }
 
@@ -112,21 +121,17 @@ export class TrustCommunityRecordHandler implements RecordHandler {
 /** The udap module's refusals as the admin interface answers them: 422 for a broken rule, 400 for a wrong JSON type, 409 for a taken id or communityUri. */
 function asAdminError(error: unknown): unknown {
   if (!(error instanceof TrustCommunityError)) return error;
+  if (error.kind === 'referenced') return conflict(error.message, '/path');
   const pointer = error.field === 'id' ? '/value/id' : `/value/attributes/${error.field}`;
   if (error.kind === 'taken') return conflict(error.message, pointer);
   return error.kind === 'type' ? malformed(error.message, pointer) : ruleBroken(error.message, pointer);
 }
 
-function serialise(row: TrustCommunityRow): ResourceObject {
+function serialise(row: CountedRow): ResourceObject {
   return {
     type: 'trust-community',
     id: String(row.id),
-    attributes: {
-      ...attributesOf(row),
-      // No client belongs to a community yet: UDAP registration (docs/reference/trust-communities.md)
-      // will add the client's trust_community_id, and this becomes a count of those clients.
-      clientCount: 0,
-    },
+    attributes: { ...attributesOf(row), clientCount: row.client_count },
     meta: { version: row.version, dateCreated: row.date_created, lastUpdated: row.last_updated },
   };
 }
