@@ -30,7 +30,7 @@ export class AppModule {
         StatusListsModule,
         UmaModule,
         // docs/guides/dynamic-registration.md: DYNAMIC_CLIENT_REGISTRATION=false leaves its paths unrouted (404).
-        ...(config.dynamicClientRegistration ? [RegistrationModule] : []),
+        ...(config.dynamicClientRegistration || config.udap ? [RegistrationModule] : []),
         // docs/reference/trust-communities.md#discovery: UDAP=false leaves /.well-known/udap unrouted (404).
         ...(config.udap ? [UdapDiscoveryModule] : []),
         AdminModule,

@@ -271,11 +271,12 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
    * `resource` parameters; a derived audience must still name every data source it named.
    */
   private async stillCovered(row: Outstanding): Promise<boolean> {
-    const [client]: { id: number; client_id: string; allowed_scopes: string }[] = await this.dataSource.query(
-      'SELECT c.id, c.client_id, m.allowed_scopes FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.id = $1',
+    const [client]: { id: number; client_id: string; allowed_scopes: string; grant_types: string }[] = await this.dataSource.query(
+      'SELECT c.id, c.client_id, m.allowed_scopes, m.grant_types FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.id = $1',
       [row.client_key],
     );
-    if (!client) return false;
+    // A cancelled UDAP registration keeps its record with no grant type (docs/reference/trust-communities.md#registration): nothing of it is covered.
+    if (!client || client.grant_types === '') return false;
     const decision = await this.decisions.decide(
       { id: client.id, clientId: client.client_id, allowedScopes: splitSpaced(client.allowed_scopes) },
       // A UDAP token is decided again with the purposes of use its request asserted.

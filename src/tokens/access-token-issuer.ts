@@ -7,6 +7,7 @@ import { permissionsOf } from '../tickets/consent-coverage.js';
 import { SigningKeysService } from '../keys/signing-keys.service.js';
 import { signAccessToken } from '../keys/token-signer.js';
 import type { RptClaims } from '../uma/rpt.js';
+import { HL7_B2B, type Hl7B2b } from '../oauth/hl7-b2b.js';
 import { DisclosuresService } from '../disclosures/disclosures.service.js';
 import { StatusIndexAllocator, type StatusEntry } from '../status-lists/status-index-allocator.js';
 
@@ -30,7 +31,8 @@ export type TokenResponse = {
  */
 export type Confirmation = { jkt: string } | { 'x5t#S256': string };
 
-export type GrantedAccess = { scopes: string[]; decision: Decision; resources: string[]; rpt?: RptClaims };
+/** `hl7B2b`: a UDAP request's extension (docs/reference/trust-communities.md#the-token), carried as the token's `extensions` and kept in its disclosure. */
+export type GrantedAccess = { scopes: string[]; decision: Decision; resources: string[]; rpt?: RptClaims; hl7B2b?: Hl7B2b };
 
 /**
  * Signs the access token every grant ends with (docs/reference/token-endpoint.md#access-tokens),
@@ -45,7 +47,12 @@ export class AccessTokenIssuer {
     private readonly statusIndices: StatusIndexAllocator,
   ) {}
 
-  async issue(client: ClientRecord, { scopes, decision, resources, rpt }: GrantedAccess, cnf?: Confirmation, requestId?: string): Promise<TokenResponse> {
+  async issue(
+    client: ClientRecord,
+    { scopes, decision, resources, rpt, hl7B2b }: GrantedAccess,
+    cnf?: Confirmation,
+    requestId?: string,
+  ): Promise<TokenResponse> {
     const jkt = cnf !== undefined && 'jkt' in cnf ? cnf.jkt : undefined;
     // docs/concepts/consent-tickets.md#when-a-resource-scope-is-granted and docs/concepts/audience.md: the lifetime and audience the decision gave (an RPT's audience: its ticket's data sources).
     const { lifetime } = decision.verdict as { lifetime: number };
@@ -74,6 +81,7 @@ export class AccessTokenIssuer {
           ? { permissions: permissionsOf(resourceScopes, covering, issuedAt + lifetime) }
           : {}),
       ...(cnf !== undefined ? { cnf } : {}),
+      ...(hl7B2b !== undefined ? { extensions: { [HL7_B2B]: hl7B2b } } : {}),
       ...(status !== undefined ? { status: { status_list: { idx: status.idx, uri: status.uri } } } : {}),
     };
     const tokenType = jkt !== undefined ? 'DPoP' : 'Bearer';
@@ -99,6 +107,7 @@ export class AccessTokenIssuer {
             statusListId: status?.listId,
             statusIdx: status?.idx,
             defaultAudience: this.config.audience,
+            ...(hl7B2b !== undefined ? { hl7B2b } : {}),
           })
         : undefined;
     const signed = this.keys.signingKey().then((key) => signAccessToken(claims, key, { inline: disclosed !== undefined }));
