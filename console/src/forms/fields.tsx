@@ -100,7 +100,13 @@ export function FileField(props: FieldProps & { accept?: string; multiple?: bool
   return (
     <div class={`field${props.errors.fields[props.name] ? ' invalid' : ''}`}>
       <label for={control.id}>{props.label}</label>
-      <input {...control} type="file" accept={props.accept} multiple={props.multiple} onChange={(event) => props.onFiles([...(event.currentTarget.files ?? [])])} />
+      <input
+        {...control}
+        type="file"
+        accept={props.accept}
+        multiple={props.multiple}
+        onChange={(event) => props.onFiles([...(event.currentTarget.files ?? [])])}
+      />
       {after}
     </div>
   );

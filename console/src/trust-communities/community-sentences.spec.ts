@@ -16,7 +16,8 @@ describe('communityWording', () => {
   });
 
   it('names the purpose-of-use code that is not a URI', () => {
-    const detail = 'purpose-of-use code "TREAT" must be an absolute URI of at most 255 characters without white space, such as urn:oid:2.16.840.1.113883.5.8#TREAT';
+    const detail =
+      'purpose-of-use code "TREAT" must be an absolute URI of at most 255 characters without white space, such as urn:oid:2.16.840.1.113883.5.8#TREAT';
     expect(wording('purposesOfUse', refused(detail))).toBe(
       'The purpose of use “TREAT” is not a code in URI form: write codes such as urn:oid:2.16.840.1.113883.5.8#TREAT.',
     );

@@ -118,8 +118,8 @@ export function TrustCommunitiesScreen({ api }: ScreenProps) {
     <>
       {status && <Status>{status}</Status>}
       <p class="hint">
-        A member of a trust community registers itself with UDAP, presenting a certificate its community issued (UDAP=true on the server); a disabled community's
-        members can neither register nor obtain tokens.
+        A member of a trust community registers itself with UDAP, presenting a certificate its community issued (UDAP=true on the server); a disabled
+        community's members can neither register nor obtain tokens.
       </p>
       <SearchBox
         id="trust-community-search"
