@@ -27,6 +27,10 @@ describe('sentenceOf', () => {
     expect(sentenceOf(refused, [remove('trust-community', '4')])).toBe(
       'This trust community still has 2 clients: remove them first, or disable the community, which stops them at once.',
     );
+    const one = conflict('/0/path', 'trust-community 4 still has a client: remove them first');
+    expect(sentenceOf(one, [remove('trust-community', '4')])).toBe(
+      'This trust community still has a client: remove it first, or disable the community, which stops it at once.',
+    );
   });
 
   it('names a community URI another trust community uses', () => {

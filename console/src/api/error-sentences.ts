@@ -54,9 +54,10 @@ export function sentenceOf(error: ErrorObject, operations: Operation[]): string 
   }
   if (/^\/value\/relationships\/[^/]+$/.test(rest)) return `This ${noun} exists already.`;
   if (rest === '/path' && operation.op === 'remove' && noun === 'trust community') {
-    // The server counts them: "trust-community 4 still has 2 clients: remove them first".
-    const members = /still has (\d+ clients?)/.exec(error.detail ?? '')?.[1] ?? 'clients';
-    return `This trust community still has ${members}: remove them first, or disable the community, which stops them at once.`;
+    // The server counts them: "trust-community 4 still has 2 clients: remove them first" ("a client" for one).
+    const members = /still has (a client|\d+ clients)/.exec(error.detail ?? '')?.[1] ?? 'clients';
+    const them = members === 'a client' ? 'it' : 'them';
+    return `This trust community still has ${members}: remove ${them} first, or disable the community, which stops ${them} at once.`;
   }
   if (rest === '/path' && operation.op === 'remove') return `This ${noun} is still referenced by other records: remove those first.`;
   return undefined;
