@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { expect as expectPage } from '../support/page-expect.js';
-import { browserSuite, screenshot } from '../support/browser.js';
+import { browserSuite, PHONE, screenshot } from '../support/browser.js';
 import { createClient } from '../support/factories.js';
 import { selfSignedCertificate } from '../support/udap-anchors.js';
 
@@ -17,7 +17,8 @@ async function communityRows(name: string): Promise<CommunityRow[]> {
   return suite.server.dataSource.query('SELECT id, name, anchors, scope_ceiling, purposes_of_use, enabled FROM trust_community WHERE name = $1', [name]);
 }
 
-const rowOf = (page: Page, name: string) => page.getByRole('row').filter({ has: page.getByRole('rowheader', { name, exact: true }) });
+// A community's row header holds its name and its enabled or disabled tag; a client's its client ID.
+const rowOf = (page: Page, name: string) => page.getByRole('row').filter({ has: page.getByRole('rowheader', { name }) });
 
 const cells = (page: Page, name: string) => rowOf(page, name).locator('th, td');
 
@@ -46,17 +47,20 @@ describe('the Trust communities screen', () => {
     const listed = rowOf(page, name);
     await expectPage(listed).toHaveAttribute('aria-current', 'true');
     await expectPage(cells(page, name)).toHaveText([
-      name,
+      `${name} enabled`,
       `https://${name.replace(/\W+/g, '-').toLowerCase()}.example/udap`,
       '2',
       'system/Patient.rs system/Observation.rs',
       'any',
       'require',
       '3600 s',
-      'enabled',
       '0',
       'EditDisableClientsRemove',
     ]);
+    // Its actions fit at 1280 px, without scrolling the table.
+    const remove = (await page.getByRole('button', { name: `Remove trust community ${name}` }).boundingBox())!;
+    const frame = (await page.locator('.table-wrap').first().boundingBox())!;
+    expect(remove.x + remove.width).toBeLessThanOrEqual(frame.x + frame.width);
     await screenshot(page, 'trust-communities');
     await context.close();
   });
@@ -127,7 +131,7 @@ describe('the Trust communities screen', () => {
       [community.id, issuer, 'CN=Hospital B,O=Hospital B', clientId],
     );
     await page.getByLabel('Search trust communities').fill(name);
-    await expectPage(cells(page, name).nth(8)).toContainText('1');
+    await expectPage(cells(page, name).nth(7)).toContainText('1');
 
     await page.getByRole('button', { name: `Clients of trust community ${name}` }).click();
     await expectPage(page.getByRole('heading', { name: `Clients of trust community “${name}”` })).toBeFocused();
@@ -150,6 +154,13 @@ describe('the Trust communities screen', () => {
     await page.getByRole('button', { name: `Remove trust community ${name}` }).click();
     await expectPage(page.getByRole('status')).toContainText(`Trust community “${name}” removed.`);
     expect(await communityRows(name)).toEqual([]);
+    await context.close();
+  });
+
+  it('is readable on a phone: nothing wider than the screen', async () => {
+    const { context, page } = await suite.signedInTab(SCREEN, PHONE);
+    await page.getByRole('button', { name: 'Add trust community' }).waitFor();
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
     await context.close();
   });
 });

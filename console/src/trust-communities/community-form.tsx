@@ -20,8 +20,8 @@ export type CommunityValues = {
 };
 
 const REVOCATION_CHOICES = [
-  { value: 'require', label: 'require: check each certificate against its CRLs, refuse when they cannot be read' },
-  { value: 'off', label: 'off: no revocation check' },
+  { value: 'require', label: 'require' },
+  { value: 'off', label: 'off' },
 ];
 
 const listOf = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
@@ -128,6 +128,7 @@ export function CommunityForm(props: {
         options={REVOCATION_CHOICES}
         value={editing ? text(editing, 'revocationCheck') : 'require'}
         errors={props.errors}
+        hint="require: each certificate below the anchor is checked against its CRLs, and refused when they cannot be read; off: no revocation check."
       />
       <TextField
         form={form}

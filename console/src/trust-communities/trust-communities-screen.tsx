@@ -1,3 +1,4 @@
+import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import type { ScreenProps } from '../screen-props.js';
 import { recordsById } from '../api/catalogue.js';
@@ -28,6 +29,21 @@ async function loadPage(api: ScreenProps['api'], page: number, search: string, h
 const numberOrText = (value: string): number | string => (/^\d+$/.test(value) ? Number(value) : value);
 
 const count = (value: unknown) => (Array.isArray(value) ? value.length : 0);
+
+/** A URI that may break after its slashes only (never inside a name), so that the table fits at 1280 px. */
+function UriWords(props: { uri: string }) {
+  const parts = props.uri.split(/(?<=\/)(?!\/)/);
+  return (
+    <span class="uri">
+      {parts.map((part, index) => (
+        <Fragment key={index}>
+          {index > 0 && <wbr />}
+          <span class="id">{part}</span>
+        </Fragment>
+      ))}
+    </span>
+  );
+}
 
 /**
  * Trust communities (docs/reference/trust-communities.md): the networks whose certificate
@@ -130,7 +146,7 @@ export function TrustCommunitiesScreen({ api }: ScreenProps) {
       />
       <ErrorSummary form="trust-community-list" errors={list.errors} />
       <div class="table-wrap">
-        <table>
+        <table class="many-columns">
           <caption>{paged.search ? `Trust communities (${total} matching)` : `Trust communities (${total})`}</caption>
           <thead>
             <tr>
@@ -141,7 +157,6 @@ export function TrustCommunitiesScreen({ api }: ScreenProps) {
               <th scope="col">Purposes of use</th>
               <th scope="col">Revocation check</th>
               <th scope="col">Token lifetime</th>
-              <th scope="col">Status</th>
               <th scope="col">Clients</th>
               <th scope="col">Actions</th>
             </tr>
@@ -153,9 +168,11 @@ export function TrustCommunitiesScreen({ api }: ScreenProps) {
               const purposes = Array.isArray(community.attributes.purposesOfUse) ? (community.attributes.purposesOfUse as string[]) : [];
               return (
                 <tr key={community.id} {...savedRow(paged.highlight === community.id)}>
-                  <th scope="row">{name}</th>
+                  <th scope="row">
+                    {name} <span class="tag">{enabled ? 'enabled' : 'disabled'}</span>
+                  </th>
                   <td>
-                    <span class="id">{text(community, 'communityUri')}</span>
+                    <UriWords uri={text(community, 'communityUri')} />
                   </td>
                   <td>{count(community.attributes.anchors)}</td>
                   <td>
@@ -164,11 +181,8 @@ export function TrustCommunitiesScreen({ api }: ScreenProps) {
                   <td>{purposes.length === 0 ? 'any' : <Words text={purposes.join(' ')} />}</td>
                   <td>{text(community, 'revocationCheck')}</td>
                   <td>{`${text(community, 'accessTokenLifetime')} s`}</td>
-                  <td>
-                    <span class="tag">{enabled ? 'enabled' : 'disabled'}</span>
-                  </td>
                   <td>{text(community, 'clientCount')}</td>
-                  <td class="actions">
+                  <td class="actions stacked">
                     <button
                       type="button"
                       class="secondary"
