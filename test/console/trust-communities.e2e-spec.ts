@@ -11,10 +11,21 @@ const suite = browserSuite();
 const SCREEN = 'Trust communities';
 const TREAT = 'urn:oid:2.16.840.1.113883.5.8#TREAT';
 
-type CommunityRow = { id: number; name: string; anchors: string[]; scope_ceiling: string; purposes_of_use: string[]; enabled: boolean };
+type CommunityRow = {
+  id: number;
+  name: string;
+  anchors: string[];
+  scope_ceiling: string;
+  purposes_of_use: string[];
+  revocation_check: string;
+  enabled: boolean;
+};
 
 async function communityRows(name: string): Promise<CommunityRow[]> {
-  return suite.server.dataSource.query('SELECT id, name, anchors, scope_ceiling, purposes_of_use, enabled FROM trust_community WHERE name = $1', [name]);
+  return suite.server.dataSource.query(
+    'SELECT id, name, anchors, scope_ceiling, purposes_of_use, revocation_check, enabled FROM trust_community WHERE name = $1',
+    [name],
+  );
 }
 
 // A community's row header holds its name and its enabled or disabled tag; a client's its client ID.
@@ -104,7 +115,7 @@ describe('the Trust communities screen', () => {
     await page.getByRole('button', { name: 'Save trust community' }).click();
     await expectPage(page.getByRole('status')).toContainText(`Trust community “${name} renamed” saved.`);
     const [edited] = await communityRows(`${name} renamed`);
-    expect(edited).toMatchObject({ id: added.id, anchors: added.anchors, purposes_of_use: [TREAT] });
+    expect(edited).toMatchObject({ id: added.id, anchors: added.anchors, purposes_of_use: [TREAT], revocation_check: 'off' });
     await expectPage(rowOf(page, `${name} renamed`)).toContainText('300 s');
     await expectPage(rowOf(page, `${name} renamed`)).toContainText(TREAT);
 

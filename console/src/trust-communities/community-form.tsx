@@ -35,6 +35,8 @@ export function CommunityForm(props: {
 }) {
   const editing = props.community;
   const [files, setFiles] = useState<File[]>([]);
+  // Followed as it changes: a select given only a value would be put back at every re-render.
+  const [revocationCheck, setRevocationCheck] = useState(editing ? text(editing, 'revocationCheck') : 'require');
   const [busy, setBusy] = useState(false);
   const form = editing ? 'edit-trust-community' : 'add-trust-community';
   const anchorCount = editing ? listOf(editing.attributes.anchors).length : 0;
@@ -52,13 +54,14 @@ export function CommunityForm(props: {
       sources: [...fromFiles, { text: read('anchorText') }],
       scopeCeiling: read('scopeCeiling').split(/\s+/).filter(Boolean).join(' '),
       purposesOfUse: read('purposesOfUse'),
-      revocationCheck: read('revocationCheck'),
+      revocationCheck,
       accessTokenLifetime: read('accessTokenLifetime').trim(),
     });
     setBusy(false);
     if (ok && !editing) {
       element.reset();
       setFiles([]);
+      setRevocationCheck('require');
     }
   };
 
@@ -126,7 +129,8 @@ export function CommunityForm(props: {
         name="revocationCheck"
         label="Revocation check"
         options={REVOCATION_CHOICES}
-        value={editing ? text(editing, 'revocationCheck') : 'require'}
+        value={revocationCheck}
+        onChange={setRevocationCheck}
         errors={props.errors}
         hint="require: each certificate below the anchor is checked against its CRLs, and refused when they cannot be read; off: no revocation check."
       />

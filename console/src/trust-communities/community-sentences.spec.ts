@@ -29,8 +29,14 @@ describe('communityWording', () => {
     );
   });
 
-  it('leaves the server its words for what is not a broken rule (a wrong type, a conflict)', () => {
-    expect(wording('accessTokenLifetime', refused('accessTokenLifetime must be a number of seconds', '400'))).toBeUndefined();
+  it('says the same of a lifetime typed as words (sent as typed, a wrong JSON type)', () => {
+    expect(wording('accessTokenLifetime', refused('accessTokenLifetime must be a number of seconds', '400'))).toBe(
+      'The access token lifetime must be a whole number of seconds from 1 to 3600.',
+    );
+  });
+
+  it('leaves the server its words for what is not a broken rule (another wrong type, a conflict)', () => {
+    expect(wording('anchorFiles', refused('anchors must be an array of PEM certificates', '400'))).toBeUndefined();
     expect(wording('communityUri', refused('taken', '409'))).toBeUndefined();
   });
 });

@@ -24,7 +24,8 @@ export const communityLayout = (anchorField: 'anchorFiles' | 'anchorText') => [
  */
 export function communityWording(origins: string[]): Wording {
   return (field: string | undefined, error: ErrorObject) => {
-    if (error.status !== '422') return undefined;
+    // A broken rule; or a lifetime typed as something else than digits (sent as typed: a wrong JSON type).
+    if (error.status !== '422' && !(error.status === '400' && field === 'accessTokenLifetime')) return undefined;
     const detail = error.detail ?? '';
     switch (field) {
       case 'name':
