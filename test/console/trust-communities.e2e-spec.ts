@@ -126,6 +126,12 @@ describe('the Trust communities screen', () => {
     await page.getByRole('button', { name: `Enable trust community ${name} renamed` }).click();
     await expectPage(page.getByRole('status')).toContainText(`Trust community “${name} renamed” enabled`);
     expect((await communityRows(`${name} renamed`))[0].enabled).toBe(true);
+
+    // The audit trail words the changes (a record by its name now): the status, and anchors counted, never printed.
+    await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: 'Audit trail' }).click();
+    await expectPage(page.getByRole('main')).toContainText(`changed trust community ${name} renamed: status from disabled to enabled`);
+    await expectPage(page.getByRole('main')).toContainText(`added trust community ${name} renamed at https://`);
+    expect(await page.getByRole('main').textContent()).not.toContain('BEGIN CERTIFICATE');
     await context.close();
   });
 
