@@ -30,6 +30,9 @@ export type ClientChanges = Partial<ClientRegistration> & {
   selfDescription?: { contacts: string[]; softwareId: string | null; softwareVersion: string | null };
 };
 
+/** The origins of clients that change their own registration later (RFC 7592, UDAP registering again). */
+const SELF_REGISTERED: ReadonlySet<string> = new Set(['dcr', 'udap']);
+
 // A dynamically registered client's own writes (RFC 7592) carry audit actors `dcr:iat:…` and `dcr:rat:…`; every other actor is an administrator.
 const DCR_ACTOR_PREFIX = 'dcr:';
 
@@ -126,7 +129,8 @@ export class ClientsService {
       registrationManagement,
       redirectUris: fields.redirectUris === undefined ? undefined : registration.redirectUris,
       selfDescription,
-      ceilings: current.registered_via === 'dcr' && !actor.startsWith(DCR_ACTOR_PREFIX) ? ceilingsAfter(current, registration) : undefined,
+      // A UDAP member's later registrations are held to them too (docs/reference/trust-communities.md#registered-clients).
+      ceilings: SELF_REGISTERED.has(current.registered_via) && !actor.startsWith(DCR_ACTOR_PREFIX) ? ceilingsAfter(current, registration) : undefined,
     });
     return current;
   }

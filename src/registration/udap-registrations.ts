@@ -13,6 +13,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ChangeFeed } from '../database/change-feed.js';
 import { DisclosureWithdrawals, type RecordChange } from '../disclosures/disclosure-withdrawals.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import type { AdministratorCeilings } from '../clients/administrator-ceilings.js';
 import { OAuthError } from '../oauth/oauth-error.js';
 import { lockMemberCommunity } from '../udap/trust-communities.js';
 import { checkUdapStatement, invalidStatement, unapproved, type UdapStatement } from './udap-software-statement.js';
@@ -79,12 +80,21 @@ export class UdapRegistrations {
       scopeCeiling: community.scopeCeiling,
       now: Math.floor(Date.now() / 1000),
     });
-    const [existing] = await this.dataSource.query<{ id: number }[]>('SELECT id FROM client WHERE trust_community_id = $1 AND udap_issuer = $2', [
-      community.id,
-      checked.iss,
-    ]);
+    const [existing] = await this.dataSource.query<{ id: number; administrator_ceilings: AdministratorCeilings | null }[]>(
+      'SELECT id, administrator_ceilings FROM client WHERE trust_community_id = $1 AND udap_issuer = $2',
+      [community.id, checked.iss],
+    );
     if (checked.cancel && !existing) {
       throw new OAuthError('invalid_client_metadata', 'grant_types: [] cancels a registration, and this trust community has no client for this "iss"');
+    }
+    // docs/reference/trust-communities.md#registered-clients: scopes an administrator narrowed stay narrowed.
+    const narrowed = checked.cancel ? undefined : existing?.administrator_ceilings?.scope;
+    if (narrowed !== undefined) {
+      const allowed = new Set(narrowed.split(' '));
+      const outside = checked.scope.split(' ').find((name) => !allowed.has(name));
+      if (outside !== undefined) {
+        throw new OAuthError('invalid_client_metadata', `scope: ${outside} is outside the scopes an administrator set for this client (${narrowed})`);
+      }
     }
     // The last refusal: a replayed statement. Its jti is kept durably until its exp, per iss.
     if (!(await this.replays.firstUse('udap-software-statement', checked.iss, checked.jti, checked.exp))) {

@@ -271,6 +271,25 @@ describe('an administrator', () => {
     expect(patched.status).toBe(200);
     expect((await stored(response.body.client_id as string))?.allowed_scopes).toBe('system/Patient.rs');
   });
+
+  it("keeps a member's narrowed scopes narrowed: registering again with the old scope is refused, with nothing stored", async () => {
+    const { leaf, san } = await memberA();
+    const response = await register(await statementBody(leaf, [intermediateA], claimsFor(san, { scope: 'system/Patient.rs system/Observation.rs' })));
+    const [{ id }] = await server.dataSource.query<{ id: number }[]>('SELECT id FROM client WHERE client_id = $1', [response.body.client_id]);
+    const patched = await request(server.adminUrl)
+      .patch(`/admin/uma-client/${id}`)
+      .set('Authorization', server.adminToken)
+      .set('Content-Type', JSON_API)
+      .send(JSON.stringify({ data: { type: 'uma-client', id: String(id), attributes: { allowedScopes: 'system/Patient.rs' } } }));
+    expect(patched.status).toBe(200);
+    await expectRefused(
+      await statementBody(leaf, [intermediateA], claimsFor(san, { scope: 'system/Patient.rs system/Observation.rs' })),
+      'invalid_client_metadata',
+      /system\/Observation\.rs is outside the scopes an administrator set/,
+    );
+    const within = await register(await statementBody(leaf, [intermediateA], claimsFor(san, { scope: 'system/Patient.rs' })));
+    expect(within.status).toBe(200);
+  });
 });
 
 describe('refusals, each 400 with nothing stored and no jti recorded', () => {
