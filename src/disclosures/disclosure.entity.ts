@@ -11,6 +11,7 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 // requested resource (found through the basis tags).
 @Index('IDX_disclosure_issued', ['issuedAt', 'id'])
 @Index('IDX_disclosure_basis', ['basis', 'expiresAt'])
+@Index('IDX_disclosure_parent_jti', ['parentJti'])
 export class Disclosure {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: string;
@@ -68,4 +69,12 @@ export class Disclosure {
   /** The audit event of the change that withdrew it. */
   @Column({ name: 'withdrawn_by', type: 'integer', nullable: true })
   withdrawnBy!: number | null;
+
+  /** docs/guides/token-exchange.md: an exchanged token's actors' client_ids, outermost first; null when not exchanged. */
+  @Column({ type: 'json', nullable: true })
+  actor!: string[] | null;
+
+  /** docs/guides/token-exchange.md: the jti of the token it was exchanged from. */
+  @Column({ name: 'parent_jti', type: 'varchar', length: 64, nullable: true })
+  parentJti!: string | null;
 }

@@ -35,6 +35,9 @@ export type DisclosureInput = {
   defaultAudience: string;
   /** A UDAP request's `hl7-b2b` extension as asserted (its organization and purposes of use). */
   hl7B2b?: Hl7B2b;
+  /** docs/guides/token-exchange.md: an exchanged token's actors (client_ids, outermost first), and the jti of the token it was exchanged from. */
+  actor?: readonly string[];
+  parentJti?: string;
 };
 
 // Batches are serialised across instances by this lock, taken before any id is drawn and released
@@ -117,11 +120,11 @@ const INSERT_DISCLOSURES = `WITH commit_order AS (SELECT pg_advisory_xact_lock($
     SELECT b.key, b.chains, b.tags FROM commit_order, json_to_recordset($2::json) AS b(key uuid, chains json, tags bigint[])
     ON CONFLICT (key) DO NOTHING
   )
-  INSERT INTO disclosure (jti, client_key, client_id, scope, aud, resources, issued_at, expires_at, token_type, jkt, request_id, basis, status_list_id, status_idx)
-  SELECT jti, client_key, client_id, scope, aud, resources, to_timestamp(issued_at), to_timestamp(expires_at), token_type, jkt, request_id, basis, status_list_id, status_idx
+  INSERT INTO disclosure (jti, client_key, client_id, scope, aud, resources, issued_at, expires_at, token_type, jkt, request_id, basis, status_list_id, status_idx, actor, parent_jti)
+  SELECT jti, client_key, client_id, scope, aud, resources, to_timestamp(issued_at), to_timestamp(expires_at), token_type, jkt, request_id, basis, status_list_id, status_idx, actor, parent_jti
     FROM commit_order, ROWS FROM (json_to_recordset($1::json) AS (jti text, client_key int, client_id text, scope text, aud json,
-        resources json, issued_at float8, expires_at float8, token_type text, jkt text, request_id text, basis uuid, status_list_id int, status_idx int)) WITH ORDINALITY
-      AS r(jti, client_key, client_id, scope, aud, resources, issued_at, expires_at, token_type, jkt, request_id, basis, status_list_id, status_idx, ordinal)
+        resources json, issued_at float8, expires_at float8, token_type text, jkt text, request_id text, basis uuid, status_list_id int, status_idx int, actor json, parent_jti text)) WITH ORDINALITY
+      AS r(jti, client_key, client_id, scope, aud, resources, issued_at, expires_at, token_type, jkt, request_id, basis, status_list_id, status_idx, actor, parent_jti, ordinal)
     ORDER BY ordinal`;
 
 /** A basis as the batch sends it: its key, and its JSON object (key, chains, tags). */
@@ -184,6 +187,8 @@ function rowOf(item: DisclosureInput): Row {
     basis: basis.key,
     status_list_id: item.statusListId ?? null,
     status_idx: item.statusIdx ?? null,
+    actor: item.actor ?? null,
+    parent_jti: item.parentJti ?? null,
   });
   return { json, basis };
 }

@@ -91,7 +91,7 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     // its id unknown now, or known for a client created after the token was issued.
     if (!(await this.clientStillHolds(claims))) return { active: false };
     if (await this.revocations.isRevoked(claims.jti)) return { active: false };
-    const { scope, client_id, sub, aud, iss, exp, iat, jti, permissions, cnf } = claims;
+    const { scope, client_id, sub, aud, iss, exp, iat, jti, permissions, cnf, act } = claims;
     return {
       // FedAuthz §5.1.1 (docs/guides/uma.md): an RPT answers its permissions and no scope.
       active: true,
@@ -108,6 +108,8 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
       token_type: cnf?.jkt !== undefined ? 'DPoP' : 'Bearer',
       ...(permissions ? { permissions } : {}),
       ...(cnf ? { cnf } : {}),
+      // docs/guides/token-exchange.md#the-exchanged-token: an exchanged token names its actors.
+      ...(act ? { act } : {}),
     };
   }
 

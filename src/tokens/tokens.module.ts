@@ -10,6 +10,7 @@ import { DiscoveryController } from './discovery.controller.js';
 import { ClientCredentialsGrantModule } from './grants/client-credentials/client-credentials-grant.module.js';
 import { RefreshTokenGrantModule } from './grants/refresh-token/refresh-token-grant.module.js';
 import { UmaTicketGrantModule } from './grants/uma-ticket/uma-ticket-grant.module.js';
+import { TokenExchangeGrantModule } from './grants/token-exchange/token-exchange-grant.module.js';
 import { TokenIssuanceModule } from './token-issuance.module.js';
 import { TokenLifecycleService } from './token-lifecycle.service.js';
 import { TokensController } from './tokens.controller.js';
@@ -32,6 +33,7 @@ import { TokensService } from './tokens.service.js';
     ClientCredentialsGrantModule,
     RefreshTokenGrantModule,
     UmaTicketGrantModule,
+    TokenExchangeGrantModule,
   ],
   controllers: [TokensController, DiscoveryController],
   providers: [TokensService, TokenLifecycleService],

@@ -31,10 +31,46 @@ const dataSourceResourceDefinitions: TableSpec = {
   uniques: { UQ_data_source_resource_definition: 'resourceDefinition' },
 };
 
+// docs/guides/token-exchange.md#delegations: data source `from` may exchange a client's token for one meant for `to`.
+const dataSourceDelegation: TableSpec = {
+  type: 'data-source-delegation',
+  table: 'data_source_delegation',
+  attributes: [{ name: 'scopes', column: 'scopes', kind: 'string-array', required: false }],
+  relationships: [
+    { name: 'from', type: 'data-source', table: 'data_source', column: 'from_id' },
+    { name: 'to', type: 'data-source', table: 'data_source', column: 'to_id' },
+  ],
+  // One pair at most once: a second is a 409.
+  uniques: { UQ_data_source_delegation_pair: 'to' },
+  rules: [(manager, id) => delegationIsSound(manager, id)],
+};
+
+/** Two distinct data sources, and only resource scopes (`definition:scope`) of definitions `to` serves. */
+async function delegationIsSound(manager: EntityManager, id: number): Promise<void> {
+  const [row]: { from_id: number; to_id: number; scopes: string[] }[] = await manager.query(
+    'SELECT from_id, to_id, scopes FROM data_source_delegation WHERE id = $1',
+    [id],
+  );
+  if (!row) return;
+  if (row.from_id === row.to_id) throw ruleBroken('a data-source-delegation links two distinct data sources', '/value/relationships/to');
+  if (row.scopes.length === 0) return;
+  const served: { name: string }[] = await manager.query(
+    `SELECT d.name || ':' || s.name AS name FROM data_source_resource_definitions x
+       JOIN resource_definition d ON d.id = x.resource_definition_id JOIN scope s ON s.resource_definition_id = d.id
+      WHERE x.data_source_id = $1`,
+    [row.to_id],
+  );
+  const names = new Set(served.map((entry) => entry.name));
+  const foreign = row.scopes.find((scope) => !names.has(scope));
+  if (foreign !== undefined) {
+    throw ruleBroken(`scope "${foreign}" of scopes is not a resource scope (definition:scope) of a definition the data source "to" serves`, '/value/attributes/scopes');
+  }
+}
+
 async function introspectionClientProtects(manager: EntityManager, id: number): Promise<void> {
   if (await dataSourceClientLacksProtection(manager, 'data-source', id)) {
     throw ruleBroken('the umaClient of a data-source must be allowed the uma_protection scope', '/value/relationships/umaClient');
   }
 }
 
-export const DATA_SOURCE_RECORD_HANDLERS = [dataSource, dataSourceResourceDefinitions].map((spec) => new TableRecordHandler(spec));
+export const DATA_SOURCE_RECORD_HANDLERS = [dataSource, dataSourceResourceDefinitions, dataSourceDelegation].map((spec) => new TableRecordHandler(spec));

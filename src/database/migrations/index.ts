@@ -19,6 +19,7 @@ import { InitialAccessTokenSearch1765210000000 } from './1765210000000-InitialAc
 import { TlsClientAuthIssuerDn1765310000000 } from './1765310000000-TlsClientAuthIssuerDn.js';
 import { TrustCommunities1765400000000 } from './1765400000000-TrustCommunities.js';
 import { UdapClients1765410000000 } from './1765410000000-UdapClients.js';
+import { TokenExchange1765430000000 } from './1765430000000-TokenExchange.js';
 
 /** Listed as classes, not globs, so the same list works in Jest, in dist/ and from the CLI. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   TlsClientAuthIssuerDn1765310000000,
   TrustCommunities1765400000000,
   UdapClients1765410000000,
+  TokenExchange1765430000000,
 ];
