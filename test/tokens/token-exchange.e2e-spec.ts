@@ -1,0 +1,301 @@
+import request from 'supertest';
+import { add, freshIds, patchAdmin, ref, remove } from '../support/admin.js';
+import { consentWorld, enrolDataSource, type ConsentGrant } from '../support/consent.js';
+import { basic } from '../support/factories.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { bodyOf, clientSecretOf, jwtPayload, type IntrospectionBody, type OAuthErrorBody, type TokenBody } from '../support/bodies.js';
+
+const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
+
+type Credentials = { clientId: string; secret: string };
+type Source = { id: number; resourceUri: string; actor: Credentials };
+type ExchangeBody = TokenBody & { issued_token_type: string };
+type ExchangedClaims = { sub: string; client_id: string; aud: string; exp: number; scope: string; jti: string; act?: unknown; status?: unknown; cnf?: unknown };
+
+let server: TestApp;
+
+beforeAll(async () => {
+  server = await startTestApp();
+});
+
+afterAll(() => server.close());
+
+/** A client allowed uma_protection and the token exchange grant: a data source's introspection client, the actor. */
+async function actorClient(grantTypes = `client_credentials ${EXCHANGE}`): Promise<Credentials & { id: number }> {
+  const [id] = freshIds(1);
+  const clientId = `exchange-actor-${id}`;
+  const response = await patchAdmin(server, [add('uma-client', { id, attributes: { clientId, clientName: 'actor', allowedScopes: 'uma_protection', grantTypes } })]);
+  if (response.status !== 200) throw new Error(JSON.stringify(response.body));
+  return { id, clientId, secret: clientSecretOf(response) };
+}
+
+/** A data source serving the world's definition, with an actor client of its own. */
+async function source(grant: ConsentGrant, grantTypes?: string): Promise<Source> {
+  const actor = await actorClient(grantTypes);
+  const enrolled = await enrolDataSource(server, [grant.ids.definition], { umaClient: actor.id });
+  return { id: enrolled.id, resourceUri: enrolled.resourceUri, actor };
+}
+
+function delegate(from: Source, to: Source, scopes?: string[]) {
+  const [id] = freshIds(1);
+  return patchAdmin(server, [
+    add('data-source-delegation', {
+      id,
+      ...(scopes ? { attributes: { scopes } } : {}),
+      relationships: { from: ref('data-source', from.id), to: ref('data-source', to.id) },
+    }),
+  ]).then((response) => ({ response, id }));
+}
+
+async function clientToken(grant: ConsentGrant, resource: string, scope = `${grant.definitionName}:read`): Promise<string> {
+  const response = await request(server.url)
+    .post('/oauth2/token')
+    .set('Authorization', basic(grant.clientId, grant.secret))
+    .type('form')
+    .send(new URLSearchParams({ grant_type: 'client_credentials', scope, resource }).toString());
+  if (response.status !== 200) throw new Error(JSON.stringify(response.body));
+  return bodyOf<TokenBody>(response).access_token;
+}
+
+function exchange(actor: Credentials, parameters: Record<string, string | string[]>) {
+  const body = new URLSearchParams();
+  for (const [name, value] of Object.entries({ grant_type: EXCHANGE, subject_token_type: ACCESS_TOKEN, ...parameters })) {
+    for (const item of Array.isArray(value) ? value : [value]) body.append(name, item);
+  }
+  return request(server.url).post('/oauth2/token').set('Authorization', basic(actor.clientId, actor.secret)).type('form').send(body.toString());
+}
+
+async function disclosureCount(): Promise<number> {
+  const [{ count }] = await server.dataSource.query<{ count: number }[]>('SELECT count(*)::int AS count FROM disclosure');
+  return count;
+}
+
+/** Two data sources A and B serving the world's definition, A delegated to ask B, and the client's token meant for A. */
+async function twoSources(options: { scopes?: string[] } = {}) {
+  const grant = await consentWorld(server);
+  const a = await source(grant);
+  const b = await source(grant);
+  const { response } = await delegate(a, b, options.scopes);
+  expect(response.status).toBe(200);
+  const subjectToken = await clientToken(grant, a.resourceUri);
+  return { grant, a, b, subjectToken };
+}
+
+describe('data-source-delegation records', () => {
+  it('refuses a delegation from a data source to itself with 422', async () => {
+    const grant = await consentWorld(server);
+    const a = await source(grant);
+    const { response } = await delegate(a, a);
+    expect(response.status).toBe(422);
+    expect(JSON.stringify(response.body)).toContain('distinct');
+  });
+
+  it('refuses a second delegation of the same pair with 409', async () => {
+    const grant = await consentWorld(server);
+    const a = await source(grant);
+    const b = await source(grant);
+    expect((await delegate(a, b)).response.status).toBe(200);
+    expect((await delegate(a, b)).response.status).toBe(409);
+  });
+
+  it('refuses with 422 naming scopes a scope the target data source does not serve', async () => {
+    const grant = await consentWorld(server);
+    const a = await source(grant);
+    const b = await source(grant);
+    const { response } = await delegate(a, b, ['unknown-definition:read']);
+    expect(response.status).toBe(422);
+    expect(JSON.stringify(response.body)).toContain('/value/attributes/scopes');
+  });
+});
+
+describe('the token exchange grant (RFC 8693)', () => {
+  it('is advertised in grant_types_supported', async () => {
+    const response = await request(server.url).get('/.well-known/oauth-authorization-server');
+    expect(bodyOf<{ grant_types_supported: string[] }>(response).grant_types_supported).toContain(EXCHANGE);
+  });
+
+  it('gives the actor a token for B with the subject as sub and client_id and the actor in act', async () => {
+    const { grant, a, b, subjectToken } = await twoSources();
+    const response = await exchange(a.actor, { subject_token: subjectToken, resource: b.resourceUri });
+    expect(response.status).toBe(200);
+    const body = bodyOf<ExchangeBody>(response);
+    expect(body).toEqual(
+      expect.objectContaining({ issued_token_type: ACCESS_TOKEN, token_type: 'Bearer', scope: `${grant.definitionName}:read` }) as unknown,
+    );
+    expect(body.refresh_token).toBeUndefined();
+    const claims = jwtPayload<ExchangedClaims>(body.access_token);
+    expect(claims).toEqual(expect.objectContaining({ sub: grant.clientId, client_id: grant.clientId, aud: b.resourceUri, act: { sub: a.actor.clientId } }) as unknown);
+  });
+
+  it('never lets the exchanged token outlive the subject token', async () => {
+    const { a, b, subjectToken } = await twoSources();
+    const response = await exchange(a.actor, { subject_token: subjectToken, audience: b.resourceUri });
+    expect(response.status).toBe(200);
+    expect(jwtPayload<ExchangedClaims>(bodyOf<ExchangeBody>(response).access_token).exp).toBeLessThanOrEqual(jwtPayload<ExchangedClaims>(subjectToken).exp);
+  });
+
+  it('nests act on a second hop and records the actors and the parent jti in the disclosure', async () => {
+    const { grant, a, b, subjectToken } = await twoSources();
+    const c = await source(grant);
+    expect((await delegate(b, c)).response.status).toBe(200);
+    const first = bodyOf<ExchangeBody>(await exchange(a.actor, { subject_token: subjectToken, resource: b.resourceUri })).access_token;
+    const second = await exchange(b.actor, { subject_token: first, resource: c.resourceUri });
+    expect(second.status).toBe(200);
+    const claims = jwtPayload<ExchangedClaims>(bodyOf<ExchangeBody>(second).access_token);
+    expect(claims.act).toEqual({ sub: b.actor.clientId, act: { sub: a.actor.clientId } });
+    const [row] = await server.dataSource.query<{ actor: string[]; parent_jti: string }[]>('SELECT actor, parent_jti FROM disclosure WHERE jti = $1', [claims.jti]);
+    expect(row).toEqual({ actor: [b.actor.clientId, a.actor.clientId], parent_jti: jwtPayload<ExchangedClaims>(first).jti });
+  });
+
+  it('shows act at introspection by the downstream data source', async () => {
+    const { a, b, subjectToken } = await twoSources();
+    const token = bodyOf<ExchangeBody>(await exchange(a.actor, { subject_token: subjectToken, resource: b.resourceUri })).access_token;
+    const response = await request(server.url)
+      .post('/oauth2/introspect')
+      .set('Authorization', basic(b.actor.clientId, b.actor.secret))
+      .type('form')
+      .send(new URLSearchParams({ token }).toString());
+    expect(bodyOf<IntrospectionBody>(response)).toEqual(expect.objectContaining({ active: true, act: { sub: a.actor.clientId } }) as unknown);
+  });
+
+  it('refuses a fourth hop with invalid_grant', async () => {
+    const grant = await consentWorld(server);
+    const sources = [await source(grant), await source(grant), await source(grant), await source(grant), await source(grant)];
+    for (let index = 0; index < 4; index += 1) expect((await delegate(sources[index], sources[index + 1])).response.status).toBe(200);
+    let token = await clientToken(grant, sources[0].resourceUri);
+    for (let index = 0; index < 3; index += 1) {
+      const response = await exchange(sources[index].actor, { subject_token: token, resource: sources[index + 1].resourceUri });
+      expect(response.status).toBe(200);
+      token = bodyOf<ExchangeBody>(response).access_token;
+    }
+    const before = await disclosureCount();
+    const refused = await exchange(sources[3].actor, { subject_token: token, resource: sources[4].resourceUri });
+    expect(refused.status).toBe(400);
+    expect(bodyOf<OAuthErrorBody>(refused).error).toBe('invalid_grant');
+    expect(await disclosureCount()).toBe(before);
+  });
+});
+
+describe('refusals of the token exchange grant, with nothing stored', () => {
+  type Case = [string, string, (world: Awaited<ReturnType<typeof twoSources>>) => Promise<request.Response>];
+  const cases: Case[] = [
+    ['a missing subject_token', 'invalid_request', ({ a, b }) => exchange(a.actor, { resource: b.resourceUri })],
+    [
+      'a missing subject_token_type',
+      'invalid_request',
+      ({ a, b, subjectToken }) =>
+        request(server.url)
+          .post('/oauth2/token')
+          .set('Authorization', basic(a.actor.clientId, a.actor.secret))
+          .type('form')
+          .send(new URLSearchParams({ grant_type: EXCHANGE, subject_token: subjectToken, resource: b.resourceUri }).toString()),
+    ],
+    [
+      'another subject_token_type',
+      'invalid_request',
+      ({ a, b, subjectToken }) =>
+        exchange(a.actor, { subject_token: subjectToken, subject_token_type: 'urn:ietf:params:oauth:token-type:jwt', resource: b.resourceUri }),
+    ],
+    [
+      'another requested_token_type',
+      'invalid_request',
+      ({ a, b, subjectToken }) =>
+        exchange(a.actor, { subject_token: subjectToken, requested_token_type: 'urn:ietf:params:oauth:token-type:refresh_token', resource: b.resourceUri }),
+    ],
+    [
+      'an actor_token',
+      'invalid_request',
+      ({ a, b, subjectToken }) => exchange(a.actor, { subject_token: subjectToken, actor_token: subjectToken, actor_token_type: ACCESS_TOKEN, resource: b.resourceUri }),
+    ],
+    ['neither resource nor audience', 'invalid_request', ({ a, subjectToken }) => exchange(a.actor, { subject_token: subjectToken })],
+    [
+      'resource and audience naming different data sources',
+      'invalid_request',
+      ({ a, b, subjectToken }) => exchange(a.actor, { subject_token: subjectToken, resource: b.resourceUri, audience: a.resourceUri }),
+    ],
+    [
+      'two resource parameters',
+      'invalid_request',
+      ({ a, b, subjectToken }) => exchange(a.actor, { subject_token: subjectToken, resource: [b.resourceUri, a.resourceUri] }),
+    ],
+    ['a subject_token that is not ours', 'invalid_grant', ({ a, b }) => exchange(a.actor, { subject_token: 'eyJhbGciOiJub25lIn0.e30.', resource: b.resourceUri })],
+    [
+      'a subject_token meant for another data source than the actor’s',
+      'invalid_grant',
+      ({ b, subjectToken, a }) => exchange(b.actor, { subject_token: subjectToken, resource: a.resourceUri }),
+    ],
+    [
+      'a target that is no data source',
+      'invalid_target',
+      ({ a, subjectToken }) => exchange(a.actor, { subject_token: subjectToken, resource: 'https://nowhere.example/api' }),
+    ],
+    ['a scope outside the subject_token', 'invalid_scope', ({ a, b, subjectToken, grant }) =>
+      exchange(a.actor, { subject_token: subjectToken, resource: b.resourceUri, scope: `${grant.definitionName}:write` }),
+    ],
+    ['a plain scope', 'invalid_scope', ({ a, b, subjectToken }) => exchange(a.actor, { subject_token: subjectToken, resource: b.resourceUri, scope: 'uma_protection' })],
+  ];
+
+  it.each(cases)('answers %s with %s', async (_, code, send) => {
+    const world = await twoSources();
+    const before = await disclosureCount();
+    const response = await send(world);
+    expect(response.status).toBe(400);
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe(code);
+    expect(JSON.stringify(response.body)).not.toContain(world.subjectToken);
+    expect(await disclosureCount()).toBe(before);
+  });
+
+  it('answers invalid_target when the pair is not delegated', async () => {
+    const grant = await consentWorld(server);
+    const a = await source(grant);
+    const b = await source(grant);
+    const subjectToken = await clientToken(grant, a.resourceUri);
+    const response = await exchange(a.actor, { subject_token: subjectToken, resource: b.resourceUri });
+    expect(response.status).toBe(400);
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_target');
+  });
+
+  it('answers invalid_scope naming the scope the delegation does not allow', async () => {
+    const grant = await consentWorld(server);
+    const a = await source(grant);
+    const b = await source(grant);
+    expect((await delegate(a, b, [`${grant.definitionName}:write`])).response.status).toBe(200);
+    const subjectToken = await clientToken(grant, a.resourceUri);
+    const response = await exchange(a.actor, { subject_token: subjectToken, resource: b.resourceUri, scope: `${grant.definitionName}:read` });
+    expect(response.status).toBe(400);
+    expect(bodyOf<OAuthErrorBody>(response)).toEqual({ error: 'invalid_scope', error_description: expect.stringContaining('delegation') as unknown });
+  });
+
+  it('answers invalid_scope naming the missing link when consent no longer covers the scope', async () => {
+    const { grant, a, b, subjectToken } = await twoSources();
+    expect((await patchAdmin(server, [remove('requested-resources-capability-tickets', grant.combination)])).status).toBe(200);
+    const response = await exchange(a.actor, { subject_token: subjectToken, resource: b.resourceUri });
+    expect(response.status).toBe(400);
+    expect(bodyOf<OAuthErrorBody>(response).error).toMatch(/invalid_scope|invalid_grant/);
+  });
+
+  it('answers invalid_grant for a revoked subject_token', async () => {
+    const { grant, a, b, subjectToken } = await twoSources();
+    await request(server.url)
+      .post('/oauth2/revoke')
+      .set('Authorization', basic(grant.clientId, grant.secret))
+      .type('form')
+      .send(new URLSearchParams({ token: subjectToken }).toString())
+      .expect(200);
+    const response = await exchange(a.actor, { subject_token: subjectToken, resource: b.resourceUri });
+    expect(response.status).toBe(400);
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_grant');
+  });
+
+  it('answers unauthorized_client when the actor is not registered for the grant', async () => {
+    const grant = await consentWorld(server);
+    const a = await source(grant, 'client_credentials');
+    const b = await source(grant);
+    expect((await delegate(a, b)).response.status).toBe(200);
+    const subjectToken = await clientToken(grant, a.resourceUri);
+    const response = await exchange(a.actor, { subject_token: subjectToken, resource: b.resourceUri });
+    expect(response.status).toBe(400);
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('unauthorized_client');
+  });
+});
