@@ -53,7 +53,12 @@ export class AccessTokenIssuer {
     private readonly statusIndices: StatusIndexAllocator,
   ) {}
 
-  async issue(client: ClientRecord, { scopes, decision, resources, rpt, exchange }: GrantedAccess, cnf?: Confirmation, requestId?: string): Promise<TokenResponse> {
+  async issue(
+    client: ClientRecord,
+    { scopes, decision, resources, rpt, exchange }: GrantedAccess,
+    cnf?: Confirmation,
+    requestId?: string,
+  ): Promise<TokenResponse> {
     const jkt = cnf !== undefined && 'jkt' in cnf ? cnf.jkt : undefined;
     // docs/concepts/consent-tickets.md#when-a-resource-scope-is-granted and docs/concepts/audience.md: the lifetime and audience the decision gave (an RPT's audience: its ticket's data sources).
     const issuedAt = Math.floor(Date.now() / 1000);

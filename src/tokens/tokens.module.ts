@@ -1,5 +1,6 @@
 import { RevocationModule } from '../revocation/revocation.module.js';
 import { Module } from '@nestjs/common';
+import { DisclosuresModule } from '../disclosures/disclosures.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { ClientsModule } from '../clients/clients.module.js';
 import { KeysModule } from '../keys/keys.module.js';
@@ -30,6 +31,7 @@ import { TokensService } from './tokens.service.js';
     UmaModule,
     StatusListsModule,
     TokenIssuanceModule,
+    DisclosuresModule,
     ClientCredentialsGrantModule,
     RefreshTokenGrantModule,
     UmaTicketGrantModule,

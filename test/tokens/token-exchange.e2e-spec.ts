@@ -2,6 +2,7 @@ import request from 'supertest';
 import { add, freshIds, patchAdmin, ref, remove } from '../support/admin.js';
 import { consentWorld, enrolDataSource, type ConsentGrant } from '../support/consent.js';
 import { basic } from '../support/factories.js';
+import { eventually } from '../support/processes.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { bodyOf, clientSecretOf, jwtPayload, type IntrospectionBody, type OAuthErrorBody, type TokenBody } from '../support/bodies.js';
 
@@ -14,18 +15,23 @@ type ExchangeBody = TokenBody & { issued_token_type: string };
 type ExchangedClaims = { sub: string; client_id: string; aud: string; exp: number; scope: string; jti: string; act?: unknown; status?: unknown; cnf?: unknown };
 
 let server: TestApp;
+/** A second instance on the same database: cascades must reach it too. */
+let second: TestApp;
 
 beforeAll(async () => {
   server = await startTestApp();
+  second = await startTestApp({ ISSUER: server.url });
 });
 
-afterAll(() => server.close());
+afterAll(() => Promise.all([server.close(), second.close()]));
 
 /** A client allowed uma_protection and the token exchange grant: a data source's introspection client, the actor. */
 async function actorClient(grantTypes = `client_credentials ${EXCHANGE}`): Promise<Credentials & { id: number }> {
   const [id] = freshIds(1);
   const clientId = `exchange-actor-${id}`;
-  const response = await patchAdmin(server, [add('uma-client', { id, attributes: { clientId, clientName: 'actor', allowedScopes: 'uma_protection', grantTypes } })]);
+  const response = await patchAdmin(server, [
+    add('uma-client', { id, attributes: { clientId, clientName: 'actor', allowedScopes: 'uma_protection', grantTypes } }),
+  ]);
   if (response.status !== 200) throw new Error(JSON.stringify(response.body));
   return { id, clientId, secret: clientSecretOf(response) };
 }
@@ -60,8 +66,9 @@ async function clientToken(grant: ConsentGrant, resource: string, scope = `${gra
 
 function exchange(actor: Credentials, parameters: Record<string, string | string[]>) {
   const body = new URLSearchParams();
-  for (const [name, value] of Object.entries({ grant_type: EXCHANGE, subject_token_type: ACCESS_TOKEN, ...parameters })) {
-    for (const item of Array.isArray(value) ? value : [value]) body.append(name, item);
+  const all: Record<string, string | string[]> = { grant_type: EXCHANGE, subject_token_type: ACCESS_TOKEN, ...parameters };
+  for (const [name, value] of Object.entries(all)) {
+    for (const item of typeof value === 'string' ? [value] : value) body.append(name, item);
   }
   return request(server.url).post('/oauth2/token').set('Authorization', basic(actor.clientId, actor.secret)).type('form').send(body.toString());
 }
@@ -120,12 +127,12 @@ describe('the token exchange grant (RFC 8693)', () => {
     const response = await exchange(a.actor, { subject_token: subjectToken, resource: b.resourceUri });
     expect(response.status).toBe(200);
     const body = bodyOf<ExchangeBody>(response);
-    expect(body).toEqual(
-      expect.objectContaining({ issued_token_type: ACCESS_TOKEN, token_type: 'Bearer', scope: `${grant.definitionName}:read` }) as unknown,
-    );
+    expect(body).toEqual(expect.objectContaining({ issued_token_type: ACCESS_TOKEN, token_type: 'Bearer', scope: `${grant.definitionName}:read` }) as unknown);
     expect(body.refresh_token).toBeUndefined();
     const claims = jwtPayload<ExchangedClaims>(body.access_token);
-    expect(claims).toEqual(expect.objectContaining({ sub: grant.clientId, client_id: grant.clientId, aud: b.resourceUri, act: { sub: a.actor.clientId } }) as unknown);
+    expect(claims).toEqual(
+      expect.objectContaining({ sub: grant.clientId, client_id: grant.clientId, aud: b.resourceUri, act: { sub: a.actor.clientId } }) as unknown,
+    );
   });
 
   it('never lets the exchanged token outlive the subject token', async () => {
@@ -144,7 +151,9 @@ describe('the token exchange grant (RFC 8693)', () => {
     expect(second.status).toBe(200);
     const claims = jwtPayload<ExchangedClaims>(bodyOf<ExchangeBody>(second).access_token);
     expect(claims.act).toEqual({ sub: b.actor.clientId, act: { sub: a.actor.clientId } });
-    const [row] = await server.dataSource.query<{ actor: string[]; parent_jti: string }[]>('SELECT actor, parent_jti FROM disclosure WHERE jti = $1', [claims.jti]);
+    const [row] = await server.dataSource.query<{ actor: string[]; parent_jti: string }[]>('SELECT actor, parent_jti FROM disclosure WHERE jti = $1', [
+      claims.jti,
+    ]);
     expect(row).toEqual({ actor: [b.actor.clientId, a.actor.clientId], parent_jti: jwtPayload<ExchangedClaims>(first).jti });
   });
 
@@ -206,7 +215,8 @@ describe('refusals of the token exchange grant, with nothing stored', () => {
     [
       'an actor_token',
       'invalid_request',
-      ({ a, b, subjectToken }) => exchange(a.actor, { subject_token: subjectToken, actor_token: subjectToken, actor_token_type: ACCESS_TOKEN, resource: b.resourceUri }),
+      ({ a, b, subjectToken }) =>
+        exchange(a.actor, { subject_token: subjectToken, actor_token: subjectToken, actor_token_type: ACCESS_TOKEN, resource: b.resourceUri }),
     ],
     ['neither resource nor audience', 'invalid_request', ({ a, subjectToken }) => exchange(a.actor, { subject_token: subjectToken })],
     [
@@ -219,7 +229,11 @@ describe('refusals of the token exchange grant, with nothing stored', () => {
       'invalid_request',
       ({ a, b, subjectToken }) => exchange(a.actor, { subject_token: subjectToken, resource: [b.resourceUri, a.resourceUri] }),
     ],
-    ['a subject_token that is not ours', 'invalid_grant', ({ a, b }) => exchange(a.actor, { subject_token: 'eyJhbGciOiJub25lIn0.e30.', resource: b.resourceUri })],
+    [
+      'a subject_token that is not ours',
+      'invalid_grant',
+      ({ a, b }) => exchange(a.actor, { subject_token: 'eyJhbGciOiJub25lIn0.e30.', resource: b.resourceUri }),
+    ],
     [
       'a subject_token meant for another data source than the actor’s',
       'invalid_grant',
@@ -230,10 +244,16 @@ describe('refusals of the token exchange grant, with nothing stored', () => {
       'invalid_target',
       ({ a, subjectToken }) => exchange(a.actor, { subject_token: subjectToken, resource: 'https://nowhere.example/api' }),
     ],
-    ['a scope outside the subject_token', 'invalid_scope', ({ a, b, subjectToken, grant }) =>
-      exchange(a.actor, { subject_token: subjectToken, resource: b.resourceUri, scope: `${grant.definitionName}:write` }),
+    [
+      'a scope outside the subject_token',
+      'invalid_scope',
+      ({ a, b, subjectToken, grant }) => exchange(a.actor, { subject_token: subjectToken, resource: b.resourceUri, scope: `${grant.definitionName}:write` }),
     ],
-    ['a plain scope', 'invalid_scope', ({ a, b, subjectToken }) => exchange(a.actor, { subject_token: subjectToken, resource: b.resourceUri, scope: 'uma_protection' })],
+    [
+      'a plain scope',
+      'invalid_scope',
+      ({ a, b, subjectToken }) => exchange(a.actor, { subject_token: subjectToken, resource: b.resourceUri, scope: 'uma_protection' }),
+    ],
   ];
 
   it.each(cases)('answers %s with %s', async (_, code, send) => {
@@ -297,5 +317,80 @@ describe('refusals of the token exchange grant, with nothing stored', () => {
     const response = await exchange(a.actor, { subject_token: subjectToken, resource: b.resourceUri });
     expect(response.status).toBe(400);
     expect(bodyOf<OAuthErrorBody>(response).error).toBe('unauthorized_client');
+  });
+});
+
+/** Introspection of a token meant for a data source, by that data source's client, on the second instance. */
+async function activeOnSecond(introspector: Credentials, token: string): Promise<boolean> {
+  const response = await request(second.url)
+    .post('/oauth2/introspect')
+    .set('Authorization', basic(introspector.clientId, introspector.secret))
+    .type('form')
+    .send(new URLSearchParams({ token }).toString());
+  return bodyOf<IntrospectionBody>(response).active;
+}
+
+/** A, B and C delegated in a row, the client's token for A, exchanged by A for B and by B for C. */
+async function threeSources() {
+  const { grant, a, b, subjectToken } = await twoSources();
+  const c = await source(grant);
+  const { id: bToC } = await delegate(b, c);
+  const first = bodyOf<ExchangeBody>(await exchange(a.actor, { subject_token: subjectToken, resource: b.resourceUri })).access_token;
+  const secondHop = bodyOf<ExchangeBody>(await exchange(b.actor, { subject_token: first, resource: c.resourceUri })).access_token;
+  expect(await activeOnSecond(b.actor, first)).toBe(true);
+  expect(await activeOnSecond(c.actor, secondHop)).toBe(true);
+  return { grant, a, b, c, subjectToken, first, secondHop, bToC };
+}
+
+describe('withdrawal cascades to exchanged tokens', () => {
+  it('revoking the subject token withdraws every token exchanged from it, recursively, on the second instance too', async () => {
+    const { grant, b, c, subjectToken, first, secondHop } = await threeSources();
+    await request(server.url)
+      .post('/oauth2/revoke')
+      .set('Authorization', basic(grant.clientId, grant.secret))
+      .type('form')
+      .send(new URLSearchParams({ token: subjectToken }).toString())
+      .expect(200);
+    await eventually(async () => (!(await activeOnSecond(b.actor, first)) && !(await activeOnSecond(c.actor, secondHop)) ? true : undefined), 1_000, 50);
+    const rows = await server.dataSource.query<{ withdrawn: boolean }[]>('SELECT withdrawn_at IS NOT NULL AS withdrawn FROM disclosure WHERE jti = ANY($1)', [
+      [jwtPayload<ExchangedClaims>(first).jti, jwtPayload<ExchangedClaims>(secondHop).jti],
+    ]);
+    expect(rows).toEqual([{ withdrawn: true }, { withdrawn: true }]);
+  });
+
+  it('removing a delegation withdraws the tokens exchanged across it and those exchanged from them', async () => {
+    const grant = await consentWorld(server);
+    const a = await source(grant);
+    const b = await source(grant);
+    const c = await source(grant);
+    const { id: aToB } = await delegate(a, b);
+    await delegate(b, c);
+    const subjectToken = await clientToken(grant, a.resourceUri);
+    const first = bodyOf<ExchangeBody>(await exchange(a.actor, { subject_token: subjectToken, resource: b.resourceUri })).access_token;
+    const secondHop = bodyOf<ExchangeBody>(await exchange(b.actor, { subject_token: first, resource: c.resourceUri })).access_token;
+    expect((await patchAdmin(server, [remove('data-source-delegation', aToB)])).status).toBe(200);
+    await eventually(async () => (!(await activeOnSecond(b.actor, first)) && !(await activeOnSecond(c.actor, secondHop)) ? true : undefined), 1_000, 50);
+    expect(await activeOnSecond(a.actor, subjectToken)).toBe(true);
+  });
+
+  it('removing a later delegation leaves the earlier hop active', async () => {
+    const { b, c, first, secondHop, bToC } = await threeSources();
+    expect((await patchAdmin(server, [remove('data-source-delegation', bToC)])).status).toBe(200);
+    await eventually(async () => (!(await activeOnSecond(c.actor, secondHop)) ? true : undefined), 1_000, 50);
+    expect(await activeOnSecond(b.actor, first)).toBe(true);
+  });
+
+  it('ending consent for the subject token withdraws the tokens exchanged from it', async () => {
+    const { grant, b, c, first, secondHop } = await threeSources();
+    expect((await patchAdmin(server, [remove('requested-resources-capability-tickets', grant.combination)])).status).toBe(200);
+    await eventually(async () => (!(await activeOnSecond(b.actor, first)) && !(await activeOnSecond(c.actor, secondHop)) ? true : undefined), 1_000, 50);
+  });
+
+  it('refuses to exchange a withdrawn token with invalid_grant', async () => {
+    const { grant, b, c, first } = await threeSources();
+    expect((await patchAdmin(server, [remove('requested-resources-capability-tickets', grant.combination)])).status).toBe(200);
+    const response = await exchange(b.actor, { subject_token: first, resource: c.resourceUri });
+    expect(response.status).toBe(400);
+    expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_grant');
   });
 });

@@ -63,7 +63,10 @@ async function delegationIsSound(manager: EntityManager, id: number): Promise<vo
   const names = new Set(served.map((entry) => entry.name));
   const foreign = row.scopes.find((scope) => !names.has(scope));
   if (foreign !== undefined) {
-    throw ruleBroken(`scope "${foreign}" of scopes is not a resource scope (definition:scope) of a definition the data source "to" serves`, '/value/attributes/scopes');
+    throw ruleBroken(
+      `scope "${foreign}" of scopes is not a resource scope (definition:scope) of a definition the data source "to" serves`,
+      '/value/attributes/scopes',
+    );
   }
 }
 

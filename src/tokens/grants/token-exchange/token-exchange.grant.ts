@@ -152,7 +152,8 @@ function exchangedScopes(requested: string | undefined, held: string[], to: Data
     const wanted = asResourceScope(name);
     if (wanted === undefined) return `scope "${name}" is not a resource scope: only resource scopes are exchanged`;
     if (!to.serves.has(wanted.definition)) return `scope "${name}" is not served by data source ${to.resourceUri}`;
-    if (delegation.scopes.length > 0 && !delegation.scopes.includes(name)) return `scope "${name}" is not allowed by the delegation to data source ${to.resourceUri}`;
+    if (delegation.scopes.length > 0 && !delegation.scopes.includes(name))
+      return `scope "${name}" is not allowed by the delegation to data source ${to.resourceUri}`;
     return undefined;
   };
   if (requested !== undefined) {
