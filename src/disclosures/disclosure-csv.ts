@@ -16,6 +16,8 @@ export const CSV_COLUMNS = [
   'purposes',
   'withdrawnAt',
   'withdrawnBy',
+  'actor',
+  'parentJti',
 ] as const;
 
 /** The header line of the export, CRLF-terminated (RFC 4180). */
@@ -42,6 +44,8 @@ export function csvRecord(view: DisclosureView): string {
     distinct(view.chains.map((chain) => chain.purpose.name)),
     view.withdrawnAt,
     view.withdrawnBy,
+    view.actor === null ? null : view.actor.join(' | '),
+    view.parentJti,
   ];
   return cells.map(csvCell).join(',') + '\r\n';
 }

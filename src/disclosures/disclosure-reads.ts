@@ -12,6 +12,8 @@ export type DisclosureFilter = {
   since?: Date;
   until?: Date;
   active?: boolean;
+  /** docs/guides/token-exchange.md: the tokens exchanged from the token with this jti. */
+  parentJti?: string;
 };
 
 /** A disclosure as the admin interface shows it (JSON:API attributes). */
@@ -29,6 +31,9 @@ export type DisclosureView = {
   chains: CoveringChain[];
   withdrawnAt: string | null;
   withdrawnBy: string | null;
+  /** docs/guides/token-exchange.md: an exchanged token's actors (outermost first) and the jti it was exchanged from; null otherwise. */
+  actor: string[] | null;
+  parentJti: string | null;
 };
 
 type Row = {
@@ -45,10 +50,12 @@ type Row = {
   chains: CoveringChain[];
   withdrawn_at: Date | null;
   withdrawn_by: number | null;
+  actor: string[] | null;
+  parent_jti: string | null;
 };
 
 const COLUMNS =
-  'd.id::text AS id, d.jti, d.client_id, d.scope, d.aud, d.issued_at, d.expires_at, d.token_type, d.jkt, d.request_id, b.chains, d.withdrawn_at, d.withdrawn_by';
+  'd.id::text AS id, d.jti, d.client_id, d.scope, d.aud, d.issued_at, d.expires_at, d.token_type, d.jkt, d.request_id, b.chains, d.withdrawn_at, d.withdrawn_by, d.actor, d.parent_jti';
 // Every read names the chains through the row's basis.
 const FROM = 'disclosure d JOIN disclosure_basis b ON b.key = d.basis';
 const CSV_CHUNK = 1_000;
@@ -111,6 +118,7 @@ function conditionsOf(filter: DisclosureFilter): { where: string; values: unknow
   if (filter.requestedResource !== undefined) resting('requested-resource', filter.requestedResource);
   if (filter.since !== undefined) add((p) => `d.issued_at >= ${p}`, filter.since);
   if (filter.until !== undefined) add((p) => `d.issued_at < ${p}`, filter.until);
+  if (filter.parentJti !== undefined) add((p) => `d.parent_jti = ${p}`, filter.parentJti);
   if (filter.active === true) conditions.push('(d.expires_at > now() AND d.withdrawn_at IS NULL)');
   if (filter.active === false) conditions.push('NOT (d.expires_at > now() AND d.withdrawn_at IS NULL)');
   return { where: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '', values };
@@ -136,5 +144,7 @@ function viewOf(row: Row): DisclosureView {
     chains: row.chains,
     withdrawnAt: row.withdrawn_at ? instant(row.withdrawn_at) : null,
     withdrawnBy: row.withdrawn_by === null ? null : String(row.withdrawn_by),
+    actor: row.actor,
+    parentJti: row.parent_jti,
   };
 }

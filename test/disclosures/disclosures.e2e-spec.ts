@@ -121,6 +121,8 @@ describe('the disclosure of a resource-scope token', () => {
       ],
       withdrawnAt: null,
       withdrawnBy: null,
+      actor: null,
+      parentJti: null,
     });
     const one = await getAdmin(server, `/admin/disclosure/${row.id}`);
     expect(one.status).toBe(200);
@@ -223,7 +225,7 @@ describe('reading disclosures', () => {
     expect(response.headers['content-disposition']).toBe('attachment; filename="disclosures.csv"');
     const lines = response.text.split('\r\n');
     expect(lines[0]).toBe(
-      'id,jti,clientId,scope,aud,issuedAt,expiresAt,tokenType,jkt,requestId,ticketIds,requestedResourceIds,purposes,withdrawnAt,withdrawnBy',
+      'id,jti,clientId,scope,aud,issuedAt,expiresAt,tokenType,jkt,requestId,ticketIds,requestedResourceIds,purposes,withdrawnAt,withdrawnBy,actor,parentJti',
     );
     expect(lines).toHaveLength(3);
     expect(lines[2]).toBe('');

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { add, freshIds, patchAdmin, ref, remove } from '../support/admin.js';
+import { add, freshIds, getAdmin, patchAdmin, ref, remove } from '../support/admin.js';
 import { consentWorld, enrolDataSource, type ConsentGrant } from '../support/consent.js';
 import { basic } from '../support/factories.js';
 import { eventually } from '../support/processes.js';
@@ -392,5 +392,35 @@ describe('withdrawal cascades to exchanged tokens', () => {
     const response = await exchange(b.actor, { subject_token: first, resource: c.resourceUri });
     expect(response.status).toBe(400);
     expect(bodyOf<OAuthErrorBody>(response).error).toBe('invalid_grant');
+  });
+});
+
+describe('the accounting of exchanged tokens', () => {
+  it('lists the tokens exchanged from a token by filter[parentJti], with their actors', async () => {
+    const { a, b, subjectToken } = await twoSources();
+    const exchanged = jwtPayload<ExchangedClaims>(
+      bodyOf<ExchangeBody>(await exchange(a.actor, { subject_token: subjectToken, resource: b.resourceUri })).access_token,
+    );
+    const response = await getAdmin(server, `/admin/disclosure?filter[parentJti]=${jwtPayload<ExchangedClaims>(subjectToken).jti}`);
+    expect(response.status).toBe(200);
+    const rows = bodyOf<{ data: { attributes: Record<string, unknown> }[] }>(response).data;
+    expect(rows.map((row) => row.attributes)).toEqual([
+      expect.objectContaining({ jti: exchanged.jti, actor: [a.actor.clientId], parentJti: jwtPayload<ExchangedClaims>(subjectToken).jti }),
+    ]);
+  });
+
+  it('exports actor and parentJti as the last CSV columns', async () => {
+    const { grant, a, b, subjectToken } = await twoSources();
+    await exchange(a.actor, { subject_token: subjectToken, resource: b.resourceUri }).expect(200);
+    const response = await getAdmin(server, `/admin/disclosure?filter[parentJti]=${jwtPayload<ExchangedClaims>(subjectToken).jti}`).set('Accept', 'text/csv');
+    const [header, line] = response.text.split('\r\n');
+    expect(header.endsWith(',actor,parentJti')).toBe(true);
+    expect(line.startsWith('') && line.includes(`,${grant.clientId},`)).toBe(true);
+    expect(line.endsWith(`,${a.actor.clientId},${jwtPayload<ExchangedClaims>(subjectToken).jti}`)).toBe(true);
+  });
+
+  it('refuses a malformed filter[parentJti] with 400', async () => {
+    const response = await getAdmin(server, `/admin/disclosure?filter[parentJti]=${'x'.repeat(65)}`);
+    expect(response.status).toBe(400);
   });
 });
