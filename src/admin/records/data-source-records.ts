@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { DATA_SOURCE_KINDS } from '../../tickets/data-source.entity.js';
 import { dataSourceClientLacksProtection } from '../../tickets/consent-rules.js';
+import { delegationProblem } from '../../tickets/data-source-delegations.js';
 import { ruleBroken } from '../json-api/admin-error.js';
 import { TableRecordHandler, type TableSpec } from './table-record-handler.js';
 
@@ -45,29 +46,10 @@ const dataSourceDelegation: TableSpec = {
   rules: [(manager, id) => delegationIsSound(manager, id)],
 };
 
-/** Two distinct data sources, and only resource scopes (`definition:scope`) of definitions `to` serves. */
+/** docs/guides/token-exchange.md#delegations: the rules tickets/ states, as a 422 naming the member. */
 async function delegationIsSound(manager: EntityManager, id: number): Promise<void> {
-  const [row]: { from_id: number; to_id: number; scopes: string[] }[] = await manager.query(
-    'SELECT from_id, to_id, scopes FROM data_source_delegation WHERE id = $1',
-    [id],
-  );
-  if (!row) return;
-  if (row.from_id === row.to_id) throw ruleBroken('a data-source-delegation links two distinct data sources', '/value/relationships/to');
-  if (row.scopes.length === 0) return;
-  const served: { name: string }[] = await manager.query(
-    `SELECT d.name || ':' || s.name AS name FROM data_source_resource_definitions x
-       JOIN resource_definition d ON d.id = x.resource_definition_id JOIN scope s ON s.resource_definition_id = d.id
-      WHERE x.data_source_id = $1`,
-    [row.to_id],
-  );
-  const names = new Set(served.map((entry) => entry.name));
-  const foreign = row.scopes.find((scope) => !names.has(scope));
-  if (foreign !== undefined) {
-    throw ruleBroken(
-      `scope "${foreign}" of scopes is not a resource scope (definition:scope) of a definition the data source "to" serves`,
-      '/value/attributes/scopes',
-    );
-  }
+  const problem = await delegationProblem(manager, id);
+  if (problem) throw ruleBroken(problem.message, problem.member === 'scopes' ? '/value/attributes/scopes' : `/value/relationships/${problem.member}`);
 }
 
 async function introspectionClientProtects(manager: EntityManager, id: number): Promise<void> {
