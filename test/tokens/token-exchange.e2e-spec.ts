@@ -1,4 +1,7 @@
+import { calculateJwkThumbprint } from 'jose';
+import * as oidc from 'openid-client';
 import request from 'supertest';
+import { clientKey, dpopProof } from '../support/keys.js';
 import { add, freshIds, getAdmin, patchAdmin, ref, remove } from '../support/admin.js';
 import { consentWorld, enrolDataSource, type ConsentGrant } from '../support/consent.js';
 import { basic } from '../support/factories.js';
@@ -422,5 +425,36 @@ describe('the accounting of exchanged tokens', () => {
   it('refuses a malformed filter[parentJti] with 400', async () => {
     const response = await getAdmin(server, `/admin/disclosure?filter[parentJti]=${'x'.repeat(65)}`);
     expect(response.status).toBe(400);
+  });
+});
+
+describe('actors', () => {
+  it('binds the exchanged token to the DPoP key the actor proved', async () => {
+    const { a, b, subjectToken } = await twoSources();
+    const holder = await clientKey('ES256');
+    const response = await exchange(a.actor, { subject_token: subjectToken, resource: b.resourceUri }).set(
+      'DPoP',
+      await dpopProof(holder, `${server.url}/oauth2/token`),
+    );
+    expect(response.status).toBe(200);
+    expect(bodyOf<ExchangeBody>(response).token_type).toBe('DPoP');
+    expect(jwtPayload<ExchangedClaims>(bodyOf<ExchangeBody>(response).access_token).cnf).toEqual({ jkt: await calculateJwkThumbprint(holder.jwk) });
+  });
+
+  it("exchanges with openid-client's genericGrantRequest as the actor", async () => {
+    const { grant, a, b, subjectToken } = await twoSources();
+    const configuration = await oidc.discovery(new URL(server.url), a.actor.clientId, undefined, oidc.ClientSecretBasic(a.actor.secret), {
+      execute: [oidc.allowInsecureRequests],
+      algorithm: 'oauth2',
+    });
+    const tokens = await oidc.genericGrantRequest(configuration, EXCHANGE, {
+      subject_token: subjectToken,
+      subject_token_type: ACCESS_TOKEN,
+      resource: b.resourceUri,
+    });
+    expect(tokens.issued_token_type).toBe(ACCESS_TOKEN);
+    expect(jwtPayload<ExchangedClaims>(tokens.access_token)).toEqual(
+      expect.objectContaining({ sub: grant.clientId, aud: b.resourceUri, act: { sub: a.actor.clientId } }) as unknown,
+    );
   });
 });
