@@ -267,17 +267,38 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
    * takes with it every token exchanged from it, and from those, recursively; answers how many.
    */
   async withdrawExchangedFrom(jtis: readonly string[]): Promise<number> {
+    const total = await this.cascade(jtis, null);
+    this.cascadeLate(jtis, null);
+    return total;
+  }
+
+  /**
+   * An exchange another instance allowed before it heard of the withdrawal (its revocation answers
+   * may be a second old) is caught by cascading again, as the late sweeps do.
+   */
+  private cascadeLate(jtis: readonly string[], auditEventId: number | null): void {
+    if (jtis.length === 0) return;
+    for (const delay of LATE_SWEEPS_MS) {
+      const late = () => this.cascade(jtis, auditEventId);
+      setTimeout(() => void late().catch((error: Error) => this.logger.error(`a late cascade of withdrawals failed: ${error.message}`)), delay).unref();
+    }
+  }
+
+  /** Withdraws every outstanding token exchanged from these tokens, recursively; answers how many. */
+  private async cascade(jtis: readonly string[], auditEventId: number | null): Promise<number> {
     const total = await this.dataSource.transaction(async (manager) => {
       const [rows]: [Withdrawn[], number] = await manager.query(
         `WITH RECURSIVE tree AS (
            SELECT d.id, d.jti FROM disclosure d WHERE d.parent_jti = ANY($1::text[])
            UNION SELECT d.id, d.jti FROM disclosure d JOIN tree t ON d.parent_jti = t.jti)
-         UPDATE disclosure SET withdrawn_at = date_trunc('second', now())
+         UPDATE disclosure SET withdrawn_at = date_trunc('second', now()), withdrawn_by = $2
           WHERE id IN (SELECT id FROM tree) AND withdrawn_at IS NULL AND expires_at > now()
           RETURNING jti, client_id, expires_at, status_list_id, status_idx`,
-        [jtis],
+        [jtis, auditEventId],
       );
-      if (rows.length > 0) await revokeTokens(manager, rows.map(revocationOf));
+      if (rows.length === 0) return 0;
+      await revokeTokens(manager, rows.map(revocationOf));
+      if (auditEventId !== null) await countWithdrawnTokens(manager, auditEventId, rows.length);
       return rows.length;
     });
     if (total > 0) this.revocations?.revokedHere();
@@ -345,7 +366,7 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
 
   /** Marks the rows withdrawn, revokes their tokens (what introspection reads) and counts them on the audit event. */
   private async withdraw(ids: string[], auditEventId: number): Promise<number> {
-    return this.dataSource.transaction(async (manager) => {
+    const withdrawn = await this.dataSource.transaction(async (manager) => {
       // TypeORM answers an UPDATE … RETURNING with [rows, affected].
       // docs/guides/token-exchange.md#withdrawal-cascades: with them, every token exchanged from them, recursively.
       const [rows]: [Withdrawn[], number] = await manager.query(
@@ -362,7 +383,13 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
       // The token's status list entry goes with it (docs/reference/status-lists.md): it reads 1 on every instance within a second.
       await revokeTokens(manager, rows.map(revocationOf));
       await countWithdrawnTokens(manager, auditEventId, rows.length);
-      return rows.length;
+      return rows;
     });
+    if (withdrawn === 0) return 0;
+    this.cascadeLate(
+      withdrawn.map((row) => row.jti),
+      auditEventId,
+    );
+    return withdrawn.length;
   }
 }
