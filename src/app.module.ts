@@ -11,6 +11,7 @@ import { TokensModule } from './tokens/tokens.module.js';
 import { UmaModule } from './uma/uma.module.js';
 import { StatusListsModule } from './status-lists/status-lists.module.js';
 import { RegistrationModule } from './registration/registration.module.js';
+import { UdapDiscoveryModule } from './tokens/udap-discovery.controller.js';
 
 /**
  * The application: token endpoint, JWKS, metadata and health on PORT; the admin interface,
@@ -29,7 +30,9 @@ export class AppModule {
         StatusListsModule,
         UmaModule,
         // docs/guides/dynamic-registration.md: DYNAMIC_CLIENT_REGISTRATION=false leaves its paths unrouted (404).
-        ...(config.dynamicClientRegistration ? [RegistrationModule] : []),
+        ...(config.dynamicClientRegistration || config.udap ? [RegistrationModule] : []),
+        // docs/reference/trust-communities.md#discovery: UDAP=false leaves /.well-known/udap unrouted (404).
+        ...(config.udap ? [UdapDiscoveryModule] : []),
         AdminModule,
         ConsoleModule,
         HealthModule,

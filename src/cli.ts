@@ -13,9 +13,11 @@ import { RegistrationError } from './clients/client-registration.js';
 import { DatabaseModule } from './database/database.module.js';
 import { ENTITIES } from './entities.js';
 import { openDatabase } from './database/database-runtime.js';
+import { KeyEncryption } from './keys/key-encryption.js';
 import { SigningKeysService } from './keys/signing-keys.service.js';
 import { TicketsModule } from './tickets/tickets.module.js';
 import { AccessDecisions } from './tickets/access-decisions.js';
+import { isPurposeOfUseCode } from './oauth/purpose-of-use.js';
 import { verdictText } from './tickets/verdict-text.js';
 import { cliActor } from './audit/audit-trail.js';
 import { parseScope } from './oauth/scope.js';
@@ -44,10 +46,11 @@ const USAGE = `usage:
   cli initial-access-token revoke ID
   cli trust-community create --name N --community-uri U --anchor FILE... [--scopes "a b"] [--purposes "c d"]
                     [--revocation require|off] [--access-token-lifetime SECONDS]
+                    [--server-certificate FILE --server-key FILE]
   cli trust-community list [--json]
   cli trust-community remove ID
   cli data-source delegate FROM TO [--scopes "definition:scope …"] [--json]
-  cli explain --client-id ID --scope "a b" [--resource URI]... [--json]`;
+  cli explain --client-id ID --scope "a b" [--resource URI]... [--purpose-of-use CODE]... [--json]`;
 
 /** A mistake in the command line: exit code 2 and the usage. */
 class UsageError extends Error {}
@@ -98,7 +101,10 @@ async function main(argv: string[]): Promise<void> {
       'cert-bound': { type: 'boolean', default: false },
       'community-uri': { type: 'string' },
       anchor: { type: 'string', multiple: true },
+      'server-certificate': { type: 'string' },
+      'server-key': { type: 'string' },
       purposes: { type: 'string' },
+      'purpose-of-use': { type: 'string', multiple: true },
       revocation: { type: 'string' },
       json: { type: 'boolean', default: false },
       now: { type: 'boolean', default: false },
@@ -212,10 +218,25 @@ async function main(argv: string[]): Promise<void> {
       const anchors = values.anchor.flatMap(readAnchorFile);
       const purposesOfUse = values.purposes === undefined ? undefined : values.purposes.split(/\s+/).filter(Boolean);
       const accessTokenLifetime = lifetimeOf(values['access-token-lifetime']);
+      const serverCertificate = values['server-certificate'] === undefined ? undefined : readTextFile(values['server-certificate'], '--server-certificate');
+      const serverKey = values['server-key'] === undefined ? undefined : readTextFile(values['server-key'], '--server-key');
+      const keyEncryption = new KeyEncryption(config.keyEncryptionSecret);
       return run(async (app) => {
-        const id = await app
-          .get(TrustCommunities)
-          .create({ name, communityUri, anchors, scopes: values.scopes, purposesOfUse, revocationCheck: values.revocation, accessTokenLifetime }, cliActor());
+        const id = await app.get(TrustCommunities).create(
+          {
+            name,
+            communityUri,
+            anchors,
+            scopes: values.scopes,
+            purposesOfUse,
+            revocationCheck: values.revocation,
+            accessTokenLifetime,
+            serverCertificate,
+            serverKey,
+          },
+          cliActor(),
+          { issuer: config.issuer, seal: (pem) => keyEncryption.seal(pem) },
+        );
         process.stdout.write(values.json ? JSON.stringify({ id: String(id) }) + '\n' : `trust community ${id} created: ${communityUri}\n`);
       });
     }
@@ -224,13 +245,15 @@ async function main(argv: string[]): Promise<void> {
       return run(async (app) => {
         const rows = await app.get(TrustCommunities).list();
         if (values.json) {
-          const listed = rows.map((row) => ({ id: String(row.id), ...attributesOf(row) }));
+          const listed = rows.map((row) => ({ id: String(row.id), ...attributesOf(row), clientCount: row.client_count }));
           process.stdout.write(JSON.stringify(listed) + '\n');
           return;
         }
         for (const row of rows) {
           const state = row.enabled ? 'enabled' : 'disabled';
-          process.stdout.write(`${row.id}\t${row.community_uri}\t${row.name}\t${state}\t${row.anchors.length} anchor(s)\tscopes: ${row.scope_ceiling}\n`);
+          process.stdout.write(
+            `${row.id}\t${row.community_uri}\t${row.name}\t${state}\t${row.anchors.length} anchor(s)\t${row.client_count} client(s)\tscopes: ${row.scope_ceiling}\n`,
+          );
         }
       });
     }
@@ -261,8 +284,14 @@ async function main(argv: string[]): Promise<void> {
       const clientId = required(values['client-id'], '--client-id');
       const scopes = scopesOf(required(values.scope, '--scope'));
       const resources = (values.resource ?? []).filter((resource) => resource !== '');
+      const purposesOfUse = values['purpose-of-use']?.filter((code) => code !== '');
+      for (const code of purposesOfUse ?? []) {
+        if (!isPurposeOfUseCode(code))
+          throw new UsageError(`--purpose-of-use "${code}" is not a purpose-of-use code such as urn:oid:2.16.840.1.113883.5.8#TREAT`);
+      }
       return run(async (app) => {
-        const decision = await app.get(AccessDecisions).explain(clientId, { scopes, resources });
+        const request = { scopes, resources, ...(purposesOfUse && purposesOfUse.length > 0 ? { purposesOfUse } : {}) };
+        const decision = await app.get(AccessDecisions).explain(clientId, request);
         if (!decision) throw new NotFoundError(`no client has client_id "${clientId}"`);
         process.stdout.write(values.json ? JSON.stringify(decision.verdict) + '\n' : verdictText(decision.verdict));
       });
@@ -304,6 +333,15 @@ function readJwksFile(file: string): string {
     return readFileSync(file, 'utf8');
   } catch (error) {
     throw new UsageError(`--jwks-file: cannot read ${file} (${(error as { code?: string }).code ?? 'unreadable'})`);
+  }
+}
+
+/** `--server-certificate FILE`, `--server-key FILE`: the file's text (the rules check it). */
+function readTextFile(file: string, option: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`${option}: cannot read ${file} (${(error as { code?: string }).code ?? 'unreadable'})`);
   }
 }
 

@@ -11,6 +11,7 @@ import { InitialAccessTokensScreen } from './initial-access-tokens/initial-acces
 import { ServerScreen } from './server/server-screen.js';
 import { SignInScreen } from './sign-in/sign-in-screen.js';
 import { TicketsScreen } from './tickets/tickets-screen.js';
+import { TrustCommunitiesScreen } from './trust-communities/trust-communities-screen.js';
 
 const SCREENS = [
   { path: 'server', title: 'Authorization server', Screen: ServerScreen },
@@ -18,6 +19,7 @@ const SCREENS = [
   { path: 'data-sources', title: 'Data sources', Screen: DataSourcesScreen },
   { path: 'clients', title: 'Clients', Screen: ClientsScreen },
   { path: 'initial-access-tokens', title: 'Initial access tokens', Screen: InitialAccessTokensScreen },
+  { path: 'trust-communities', title: 'Trust communities', Screen: TrustCommunitiesScreen },
   { path: 'tickets', title: 'Consent tickets', Screen: TicketsScreen },
   { path: 'explain', title: 'Explain', Screen: ExplainScreen },
   { path: 'audit', title: 'Audit trail', Screen: AuditScreen },

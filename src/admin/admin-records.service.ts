@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { mutualTlsEnabled } from '../clients/mutual-tls.js';
 import { InitialAccessTokenRecordHandler } from './records/initial-access-token-record-handler.js';
+import { KeyEncryption } from '../keys/key-encryption.js';
 import { TrustCommunityRecordHandler } from './records/trust-community-record-handler.js';
 import { ClientsService } from '../clients/clients.service.js';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -57,7 +58,7 @@ export class AdminRecordsService {
         ...DATA_SOURCE_RECORD_HANDLERS,
         clients,
         initialAccessTokens,
-        new TrustCommunityRecordHandler(),
+        new TrustCommunityRecordHandler(config.issuer, new KeyEncryption(config.keyEncryptionSecret)),
         new AuditEventHandler(),
         new DisclosureRecordHandler(),
       ].map((handler) => [handler.type, handler]),

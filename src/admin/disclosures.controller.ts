@@ -3,6 +3,7 @@ import { ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiSecurity
 import type { Request, Response } from 'express';
 import { csvHeader, csvRecord } from '../disclosures/disclosure-csv.js';
 import { DisclosureReads, type DisclosureFilter, type DisclosureView } from '../disclosures/disclosure-reads.js';
+import { isAbsoluteUriWithin, isPurposeOfUseCode } from '../oauth/purpose-of-use.js';
 import { AdminExceptionFilter } from './admin-exception.filter.js';
 import { pageOf } from './json-api/collection-parameters.js';
 import { AdminTokenGuard } from './admin-token.guard.js';
@@ -10,7 +11,7 @@ import { AdminError, malformed, notFound } from './json-api/admin-error.js';
 import type { ResourceObject } from './json-api/resource-object.js';
 import { sendJsonApi } from './json-api/send-json-api.js';
 
-const FILTERS = ['client', 'capabilityTicket', 'requestedResource', 'since', 'until', 'active', 'parentJti'];
+const FILTERS = ['client', 'capabilityTicket', 'requestedResource', 'since', 'until', 'active', 'organization', 'purposeOfUse', 'parentJti'];
 const RFC_3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
 const MAX_BIGINT = 9_223_372_036_854_775_807n;
 
@@ -29,11 +30,13 @@ export class DisclosuresController {
   @Get()
   @ApiOperation({
     summary:
-      'Disclosures, newest first (filter[client], filter[capabilityTicket], filter[requestedResource], filter[since], filter[until], filter[active], filter[parentJti]); Accept: text/csv exports them all',
+      'Disclosures, newest first (filter[client], filter[capabilityTicket], filter[requestedResource], filter[since], filter[until], filter[active], filter[organization], filter[purposeOfUse], filter[parentJti]); Accept: text/csv exports them all',
   })
   @ApiProduces('application/vnd.api+json', 'text/csv')
   @ApiQuery({ name: 'filter[client]', required: false })
   @ApiQuery({ name: 'filter[active]', required: false, enum: ['true', 'false'] })
+  @ApiQuery({ name: 'filter[organization]', required: false, description: "a UDAP token's hl7-b2b organization_id (an absolute URI)" })
+  @ApiQuery({ name: 'filter[purposeOfUse]', required: false, description: 'one of the purpose-of-use codes a UDAP token asserted' })
   @ApiResponse({ status: 200, description: 'JSON:API document with meta.total and links, or the CSV export' })
   async list(@Req() request: Request, @Res() response: Response): Promise<void> {
     const filter = filterOf(request);
@@ -160,6 +163,16 @@ function assign(filter: DisclosureFilter, member: string, raw: string, parameter
     case 'active':
       if (raw !== 'true' && raw !== 'false') throw malformed(`${parameter} must be true or false`);
       filter.active = raw === 'true';
+      return;
+    case 'organization':
+      if (!isAbsoluteUriWithin(raw, 2048)) throw malformed(`${parameter} must be an absolute URI (at most 2048 characters) such as https://org.example/fhir`);
+      filter.organization = raw;
+      return;
+    case 'purposeOfUse':
+      if (!isPurposeOfUseCode(raw)) {
+        throw malformed(`${parameter} must be a purpose-of-use code: an absolute URI of at most 255 characters such as urn:oid:2.16.840.1.113883.5.8#TREAT`);
+      }
+      filter.purposeOfUse = raw;
       return;
   }
 }

@@ -13,6 +13,8 @@ import { SlowHashGate } from './slow-hash-gate.js';
 import { CertificateAuthenticator } from './certificate-authenticator.js';
 import { ClientCertificates } from './client-certificates.js';
 import { CrlFetcher } from './crl-fetcher.js';
+import { UdapCertificates } from './udap-certificates.js';
+import { UdapClientAuthenticator } from './udap-client-authenticator.js';
 import { ClientAuthGuard, TokenClientAuthGuard } from './guards/client-auth.guard.js';
 import { DpopProofGuard } from './guards/dpop-proof.guard.js';
 import { ClientBasicStrategy } from './strategies/client-basic.strategy.js';
@@ -34,6 +36,8 @@ const AUTH_PROVIDERS = [
   ClientCertificates,
   CertificateAuthenticator,
   CrlFetcher,
+  UdapCertificates,
+  UdapClientAuthenticator,
 ];
 
 /** Client authentication (secrets, assertions, DPoP proofs) and its brute-force throttle. */

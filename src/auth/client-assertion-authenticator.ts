@@ -78,6 +78,9 @@ export class ClientAssertionAuthenticator {
     const client = await this.clients.find(clientId);
     // One description for both: it does not tell which client ids exist.
     if (!client || client.authenticationType !== 'private_key_jwt') throw refused('no client registered for private_key_jwt has this id');
+    // Its key is in the certificate of each request (docs/reference/trust-communities.md#token-request), never registered.
+    if ((client.trustCommunityId ?? null) !== null)
+      throw refused('this client is registered by UDAP: ask with udap=1 and an assertion carrying its certificate (x5c)');
     checkKeySetUrl(header, client);
     const { payload } = await this.verifySignature(assertion, client, header);
     let claims: Record<string, unknown>;

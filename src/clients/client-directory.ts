@@ -31,7 +31,12 @@ type Row = Pick<
   | 'tls_client_auth_issuer_dn'
   | 'tls_client_certificate_bound_access_tokens'
   | 'date_created'
-> & { client_authentication_type: ClientRecord['authenticationType']; client_secret_hash: string | null };
+> & {
+  client_authentication_type: ClientRecord['authenticationType'];
+  client_secret_hash: string | null;
+  trust_community_id: number | null;
+  udap_issuer: string | null;
+};
 
 /**
  * The token endpoint's view of clients: an in-process cache (unknown ids included) kept fresh
@@ -60,7 +65,8 @@ export class ClientDirectory {
               m.grant_types, m.allowed_scopes, m.client_secret_hash,
               m.jwks_raw, m.jwks_uri, m.dpop_bound_access_tokens, m.access_token_lifetime,
               m.tls_client_auth_subject_dn, m.tls_client_auth_san_dns, m.tls_client_auth_san_uri, m.tls_client_auth_san_ip,
-              m.tls_client_auth_san_email, m.tls_client_auth_issuer_dn, m.tls_client_certificate_bound_access_tokens, c.date_created
+              m.tls_client_auth_san_email, m.tls_client_auth_issuer_dn, m.tls_client_certificate_bound_access_tokens, c.date_created,
+              c.trust_community_id, c.udap_issuer
          FROM client c JOIN client_metadata m ON m.id = c.metadata_id
         WHERE c.client_id = $1`,
       [clientId],
@@ -84,6 +90,8 @@ export class ClientDirectory {
       tlsIssuer: row.tls_client_auth_issuer_dn,
       certificateBound: row.tls_client_certificate_bound_access_tokens,
       createdAt: row.date_created.getTime(),
+      trustCommunityId: row.trust_community_id,
+      udapIssuer: row.udap_issuer,
     };
   }
 }

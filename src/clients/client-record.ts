@@ -1,4 +1,5 @@
 import type { SubjectRule } from '../certificates/subject-rules.js';
+import type { Hl7B2b } from '../oauth/hl7-b2b.js';
 import type { ClientAuthenticationType } from './client-metadata.entity.js';
 
 /** What the token endpoint needs to know of a client, cached in memory. */
@@ -27,7 +28,15 @@ export type ClientRecord = {
   certificateBound?: boolean;
   /** When the client was created (ms): a token issued before then was another client's of the same id, one since removed. */
   createdAt?: number;
+  /** docs/reference/trust-communities.md#registration: a UDAP client's trust community (row id) and its identity there (its certificate's SAN URI); null otherwise. */
+  trustCommunityId?: number | null;
+  udapIssuer?: string | null;
+  /** Set on the request's own copy of a UDAP client authenticated for a token request (never cached): what it asserted. */
+  udap?: UdapAuthorization;
 };
+
+/** docs/reference/trust-communities.md#token-request: a UDAP token request's hl7-b2b extension, as the grant and the token carry it. */
+export type UdapAuthorization = { hl7B2b: Hl7B2b };
 
 export function splitSpaced(value: string): Set<string> {
   return new Set(value.split(' ').filter(Boolean));

@@ -39,7 +39,13 @@ export type ClientRegistration = {
  * hosts; `mtls` (MTLS=true) enables the certificate methods and certificate-bound tokens,
  * `tlsClientAuth` (TLS_CLIENT_CA_FILE set) the method tls_client_auth (docs/guides/mtls.md).
  */
-export type RegistrationPolicy = { allowPrivateJwksUri: boolean; mtls?: boolean; tlsClientAuth?: boolean };
+export type RegistrationPolicy = {
+  allowPrivateJwksUri: boolean;
+  mtls?: boolean;
+  tlsClientAuth?: boolean;
+  /** A UDAP member (docs/reference/trust-communities.md#registration): its private_key_jwt key is in the certificate of each request, never registered. */
+  keysFromCertificate?: boolean;
+};
 
 /** The registration fields of the five tls_client_auth subject values, and the rule each one is. */
 export const TLS_SUBJECT_FIELDS: readonly (readonly [field: TlsSubjectField, kind: SubjectRuleKind])[] = [
@@ -172,7 +178,7 @@ export function validateKeyMaterial(
 function checkKeys(authenticationType: string, input: ClientRegistration, policy: RegistrationPolicy): { jwksRaw: string | null; jwksUri: string | null } {
   const { jwksRaw, jwksUri } = validateKeyMaterial(input, policy);
   if (authenticationType === 'private_key_jwt') {
-    if (jwksRaw === null && jwksUri === null) {
+    if (jwksRaw === null && jwksUri === null && policy.keysFromCertificate !== true) {
       throw new RegistrationError('jwksRaw', 'a private_key_jwt client needs its public keys: give jwksRaw or jwksUri');
     }
     if (input.clientSecret !== undefined) throw new RegistrationError('clientSecret', 'a private_key_jwt client has no client secret');

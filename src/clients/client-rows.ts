@@ -41,6 +41,9 @@ export type ClientRow = {
   tls_client_auth_issuer_dn: string | null;
   tls_client_certificate_bound_access_tokens: boolean;
   administrator_ceilings: AdministratorCeilings | null;
+  trust_community_id: number | null;
+  udap_issuer: string | null;
+  organization: string | null;
 };
 
 /** The tables a client's record spans (`c`: client, `m`: its metadata row). */
@@ -52,6 +55,7 @@ export const CLIENT_COLUMNS = `SELECT c.id, c.version, c.date_created, c.last_up
     m.dpop_bound_access_tokens, m.access_token_lifetime, m.tls_client_auth_subject_dn, m.tls_client_auth_san_dns, m.tls_client_auth_san_uri,
     m.tls_client_auth_san_ip, m.tls_client_auth_san_email, m.tls_client_auth_issuer_dn, m.tls_client_certificate_bound_access_tokens,
     c.registered_via, c.registration_management, c.contacts, c.software_id, c.software_version, c.initial_access_token_id, c.administrator_ceilings,
+    c.trust_community_id, c.udap_issuer, c.organization,
     COALESCE((SELECT array_agg(r.uri ORDER BY r.id) FROM redirect_uri r WHERE r.client_id = c.id), '{}') AS redirect_uris`;
 
 /** Clients by a `WHERE …` tail over CLIENT_FROM (e.g. `WHERE c.id = $1 FOR UPDATE OF c`). */
@@ -66,6 +70,9 @@ export type ClientShown = ClientAttributes & {
   softwareId: string | null;
   softwareVersion: string | null;
   contacts: string[];
+  /** A UDAP client's identity in its community and its organization (docs/reference/trust-communities.md); null otherwise. */
+  udapIssuer: string | null;
+  organization: string | null;
 };
 
 /** A client as the admin interface shows it and the audit trail records it (never the secret). */
@@ -80,6 +87,8 @@ export function shownClient(row: ClientRow): ClientShown {
     softwareId: row.software_id,
     softwareVersion: row.software_version,
     contacts: row.contacts === null ? [] : (JSON.parse(row.contacts) as string[]),
+    udapIssuer: row.udap_issuer,
+    organization: row.organization,
     tlsClientCertificateBoundAccessTokens: row.tls_client_certificate_bound_access_tokens,
   };
 }

@@ -204,3 +204,63 @@ async function takenKey(manager: EntityManager, id: number, clientId: string): P
   const holders = await manager.query<{ id: number }[]>('SELECT id FROM client WHERE id = $1 OR client_id = $2', [id, clientId]);
   return holders.some((holder) => holder.id === id) ? new ClientTakenError('id', id) : new ClientTakenError('clientId', clientId);
 }
+
+/**
+ * A UDAP member's client (docs/reference/trust-communities.md#registration): registered by its
+ * community's certificate, authenticating with private_key_jwt and the key its certificate
+ * carries at each request (no JWKS), identified by (trust community, SAN URI). An empty
+ * `grantTypes` is a cancelled registration kept because consent records still name it.
+ */
+export type UdapMemberRows = {
+  clientId: string;
+  clientName: string;
+  grantTypes: string;
+  allowedScopes: string;
+  contacts: string[];
+  trustCommunityId: number;
+  udapIssuer: string;
+  organization: string;
+};
+
+/**
+ * Writes a UDAP member's metadata and client rows in the caller's transaction and answers the
+ * record id, or undefined when the community already has a client for this SAN URI (a
+ * concurrent registration won; nothing is left behind).
+ */
+export async function insertUdapMember(manager: EntityManager, member: UdapMemberRows): Promise<number | undefined> {
+  const id = await allocateId(manager, 'client');
+  const [{ id: metadataId }] = await manager.query<{ id: number }[]>(
+    `INSERT INTO client_metadata (client_type, client_authentication_type, grant_types, allowed_scopes)
+     VALUES ('CONFIDENTIAL', 'private_key_jwt', $1, $2) RETURNING id`,
+    [member.grantTypes, member.allowedScopes],
+  );
+  const inserted = await manager.query<{ id: number }[]>(
+    `INSERT INTO client (id, client_id, client_name, metadata_id, registered_via, contacts, trust_community_id, udap_issuer, organization)
+     VALUES ($1, $2, $3, $4, 'udap', $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING id`,
+    [id, member.clientId, member.clientName, metadataId, JSON.stringify(member.contacts), member.trustCommunityId, member.udapIssuer, member.organization],
+  );
+  if (inserted.length === 0) {
+    await manager.query('DELETE FROM client_metadata WHERE id = $1', [metadataId]);
+    return undefined;
+  }
+  return id;
+}
+
+/** A UDAP member's registration again (replaced, cancelled with `grantTypes` empty, or revived), in the caller's transaction. */
+export async function updateUdapMember(
+  manager: EntityManager,
+  id: number,
+  member: Omit<UdapMemberRows, 'clientId' | 'trustCommunityId' | 'udapIssuer'>,
+): Promise<void> {
+  await manager.query(`UPDATE client SET client_name = $2, contacts = $3, organization = $4, version = version + 1, last_updated = now() WHERE id = $1`, [
+    id,
+    member.clientName,
+    JSON.stringify(member.contacts),
+    member.organization,
+  ]);
+  await manager.query(
+    `UPDATE client_metadata m SET grant_types = $2, allowed_scopes = $3, version = m.version + 1, last_updated = now()
+       FROM client c WHERE c.metadata_id = m.id AND c.id = $1`,
+    [id, member.grantTypes, member.allowedScopes],
+  );
+}

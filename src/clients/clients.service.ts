@@ -11,7 +11,7 @@ import {
   type ClientRegistration,
   type ValidRegistration,
 } from './client-registration.js';
-import { deleteClient, insertClient, updateClient, updateSecretHash } from './client-writes.js';
+import { deleteClient, insertClient, insertUdapMember, updateClient, updateSecretHash, updateUdapMember, type UdapMemberRows } from './client-writes.js';
 import { holdsNoSecret } from './client-metadata.entity.js';
 import { newClientAttributes, newSecretOf, type NewClient } from './new-client.js';
 import { recordAuditEvent } from '../audit/audit-trail.js';
@@ -62,8 +62,9 @@ export class ClientsService {
   ) {}
 
   /** The registration rules under this deployment's policy (JWKS_URI_ALLOW_HTTP); a refusal is a RegistrationError. */
-  validate(input: ClientRegistration): ValidRegistration {
+  validate(input: ClientRegistration, member: { udap?: boolean } = {}): ValidRegistration {
     return validateRegistration(input, {
+      keysFromCertificate: member.udap === true,
       allowPrivateJwksUri: this.config.jwksUriAllowHttp,
       mtls: this.config.mtls !== undefined,
       // The command line cannot see the server's CA file: it registers what the server will judge.
@@ -113,7 +114,8 @@ export class ClientsService {
     if (namesSubject || (fields.authenticationType !== undefined && fields.authenticationType !== 'tls_client_auth')) {
       for (const [field] of TLS_SUBJECT_FIELDS) if (fields[field] === undefined) merged[field] = null;
     }
-    const registration = this.validate(merged);
+    // A UDAP member keeps no keys (docs/reference/trust-communities.md#registration): an administrator may still change it, its scopes say.
+    const registration = this.validate(merged, { udap: current.registered_via === 'udap' });
     const secretHash = registration.clientSecret === undefined ? null : await hashClientSecret(registration.clientSecret);
     await updateClient(manager, id, current.metadata_id, registration, {
       issuerUri: (merged.issuerUri as string | null | undefined) ?? null,
@@ -135,6 +137,32 @@ export class ClientsService {
     if (!current) throw new RegistrationError('id', `no client with id ${id}`, ClientErrorCode.NotFound);
     await deleteClient(manager, id, current.metadata_id);
     return shownClient(current);
+  }
+
+  /**
+   * docs/reference/trust-communities.md#registration: the client a trust community has for this
+   * SAN URI (locked for the caller's transaction), or undefined.
+   */
+  async udapMember(
+    manager: EntityManager,
+    trustCommunityId: number,
+    udapIssuer: string,
+  ): Promise<{ id: number; clientId: string; createdAt: Date } | undefined> {
+    const [row] = await manager.query<{ id: number; client_id: string; date_created: Date }[]>(
+      'SELECT id, client_id, date_created FROM client WHERE trust_community_id = $1 AND udap_issuer = $2 FOR UPDATE',
+      [trustCommunityId, udapIssuer],
+    );
+    return row ? { id: row.id, clientId: row.client_id, createdAt: row.date_created } : undefined;
+  }
+
+  /** A new UDAP member's client in the caller's transaction (the caller records the audit event); undefined when a concurrent registration took its place. */
+  createUdapMember(manager: EntityManager, member: UdapMemberRows): Promise<number | undefined> {
+    return insertUdapMember(manager, member);
+  }
+
+  /** A UDAP member registering again: replaced, cancelled (grantTypes empty) or revived, in the caller's transaction. */
+  replaceUdapMember(manager: EntityManager, id: number, member: Omit<UdapMemberRows, 'clientId' | 'trustCommunityId' | 'udapIssuer'>): Promise<void> {
+    return updateUdapMember(manager, id, member);
   }
 
   /** The client as the admin interface shows it and the audit trail records it; null when there is none. */

@@ -15,7 +15,7 @@ export type NewClient = ClientRegistration & {
 
 /** Where a client came from: the admin interface (and console), the CLI, or dynamic registration with what the client said of itself. */
 export type ClientOrigin = {
-  registeredVia: 'admin' | 'cli' | 'dcr';
+  registeredVia: 'admin' | 'cli' | 'dcr' | 'udap';
   initialAccessTokenId?: number | null;
   contacts?: string[];
   softwareId?: string | null;

@@ -1,3 +1,4 @@
+import type { UdapServerCertificate } from './udap-server-certificate.js';
 import type { TlsFiles } from './tls-files.js';
 
 export const SIGNING_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
@@ -69,6 +70,8 @@ export type AppConfig = {
   dynamicClientRegistration: boolean;
   /** UDAP: trust communities' clients may register and ask for tokens; see docs/reference/trust-communities.md. */
   udap: boolean;
+  /** UDAP_CERT_FILE and UDAP_KEY_FILE, checked: what signs `/.well-known/udap`; present whenever a server runs with UDAP=true. */
+  udapServerCertificate?: UdapServerCertificate;
   /** DCR_SOFTWARE_STATEMENT_JWKS_FILE: the key set of trusted software-statement publishers (read by the registration service at start); unset: statements refused. */
   softwareStatementJwksFile?: string;
   /** MTLS, TLS_CLIENT_CA_FILE and MTLS_CLIENT_CERT_HEADER (docs/guides/mtls.md); absent: mutual TLS off. */

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { AppConfig, MtlsSettings } from './app-config.js';
 import { ConfigurationError } from './configuration-error.js';
 import { loadClientCaFile, loadTlsFiles } from './tls-files.js';
+import { loadUdapServerFiles } from './udap-files.js';
 import { DEFAULT_DATABASE_CONNECTIONS_PER_WORKER, MIN_DATABASE_CONNECTIONS_PER_WORKER, readVariables } from './variables.js';
 
 /**
@@ -31,6 +32,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, options: { forCli?: boolean }
   }
   const workers = values.WORKERS;
   const mtls = mtlsSettings(values, tls !== undefined, options.forCli === true);
+  const udapServerCertificate = loadUdapServerFiles(values.UDAP, values.UDAP_CERT_FILE, values.UDAP_KEY_FILE, issuer, options.forCli !== true);
   return {
     port,
     adminPort,
@@ -69,6 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, options: { forCli?: boolean }
     signingKeyPublishAhead: values.SIGNING_KEY_PUBLISH_AHEAD,
     dynamicClientRegistration: values.DYNAMIC_CLIENT_REGISTRATION,
     udap: values.UDAP,
+    ...(udapServerCertificate ? { udapServerCertificate } : {}),
     softwareStatementJwksFile: values.DCR_SOFTWARE_STATEMENT_JWKS_FILE,
     ...(mtls ? { mtls } : {}),
   };

@@ -278,8 +278,20 @@ export const VARIABLES = {
   }),
   UDAP: flag({
     meaning:
-      "`true`: UDAP trust communities for business-to-business clients (HL7 FAST Security IG STU 2): clients certified by a community's certificate authority register themselves and ask for tokens with the `hl7-b2b` extension. `false`: nothing of UDAP answers. The `trust-community` records (admin interface and CLI) exist either way, so that an administrator can prepare communities before turning UDAP on; see [trust communities](../reference/trust-communities.md).",
+      "`true`: UDAP trust communities for business-to-business clients (HL7 FAST Security IG STU 2): clients certified by a community's certificate authority register themselves and ask for tokens with the `hl7-b2b` extension, and `/.well-known/udap` answers; needs `UDAP_CERT_FILE` and `UDAP_KEY_FILE`. `false`: nothing of UDAP answers. The `trust-community` records (admin interface and CLI) exist either way, so that an administrator can prepare communities before turning UDAP on; see [trust communities](../reference/trust-communities.md).",
     default: false,
+  }),
+  UDAP_CERT_FILE: text({
+    meaning:
+      "PEM file of the server's UDAP certificate chain, leaf first: the leaf must hold a subjectAltName URI equal to `ISSUER` and be within its validity. It signs `/.well-known/udap`'s `signed_metadata` (communities without a server certificate of their own). Needed by `UDAP=true`; see [trust communities](../reference/trust-communities.md#discovery).",
+    accepted: 'a file path',
+    defaultText: 'unset',
+  }),
+  UDAP_KEY_FILE: text({
+    meaning:
+      'PEM file of the RSA private key (at least 2048 bits) of the leaf in `UDAP_CERT_FILE`. Needed by `UDAP=true`; see [trust communities](../reference/trust-communities.md#discovery).',
+    accepted: 'a file path',
+    defaultText: 'unset',
   }),
   DISCLOSURE_RETENTION_DAYS: wholeNumber({
     meaning:

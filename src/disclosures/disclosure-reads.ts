@@ -12,6 +12,9 @@ export type DisclosureFilter = {
   since?: Date;
   until?: Date;
   active?: boolean;
+  /** A UDAP token's `hl7-b2b` organization_id, and one of its asserted purpose-of-use codes. */
+  organization?: string;
+  purposeOfUse?: string;
   /** docs/guides/token-exchange.md: the tokens exchanged from the token with this jti. */
   parentJti?: string;
 };
@@ -31,6 +34,14 @@ export type DisclosureView = {
   chains: CoveringChain[];
   withdrawnAt: string | null;
   withdrawnBy: string | null;
+  /** A UDAP token's `hl7-b2b` extension as asserted; each null for other tokens. */
+  organizationId: string | null;
+  organizationName: string | null;
+  purposeOfUse: string[] | null;
+  subjectName: string | null;
+  subjectId: string | null;
+  subjectRole: string | null;
+  consentReference: string[] | null;
   /** docs/guides/token-exchange.md: an exchanged token's actors (outermost first) and the jti it was exchanged from; null otherwise. */
   actor: string[] | null;
   parentJti: string | null;
@@ -50,12 +61,20 @@ type Row = {
   chains: CoveringChain[];
   withdrawn_at: Date | null;
   withdrawn_by: number | null;
+  organization_id: string | null;
+  organization_name: string | null;
+  purpose_of_use: string[] | null;
+  subject_name: string | null;
+  subject_id: string | null;
+  subject_role: string | null;
+  consent_reference: string[] | null;
   actor: string[] | null;
   parent_jti: string | null;
 };
 
 const COLUMNS =
-  'd.id::text AS id, d.jti, d.client_id, d.scope, d.aud, d.issued_at, d.expires_at, d.token_type, d.jkt, d.request_id, b.chains, d.withdrawn_at, d.withdrawn_by, d.actor, d.parent_jti';
+  'd.id::text AS id, d.jti, d.client_id, d.scope, d.aud, d.issued_at, d.expires_at, d.token_type, d.jkt, d.request_id, b.chains, d.withdrawn_at, d.withdrawn_by, ' +
+  'd.organization_id, d.organization_name, d.purpose_of_use, d.subject_name, d.subject_id, d.subject_role, d.consent_reference, d.actor, d.parent_jti';
 // Every read names the chains through the row's basis.
 const FROM = 'disclosure d JOIN disclosure_basis b ON b.key = d.basis';
 const CSV_CHUNK = 1_000;
@@ -118,6 +137,9 @@ function conditionsOf(filter: DisclosureFilter): { where: string; values: unknow
   if (filter.requestedResource !== undefined) resting('requested-resource', filter.requestedResource);
   if (filter.since !== undefined) add((p) => `d.issued_at >= ${p}`, filter.since);
   if (filter.until !== undefined) add((p) => `d.issued_at < ${p}`, filter.until);
+  // UDAP tokens only: each through its partial index (the organization's btree, the codes' GIN).
+  if (filter.organization !== undefined) add((p) => `d.organization_id = ${p}`, filter.organization);
+  if (filter.purposeOfUse !== undefined) add((p) => `d.purpose_of_use @> ARRAY[${p}::text]`, filter.purposeOfUse);
   if (filter.parentJti !== undefined) add((p) => `d.parent_jti = ${p}`, filter.parentJti);
   if (filter.active === true) conditions.push('(d.expires_at > now() AND d.withdrawn_at IS NULL)');
   if (filter.active === false) conditions.push('NOT (d.expires_at > now() AND d.withdrawn_at IS NULL)');
@@ -144,6 +166,13 @@ function viewOf(row: Row): DisclosureView {
     chains: row.chains,
     withdrawnAt: row.withdrawn_at ? instant(row.withdrawn_at) : null,
     withdrawnBy: row.withdrawn_by === null ? null : String(row.withdrawn_by),
+    organizationId: row.organization_id,
+    organizationName: row.organization_name,
+    purposeOfUse: row.purpose_of_use,
+    subjectName: row.subject_name,
+    subjectId: row.subject_id,
+    subjectRole: row.subject_role,
+    consentReference: row.consent_reference,
     actor: row.actor,
     parentJti: row.parent_jti,
   };

@@ -34,7 +34,7 @@ function revocationOf(row: Withdrawn) {
   return { jti: row.jti, clientId: row.client_id, expiresAt: row.expires_at, statusListId: row.status_list_id, statusIdx: row.status_idx };
 }
 
-type Outstanding = { id: string; client_key: number; scope: string; aud: string | string[]; resources: string[] };
+type Outstanding = { id: string; client_key: number; scope: string; aud: string | string[]; resources: string[]; purpose_of_use: string[] | null };
 
 // Tokens issued by instances that had not yet heard of a change (they may trust their caches for
 // up to a second) are caught by sweeping again; none stays active 2 s after the change.
@@ -177,13 +177,13 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
     }
     if (firstChange.size === 0) return 0;
     const rows: Outstanding[] = await this.dataSource.query(
-      'SELECT id::text AS id, client_key, scope, aud, resources FROM disclosure WHERE id = ANY($1::bigint[]) AND withdrawn_at IS NULL AND expires_at > now()',
+      'SELECT id::text AS id, client_key, scope, aud, resources, purpose_of_use FROM disclosure WHERE id = ANY($1::bigint[]) AND withdrawn_at IS NULL AND expires_at > now()',
       [[...firstChange.keys()]],
     );
     const verdicts = new Map<string, Promise<boolean>>();
     const refused = new Map<number, string[]>();
     for (const row of rows) {
-      const key = JSON.stringify([row.client_key, row.scope, row.aud, row.resources]);
+      const key = JSON.stringify([row.client_key, row.scope, row.aud, row.resources, row.purpose_of_use]);
       if (!verdicts.has(key)) verdicts.set(key, this.stillCovered(row));
       if (!forced.has(row.id) && (await verdicts.get(key))) continue;
       const event = firstChange.get(row.id)!;
@@ -230,8 +230,17 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
           rows.map((row) => row.id),
         );
       }
+      case 'purpose': {
+        // A purpose in use cannot be removed, and its name is not part of any decision; its
+        // purposesOfUse are, for UDAP tokens (docs/concepts/consent-tickets.md#purpose-of-use):
+        // the disclosures of its tickets are decided again (any other token is still covered).
+        const rows: { id: string }[] = await this.dataSource.query('SELECT id::text AS id FROM capability_ticket WHERE purpose_id = $1', [change.recordId]);
+        return this.resting(
+          'capability-ticket',
+          rows.map((row) => row.id),
+        );
+      }
       default:
-        // A purpose in use cannot be removed, and its name is not part of any decision.
         return [];
     }
   }
@@ -347,14 +356,16 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
    * `resource` parameters; a derived audience must still name every data source it named.
    */
   private async stillCovered(row: Outstanding): Promise<boolean> {
-    const [client]: { id: number; client_id: string; allowed_scopes: string }[] = await this.dataSource.query(
-      'SELECT c.id, c.client_id, m.allowed_scopes FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.id = $1',
+    const [client]: { id: number; client_id: string; allowed_scopes: string; grant_types: string }[] = await this.dataSource.query(
+      'SELECT c.id, c.client_id, m.allowed_scopes, m.grant_types FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.id = $1',
       [row.client_key],
     );
-    if (!client) return false;
+    // A cancelled UDAP registration keeps its record with no grant type (docs/reference/trust-communities.md#registration): nothing of it is covered.
+    if (!client || client.grant_types === '') return false;
     const decision = await this.decisions.decide(
       { id: client.id, clientId: client.client_id, allowedScopes: splitSpaced(client.allowed_scopes) },
-      { scopes: row.scope.split(' '), resources: row.resources },
+      // A UDAP token is decided again with the purposes of use its request asserted.
+      { scopes: row.scope.split(' '), resources: row.resources, ...(row.purpose_of_use ? { purposesOfUse: row.purpose_of_use } : {}) },
       true,
     );
     if (decision.refusal) return false;

@@ -11,6 +11,9 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 // requested resource (found through the basis tags).
 @Index('IDX_disclosure_issued', ['issuedAt', 'id'])
 @Index('IDX_disclosure_basis', ['basis', 'expiresAt'])
+// The filters of a UDAP token's `hl7-b2b` (docs/guides/consent-withdrawal.md#purpose-of-use-in-the-accounting): partial, so other tokens pay nothing for them.
+@Index('IDX_disclosure_organization', ['organizationId', 'issuedAt'], { where: '"organization_id" IS NOT NULL' })
+@Index('IDX_disclosure_purpose_of_use', { synchronize: false })
 @Index('IDX_disclosure_parent_jti', ['parentJti'])
 export class Disclosure {
   @PrimaryGeneratedColumn({ type: 'bigint' })
@@ -62,6 +65,28 @@ export class Disclosure {
 
   @Column({ name: 'status_idx', type: 'integer', nullable: true })
   statusIdx!: number | null;
+
+  /** A UDAP token's `hl7-b2b` extension as asserted (src/oauth/hl7-b2b.ts); each null for other tokens. */
+  @Column({ name: 'organization_id', type: 'varchar', length: 2048, nullable: true })
+  organizationId!: string | null;
+
+  @Column({ name: 'organization_name', type: 'text', nullable: true })
+  organizationName!: string | null;
+
+  @Column({ name: 'purpose_of_use', type: 'text', array: true, nullable: true })
+  purposeOfUse!: string[] | null;
+
+  @Column({ name: 'subject_name', type: 'text', nullable: true })
+  subjectName!: string | null;
+
+  @Column({ name: 'subject_id', type: 'text', nullable: true })
+  subjectId!: string | null;
+
+  @Column({ name: 'subject_role', type: 'text', nullable: true })
+  subjectRole!: string | null;
+
+  @Column({ name: 'consent_reference', type: 'text', array: true, nullable: true })
+  consentReference!: string[] | null;
 
   @Column({ name: 'withdrawn_at', type: 'timestamptz', nullable: true })
   withdrawnAt!: Date | null;

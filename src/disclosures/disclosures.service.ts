@@ -120,11 +120,16 @@ const INSERT_DISCLOSURES = `WITH commit_order AS (SELECT pg_advisory_xact_lock($
     SELECT b.key, b.chains, b.tags FROM commit_order, json_to_recordset($2::json) AS b(key uuid, chains json, tags bigint[])
     ON CONFLICT (key) DO NOTHING
   )
-  INSERT INTO disclosure (jti, client_key, client_id, scope, aud, resources, issued_at, expires_at, token_type, jkt, request_id, basis, status_list_id, status_idx, actor, parent_jti)
-  SELECT jti, client_key, client_id, scope, aud, resources, to_timestamp(issued_at), to_timestamp(expires_at), token_type, jkt, request_id, basis, status_list_id, status_idx, actor, parent_jti
+  INSERT INTO disclosure (jti, client_key, client_id, scope, aud, resources, issued_at, expires_at, token_type, jkt, request_id, basis, status_list_id, status_idx,
+      organization_id, organization_name, purpose_of_use, subject_name, subject_id, subject_role, consent_reference, actor, parent_jti)
+  SELECT jti, client_key, client_id, scope, aud, resources, to_timestamp(issued_at), to_timestamp(expires_at), token_type, jkt, request_id, basis, status_list_id, status_idx,
+      organization_id, organization_name, purpose_of_use, subject_name, subject_id, subject_role, consent_reference, actor, parent_jti
     FROM commit_order, ROWS FROM (json_to_recordset($1::json) AS (jti text, client_key int, client_id text, scope text, aud json,
-        resources json, issued_at float8, expires_at float8, token_type text, jkt text, request_id text, basis uuid, status_list_id int, status_idx int, actor json, parent_jti text)) WITH ORDINALITY
-      AS r(jti, client_key, client_id, scope, aud, resources, issued_at, expires_at, token_type, jkt, request_id, basis, status_list_id, status_idx, actor, parent_jti, ordinal)
+        resources json, issued_at float8, expires_at float8, token_type text, jkt text, request_id text, basis uuid, status_list_id int, status_idx int,
+        organization_id text, organization_name text, purpose_of_use text[], subject_name text, subject_id text, subject_role text, consent_reference text[],
+        actor json, parent_jti text)) WITH ORDINALITY
+      AS r(jti, client_key, client_id, scope, aud, resources, issued_at, expires_at, token_type, jkt, request_id, basis, status_list_id, status_idx,
+        organization_id, organization_name, purpose_of_use, subject_name, subject_id, subject_role, consent_reference, actor, parent_jti, ordinal)
     ORDER BY ordinal`;
 
 /** A basis as the batch sends it: its key, and its JSON object (key, chains, tags). */
@@ -144,7 +149,9 @@ function identityOf(item: DisclosureInput): string {
   for (const chain of item.chains) {
     identity += `${sized(chain.scope)}${chain.capabilityTicket.id} ${sized(chain.capabilityTicket.ticketId)}${chain.requestedResource.id} ${sized(
       chain.requestedResource.requestedResourceId,
-    )}${chain.requestedResourceScopes.id} ${chain.requestedResourcesCapabilityTickets.id} ${chain.purpose.id} ${sized(chain.purpose.name)}`;
+    )}${chain.requestedResourceScopes.id} ${chain.requestedResourcesCapabilityTickets.id} ${chain.purpose.id} ${sized(chain.purpose.name)}${
+      chain.purposeOfUse === undefined ? '-' : sized(chain.purposeOfUse)
+    }`;
   }
   return identity;
 }
@@ -187,10 +194,24 @@ function rowOf(item: DisclosureInput): Row {
     basis: basis.key,
     status_list_id: item.statusListId ?? null,
     status_idx: item.statusIdx ?? null,
-    actor: item.actor ?? null,
-    parent_jti: item.parentJti ?? null,
+    // Absent members are left out of the JSON: json_to_recordset reads them as null.
+    ...(item.hl7B2b ? hl7B2bColumns(item.hl7B2b) : {}),
+    ...(item.actor !== undefined ? { actor: item.actor, parent_jti: item.parentJti ?? null } : {}),
   });
   return { json, basis };
+}
+
+/** A UDAP token's `hl7-b2b` extension as the row keeps it (docs/guides/consent-withdrawal.md#purpose-of-use-in-the-accounting); absent members null. */
+function hl7B2bColumns(extension: Hl7B2b): Record<string, string | string[] | null> {
+  return {
+    organization_id: extension.organization_id,
+    organization_name: extension.organization_name ?? null,
+    purpose_of_use: extension.purpose_of_use,
+    subject_name: extension.subject_name ?? null,
+    subject_id: extension.subject_id ?? null,
+    subject_role: extension.subject_role ?? null,
+    consent_reference: extension.consent_reference ?? null,
+  };
 }
 
 /**

@@ -19,6 +19,8 @@ export type AccessTokenClaims = {
    * to; docs/guides/mtls.md#certificate-bound-tokens: or of the client certificate (one of the two).
    */
   cnf?: { jkt?: string; 'x5t#S256'?: string };
+  /** docs/reference/trust-communities.md#the-token: a UDAP token's `{"hl7-b2b": {…}}`. */
+  extensions?: Record<string, unknown>;
   /** docs/guides/token-exchange.md#the-exchanged-token: the actors of an exchanged token (RFC 8693 §4.1), innermost the first. */
   act?: { sub: string; act?: unknown };
 };

@@ -25,6 +25,8 @@ export class MetricsService implements OnModuleInit {
   private readonly cacheLookups: Counter<'cache' | 'result'>;
   private readonly disclosures: Counter;
   private readonly withdrawn: Counter;
+  private readonly udapChecks: Counter<'result'>;
+  private readonly udapRegistrations: Counter<'result'>;
 
   /** Other layers add their own gauges to `registry` (the database's: src/database/database-metrics.ts). */
   constructor() {
@@ -55,6 +57,18 @@ export class MetricsService implements OnModuleInit {
       help: 'Disclosed access tokens withdrawn because an administrative change ended their consent.',
       registers,
     });
+    this.udapChecks = new Counter({
+      name: 'udap_certificate_checks_total',
+      help: "UDAP JWTs' certificate checks (software statements, client assertions), by result: ok or the refusal's code.",
+      labelNames: ['result'],
+      registers,
+    });
+    this.udapRegistrations = new Counter({
+      name: 'udap_registrations_total',
+      help: 'UDAP registrations, by result: created, replaced, cancelled or refused.',
+      labelNames: ['result'],
+      registers,
+    });
   }
 
   onModuleInit(): void {
@@ -77,6 +91,15 @@ export class MetricsService implements OnModuleInit {
 
   tokensWithdrawn(count: number): void {
     if (count > 0) this.withdrawn.inc(count);
+  }
+
+  /** `result`: ok, or a UdapCertificateErrorCode (a small fixed set). */
+  udapCertificateCheck(result: string): void {
+    this.udapChecks.labels(result).inc();
+  }
+
+  udapRegistration(result: 'created' | 'replaced' | 'cancelled' | 'refused'): void {
+    this.udapRegistrations.labels(result).inc();
   }
 
   tokenRefused(reason: OAuthErrorCode): void {

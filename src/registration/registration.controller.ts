@@ -1,4 +1,4 @@
-import { All, Controller, Delete, Get, Param, Post, Put, Req, Res, UseFilters } from '@nestjs/common';
+import { All, Controller, Delete, Get, Inject, Param, Post, Put, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { OAuthExceptionFilter } from '../http/oauth-exception.filter.js';
@@ -8,6 +8,9 @@ import { readRegistrationBodySettled } from './registration-body.js';
 import { RegistrationAbandoned } from './registration-error.js';
 import { RegistrationLine } from './registration-line.js';
 import { RegistrationService } from './registration.service.js';
+import { UdapRegistrations } from './udap-registrations.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { OAuthError } from '../oauth/oauth-error.js';
 
 const COLLECTION_METHODS = 'POST';
 const ITEM_METHODS = 'GET, PUT, DELETE';
@@ -25,7 +28,14 @@ export class RegistrationController {
   constructor(
     private readonly registrations: RegistrationService,
     private readonly line: RegistrationLine,
+    private readonly udap: UdapRegistrations,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /** With UDAP on and DYNAMIC_CLIENT_REGISTRATION off, only UDAP registrations are answered here. */
+  private requireDynamicRegistration(): void {
+    if (!this.config.dynamicClientRegistration) throw new OAuthError('invalid_request', 'dynamic client registration is off on this server').withStatus(404);
+  }
 
   @Post()
   @ApiOperation({ summary: 'Register a client (RFC 7591) with an initial access token: 201 with its credentials, shown once' })
@@ -34,6 +44,13 @@ export class RegistrationController {
     const address = request.ip ?? 'unknown';
     // The body is read first; its refusals keep their order (token, then body).
     const read = await readRegistrationBodySettled(request);
+    // docs/reference/trust-communities.md#registration: a body with `udap` is a UDAP registration (with UDAP on); its certificate is the credential.
+    if (this.udap.enabled && 'body' in read && read.body.udap !== undefined) {
+      const udap = await this.line.run(() => this.udap.register(read.body, request.headers.authorization, address));
+      sendNoStoreJson(response, udap.status, udap.body);
+      return;
+    }
+    this.requireDynamicRegistration();
     // The initial access token (one indexed lookup) before anything else: the line's places, and
     // the slow hashes, are for authenticated registrations, so a flood of unknown tokens is 401 at
     // once, never 503, and never delays a valid one (docs/operations/security.md, "A registration flood").
@@ -64,6 +81,7 @@ export class RegistrationController {
   @Get(':clientId')
   @ApiOperation({ summary: 'Read a registration (RFC 7592 §2.1) with its registration access token' })
   async read(@Req() request: Request, @Res() response: Response, @Param('clientId') clientId: string): Promise<void> {
+    this.requireDynamicRegistration();
     // The registration access token before the line, as the initial access token above.
     const client = await this.registrations.authenticateClient(request.headers.authorization, clientId, request.ip ?? 'unknown');
     const body = await this.line.run(() => this.registrations.read(client));
@@ -73,6 +91,7 @@ export class RegistrationController {
   @Put(':clientId')
   @ApiOperation({ summary: 'Replace a registration (RFC 7592 §2.2): a new registration access token' })
   async update(@Req() request: Request, @Res() response: Response, @Param('clientId') clientId: string): Promise<void> {
+    this.requireDynamicRegistration();
     const address = request.ip ?? 'unknown';
     const read = await readRegistrationBodySettled(request);
     const client = await this.registrations.authenticateClient(request.headers.authorization, clientId, address);
@@ -86,6 +105,7 @@ export class RegistrationController {
   @Delete(':clientId')
   @ApiOperation({ summary: "Delete a registration (RFC 7592 §2.3), as an administrator's remove: 204" })
   async remove(@Req() request: Request, @Res() response: Response, @Param('clientId') clientId: string): Promise<void> {
+    this.requireDynamicRegistration();
     const address = request.ip ?? 'unknown';
     const client = await this.registrations.authenticateClient(request.headers.authorization, clientId, address);
     await this.line.run(() => this.registrations.remove(client, address));

@@ -2,7 +2,11 @@ import fc from 'fast-check';
 import { decideAccess, type AccessFacts, type HeldResource } from './access-decision.js';
 
 const policy = { maxLifetime: 3600, defaultAudience: 'https://as.example' };
-const combination = (id: number) => ({ id, ticket: { id: 70 + id, ticketId: `T-${id}`, ticketName: 'Glucose' }, purpose: { id: 50, name: 'Follow-up' } });
+const combination = (id: number, purposesOfUse: readonly string[] = []) => ({
+  id,
+  ticket: { id: 70 + id, ticketId: `T-${id}`, ticketName: 'Glucose' },
+  purpose: { id: 50, name: 'Follow-up', purposesOfUse },
+});
 
 const glucose: HeldResource = {
   id: 30,
@@ -316,5 +320,143 @@ describe('decideAccess with SMART scopes', () => {
     const { verdict, refusal } = decide(['system/*.c'], [], smartFacts({ allowedScopes: new Set(['glucose:read']) }));
     expect(refusal?.description).toMatch(/^system\/\*\.c: no resource definition with a fhirResourceType grants "c"/);
     expect(verdict.scopes).toEqual([expect.objectContaining({ scope: 'system/*.c', granted: false, expandsTo: [] })]);
+  });
+});
+
+describe('decideAccess with asserted purposes of use (UDAP)', () => {
+  const TREAT = 'urn:oid:2.16.840.1.113883.5.8#TREAT';
+  const ETREAT = 'urn:oid:2.16.840.1.113883.5.8#ETREAT';
+  const HPAYMT = 'urn:oid:2.16.840.1.113883.5.8#HPAYMT';
+  const withPurposes = (...lists: string[][]) =>
+    facts({ held: [{ ...glucose, combinations: lists.map((purposesOfUse, index) => combination(60 + index, purposesOfUse)) }] });
+  const decideFor = (purposesOfUse: string[], given: AccessFacts, scopes = ['glucose:read']) =>
+    decideAccess({ scopes, resources: [], purposesOfUse }, given, policy);
+
+  it('grants a resource scope whose ticket purpose lists an asserted code', () => {
+    const { verdict, refusal } = decideFor([TREAT], withPurposes([TREAT]));
+    expect(refusal).toBeUndefined();
+    expect(verdict.granted).toBe(true);
+  });
+
+  it('refuses when no ticket purpose lists an asserted code, naming the purpose of use', () => {
+    const { verdict, refusal, chains, covered } = decideFor([HPAYMT], withPurposes([TREAT]));
+    expect(verdict.granted).toBe(false);
+    expect(refusal).toEqual({
+      kind: 'not_covered',
+      description: `glucose:read: no capability ticket of glucose-app combined with requested resource 30 has a purpose whose purposesOfUse holds "${HPAYMT}": no consent ticket covers purpose of use "${HPAYMT}"`,
+    });
+    expect(verdict.scopes[0].covering).toEqual([]);
+    expect(chains).toEqual([]);
+    expect(covered).toEqual([]);
+  });
+
+  it('refuses a UDAP request when the purpose lists no code at all', () => {
+    expect(decideFor([TREAT], withPurposes([])).refusal?.kind).toBe('not_covered');
+  });
+
+  it('grants the same request without asserted codes, as before (the purpose codes are ignored)', () => {
+    expect(decide(['glucose:read'], [], withPurposes([])).verdict.granted).toBe(true);
+  });
+
+  it('names the missing link of a shorter chain before the purpose of use', () => {
+    const unbound = facts({ held: [{ ...glucose, combinations: [] }] });
+    expect(decideFor([TREAT], unbound).refusal?.description).toMatch(/^glucose:read: no requested-resources-capability-tickets record combines/);
+  });
+
+  it('keeps only the matching combinations in the chains, each with the code its purpose matched', () => {
+    const { chains } = decideFor([ETREAT, TREAT], withPurposes([HPAYMT], [TREAT, ETREAT], [TREAT]));
+    expect(chains.map((chain) => [chain.requestedResourcesCapabilityTickets.id, chain.purposeOfUse])).toEqual([
+      ['61', ETREAT],
+      ['62', TREAT],
+    ]);
+  });
+
+  it('puts the matched code in the covering entry and the permission of the first matching ticket', () => {
+    const { verdict, covered } = decideFor([TREAT], withPurposes([HPAYMT], [TREAT]));
+    expect(verdict.scopes[0].covering).toEqual([
+      {
+        requestedResource: { id: '30', requestedResourceId: 'patient-1', maxPermissionDuration: 900 },
+        capabilityTicket: { id: '131', ticketId: 'T-61', ticketName: 'Glucose' },
+        purpose: { id: '50', name: 'Follow-up' },
+        requestedResourceScopes: ['40'],
+        requestedResourcesCapabilityTickets: ['61'],
+        purposeOfUse: TREAT,
+      },
+    ]);
+    expect(covered).toEqual([expect.objectContaining({ ticketId: 'T-61', purposeOfUse: TREAT })]);
+  });
+
+  it('covers a requested resource once across the scopes it grants', () => {
+    const both: HeldResource = {
+      ...glucose,
+      bindings: new Map([
+        ['read', [40]],
+        ['write', [41]],
+      ]),
+      combinations: [combination(60, [TREAT])],
+    };
+    const { covered } = decideFor([TREAT], facts({ held: [both] }), ['glucose:read', 'glucose:write']);
+    expect(covered).toHaveLength(1);
+  });
+
+  it('adds no purpose of use to chains or covering entries of a request that asserts none', () => {
+    const { chains, verdict, covered } = decide(['glucose:read'], [], withPurposes([TREAT]));
+    expect(chains[0]).not.toHaveProperty('purposeOfUse');
+    expect(verdict.scopes[0].covering![0]).not.toHaveProperty('purposeOfUse');
+    expect(covered[0]).not.toHaveProperty('purposeOfUse');
+  });
+
+  it('leaves plain scopes free of tickets and purposes', () => {
+    expect(decideFor([TREAT], withPurposes([]), ['uma_protection']).verdict.granted).toBe(true);
+  });
+});
+
+describe('decideAccess with asserted purposes of use, properties', () => {
+  const CODES = ['urn:x#A', 'urn:x#B', 'urn:x#C'];
+  // Every scope allowed and defined, no data source asked for: only coverage and purposes decide.
+  const udapWorld = fc.record({
+    held: fc.array(
+      fc.record({
+        bound: fc.subarray(['r', 'w']),
+        combinations: fc.array(fc.subarray(CODES), { maxLength: 3 }),
+        duration: fc.integer({ min: 1, max: 7200 }),
+      }),
+      { maxLength: 4 },
+    ),
+    request: fc.uniqueArray(fc.constantFrom('a:r', 'a:w', 'plain'), { minLength: 1, maxLength: 3 }),
+    asserted: fc.option(fc.uniqueArray(fc.constantFrom(...CODES), { minLength: 1, maxLength: 3 }), { nil: undefined }),
+  });
+
+  it('grants exactly when every resource scope has a combination whose purpose lists an asserted code (any combination without codes asserted)', () => {
+    fc.assert(
+      fc.property(udapWorld, (w) => {
+        const held: HeldResource[] = w.held.map((resource, index) => ({
+          id: index + 1,
+          requestedResourceId: `r${index}`,
+          definition: 'a',
+          maxPermissionDuration: resource.duration,
+          bindings: new Map(resource.bound.map((scope) => [scope, [100 + index]])),
+          combinations: resource.combinations.map((codes, position) => combination(200 + index * 10 + position, codes)),
+        }));
+        const given = facts({
+          allowedScopes: new Set(['a:r', 'a:w', 'plain']),
+          held,
+          definitions: new Map([['a', { name: 'a', scopes: new Set(['r', 'w']), servedBy: [] }]]),
+        });
+        const { verdict, chains } = decideAccess({ scopes: w.request, resources: [], ...(w.asserted ? { purposesOfUse: w.asserted } : {}) }, given, policy);
+        const matches = (codes: readonly string[]) => w.asserted === undefined || codes.some((code) => w.asserted!.includes(code));
+        const covering = (scope: string) =>
+          w.held.filter((resource) => resource.bound.includes(scope) && resource.combinations.some((codes) => matches(codes)));
+        const resourceScopes = w.request.filter((name) => name !== 'plain').map((name) => name.slice(2));
+        const expected = resourceScopes.every((scope) => covering(scope).length > 0);
+        expect(verdict.granted).toBe(expected);
+        if (expected && w.asserted) {
+          // Every chain names a code its purpose lists and the request asserted.
+          for (const chain of chains) expect(w.asserted).toContain(chain.purposeOfUse);
+        }
+        if (!w.asserted) expect(chains.every((chain) => chain.purposeOfUse === undefined)).toBe(true);
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

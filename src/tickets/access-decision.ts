@@ -6,8 +6,10 @@ import type { CoveredResource } from './consent-coverage.js';
 export type HeldCombination = {
   id: number;
   ticket: { id: number; ticketId: string; ticketName: string };
-  /** The capability ticket's purpose. */
-  purpose: { id: number; name: string };
+  /** The capability ticket's purpose, with the purpose-of-use codes it covers for a UDAP request. */
+  purpose: { id: number; name: string; purposesOfUse: readonly string[] };
+  /** For a UDAP request: the asserted code its purpose matched (set by the decision, never by the facts). */
+  matched?: string;
 };
 
 /** A requested resource of the client, with its scope bindings and its combinations (either may be empty). */
@@ -63,6 +65,8 @@ export type Covering = {
   purpose: { id: string; name: string };
   requestedResourceScopes: string[];
   requestedResourcesCapabilityTickets: string[];
+  /** A UDAP request: the asserted purpose-of-use code the capability ticket's purpose matched. */
+  purposeOfUse?: string;
 };
 
 export type ScopeVerdict = {
@@ -82,6 +86,8 @@ export type Verdict = {
   client: string;
   granted: boolean;
   scope: string;
+  /** A UDAP request: the purpose-of-use codes it asserts, as given. */
+  purposesOfUse?: string[];
   lifetime: number | null;
   aud: string | string[] | null;
   scopes: ScopeVerdict[];
@@ -100,6 +106,8 @@ export type CoveringChain = {
   requestedResourceScopes: { id: string };
   requestedResourcesCapabilityTickets: { id: string };
   purpose: { id: string; name: string };
+  /** A UDAP request: the asserted purpose-of-use code the purpose matched. */
+  purposeOfUse?: string;
 };
 
 /**
@@ -130,6 +138,13 @@ type Link = 'not-allowed' | 'scope' | 'target';
 type Checked = { verdict: ScopeVerdict; link?: Link; covered: HeldResource[]; granted: string[]; wanted: ResourceScope[] };
 
 /**
+ * A UDAP request's asserted purpose-of-use codes, and each requested resource narrowed to the
+ * combinations whose purpose lists one of them (made once per resource, so that a resource stays
+ * one object across the scopes it covers).
+ */
+type PurposeFilter = { codes: readonly string[]; narrowed: Map<HeldResource, HeldResource> };
+
+/**
  * The one decision of docs/concepts/consent-tickets.md#when-a-resource-scope-is-granted and
  * docs/concepts/audience.md, shared by the token endpoint and `explain`: for every
  * requested scope, the first missing link in the order of docs/concepts/explain.md (allowed scopes; the
@@ -139,7 +154,9 @@ type Checked = { verdict: ScopeVerdict; link?: Link; covered: HeldResource[]; gr
  */
 export function decideAccess(request: AccessRequest, facts: AccessFacts, policy: AccessPolicy): Decision {
   const resources = [...new Set(request.resources)];
-  const checked = request.scopes.flatMap((name) => checkRequested(name, resources, facts));
+  // Only a UDAP request asserts purposes of use; any other pays nothing more than this test.
+  const purposes: PurposeFilter | undefined = request.purposesOfUse ? { codes: request.purposesOfUse, narrowed: new Map() } : undefined;
+  const checked = request.scopes.flatMap((name) => checkRequested(name, resources, facts, purposes));
   const resourceScopes = uniqueByName(checked.flatMap((entry) => entry.wanted));
   const unknownTarget = resourceScopes.length === 0 ? resources.find((uri) => !facts.dataSources.get(uri)) : undefined;
   const refusal = refusalOf(checked, unknownTarget);
@@ -148,6 +165,7 @@ export function decideAccess(request: AccessRequest, facts: AccessFacts, policy:
     client: facts.clientId,
     granted: refusal === undefined,
     scope: request.scopes.join(' '),
+    ...(purposes ? { purposesOfUse: [...purposes.codes] } : {}),
     lifetime: refusal ? null : Math.min(policy.maxLifetime, ...covered.map((resource) => resource.maxPermissionDuration)),
     aud: refusal ? null : audienceOf(resources, resourceScopes, facts, policy),
     scopes: checked.map((entry) => entry.verdict),
@@ -161,16 +179,16 @@ export function decideAccess(request: AccessRequest, facts: AccessFacts, policy:
 }
 
 /** A requested name's entries: one, or for a SMART wildcard its own entry followed by one per expansion. */
-function checkRequested(name: string, resources: string[], facts: AccessFacts): Checked[] {
+function checkRequested(name: string, resources: string[], facts: AccessFacts, purposes: PurposeFilter | undefined): Checked[] {
   const smart = parseSmartScope(name);
-  if (smart === undefined) return [checkNamed(name, resources, facts)];
+  if (smart === undefined) return [checkNamed(name, resources, facts, purposes)];
   if (isUnsupported(smart)) return [smartRefused(name, null, smart.unsupported)];
-  if (smart.type === '*') return expandWildcard(smart, resources, facts);
-  return [checkSmart(smart, resources, facts)];
+  if (smart.type === '*') return expandWildcard(smart, resources, facts, purposes);
+  return [checkSmart(smart, resources, facts, purposes)];
 }
 
 /** A plain scope or `<definition>:<scope>`: in the client's allowed scopes and, for a resource scope, covered by a consent ticket. */
-function checkNamed(name: string, resources: string[], facts: AccessFacts): Checked {
+function checkNamed(name: string, resources: string[], facts: AccessFacts, purposes: PurposeFilter | undefined): Checked {
   const wanted = asResourceScope(name);
   if (!facts.allowedScopes.has(name)) {
     const missing = `scope "${name}" is not in the allowed scopes of client ${facts.clientId}`;
@@ -183,7 +201,7 @@ function checkNamed(name: string, resources: string[], facts: AccessFacts): Chec
     };
   }
   if (!wanted) return { verdict: { scope: name, granted: true, allowed: true }, covered: [], granted: [name], wanted: [] };
-  return checkResourceScope(wanted, resources, facts);
+  return checkResourceScope(wanted, resources, facts, purposes);
 }
 
 /**
@@ -191,7 +209,7 @@ function checkNamed(name: string, resources: string[], facts: AccessFacts): Chec
  * the scopes whose permissions hold every requested letter, fewest letters first, then by name;
  * the first that is granted, else the first, refused as that resource scope is.
  */
-function checkSmart(smart: SmartScope, resources: string[], facts: AccessFacts): Checked {
+function checkSmart(smart: SmartScope, resources: string[], facts: AccessFacts, purposes: PurposeFilter | undefined): Checked {
   const definition = (facts.mapped ?? []).find((candidate) => candidate.fhirResourceType === smart.type && candidate.fhirQuery === smart.query);
   if (!definition) {
     const query = smart.query === null ? 'without a query' : `with query "${smart.query}"`;
@@ -205,7 +223,7 @@ function checkSmart(smart: SmartScope, resources: string[], facts: AccessFacts):
   }
   let first: Checked | undefined;
   for (const candidate of candidates) {
-    const entry = checkNamed(`${definition.name}:${candidate.name}`, resources, facts);
+    const entry = checkNamed(`${definition.name}:${candidate.name}`, resources, facts, purposes);
     if (entry.verdict.granted) return asSmart(smart.name, entry);
     first ??= entry;
   }
@@ -228,12 +246,17 @@ function smartRefused(name: string, denotes: string | null, missing: string): Ch
  * `system/*.<letters>`: replaced by the SMART scope of every mapped definition through which the
  * letters are granted, by type then query; v1 form where there is no query.
  */
-function expandWildcard(smart: SmartScope, resources: string[], facts: AccessFacts): Checked[] {
+function expandWildcard(smart: SmartScope, resources: string[], facts: AccessFacts, purposes: PurposeFilter | undefined): Checked[] {
   const expansions: Checked[] = [];
   for (const definition of facts.mapped ?? []) {
     const letters = smart.v1 && definition.fhirQuery === null ? smart.name.slice('system/*.'.length) : smart.letters;
     const name = smartScopeName(definition.fhirResourceType, letters, definition.fhirQuery);
-    const entry = checkSmart({ name, type: definition.fhirResourceType, letters: smart.letters, query: definition.fhirQuery, v1: smart.v1 }, resources, facts);
+    const entry = checkSmart(
+      { name, type: definition.fhirResourceType, letters: smart.letters, query: definition.fhirQuery, v1: smart.v1 },
+      resources,
+      facts,
+      purposes,
+    );
     if (entry.verdict.granted) expansions.push(entry);
   }
   const expandsTo = expansions.map((entry) => entry.verdict.scope);
@@ -250,7 +273,7 @@ function uniqueByName(scopes: ResourceScope[]): ResourceScope[] {
   return [...seen.values()];
 }
 
-function checkResourceScope(wanted: ResourceScope, resources: string[], facts: AccessFacts): Checked {
+function checkResourceScope(wanted: ResourceScope, resources: string[], facts: AccessFacts, purposes: PurposeFilter | undefined): Checked {
   const refused = (missing: string, link: Link = 'scope'): Checked => ({
     verdict: { scope: wanted.name, granted: false, allowed: true, covering: [], missing },
     link,
@@ -273,11 +296,20 @@ function checkResourceScope(wanted: ResourceScope, resources: string[], facts: A
       `no requested-resource-scopes record binds scope "${wanted.scope}" to requested resource ${idList(ofDefinition)} of ${facts.clientId}: scope "${wanted.scope}" is not bound to resource type "${wanted.definition}" by any consent ticket of this client`,
     );
   }
-  const combined = binding.filter((resource) => resource.combinations.length > 0);
+  let combined = binding.filter((resource) => resource.combinations.length > 0);
   if (combined.length === 0) {
     return refused(
       `no requested-resources-capability-tickets record combines a capability ticket of ${facts.clientId} with requested resource ${idList(binding)}`,
     );
+  }
+  if (purposes) {
+    const matching = combined.map((resource) => narrowed(resource, purposes)).filter((resource) => resource.combinations.length > 0);
+    if (matching.length === 0) {
+      return refused(
+        `no capability ticket of ${facts.clientId} combined with requested resource ${idList(combined)} has a purpose whose purposesOfUse holds ${codeList(purposes.codes)}: no consent ticket covers purpose of use ${codeList(purposes.codes)}`,
+      );
+    }
+    combined = matching;
   }
   for (const uri of resources) {
     const dataSource = facts.dataSources.get(uri);
@@ -324,6 +356,30 @@ function noDataSource(uri: string): string {
   return `resource "${uri}" is no enrolled data source: no data-source has that resourceUri`;
 }
 
+/**
+ * The resource with only the combinations whose purpose lists an asserted code, each marked with
+ * the first asserted code (in the request's order) its purpose lists.
+ */
+function narrowed(resource: HeldResource, purposes: PurposeFilter): HeldResource {
+  let result = purposes.narrowed.get(resource);
+  if (result === undefined) {
+    const combinations: HeldCombination[] = [];
+    for (const combination of resource.combinations) {
+      const matched = purposes.codes.find((code) => combination.purpose.purposesOfUse.includes(code));
+      if (matched !== undefined) combinations.push({ ...combination, matched });
+    }
+    result = { ...resource, combinations };
+    purposes.narrowed.set(resource, result);
+  }
+  return result;
+}
+
+/** The asserted codes, quoted: `"urn:…#TREAT"` or `"urn:…#TREAT" or "urn:…#ETREAT"`. */
+function codeList(codes: readonly string[]): string {
+  const quoted = codes.slice(0, 5).map((code) => `"${code.slice(0, 255)}"`);
+  return codes.length > 5 ? `${quoted.join(', ')} or another` : quoted.join(' or ');
+}
+
 function idList(resources: HeldResource[]): string {
   const ids = resources
     .slice(0, 5)
@@ -340,6 +396,7 @@ function coveringOf(resource: HeldResource, scope: string): Covering {
     purpose: { id: String(first.purpose.id), name: first.purpose.name },
     requestedResourceScopes: (resource.bindings.get(scope) ?? []).map(String),
     requestedResourcesCapabilityTickets: resource.combinations.map((combination) => String(combination.id)),
+    ...(first.matched !== undefined ? { purposeOfUse: first.matched } : {}),
   };
 }
 
@@ -353,6 +410,7 @@ function chainsOf(name: string, resource: HeldResource): CoveringChain[] {
       requestedResourceScopes: { id: String(binding) },
       requestedResourcesCapabilityTickets: { id: String(combination.id) },
       purpose: { id: String(combination.purpose.id), name: combination.purpose.name },
+      ...(combination.matched !== undefined ? { purposeOfUse: combination.matched } : {}),
     })),
   );
 }
@@ -366,5 +424,6 @@ function coveredResource(resource: HeldResource): CoveredResource {
     scopes: new Set(resource.bindings.keys()),
     ticketId: first.ticket.ticketId,
     purpose: first.purpose.name,
+    ...(first.matched !== undefined ? { purposeOfUse: first.matched } : {}),
   };
 }

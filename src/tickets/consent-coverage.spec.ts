@@ -23,4 +23,9 @@ describe('permissionsOf', () => {
       },
     ]);
   });
+
+  it('adds the purpose-of-use code a UDAP request matched', () => {
+    const [permission] = permissionsOf([read], [{ ...glucose, purposeOfUse: 'urn:oid:2.16.840.1.113883.5.8#TREAT' }], 1234);
+    expect(permission.purpose_of_use).toBe('urn:oid:2.16.840.1.113883.5.8#TREAT');
+  });
 });

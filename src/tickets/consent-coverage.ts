@@ -6,6 +6,8 @@ export type CoveredResource = {
   scopes: ReadonlySet<string>;
   ticketId: string;
   purpose: string;
+  /** A UDAP request: the asserted purpose-of-use code the ticket's purpose matched. */
+  purposeOfUse?: string;
 };
 
 /** A granted resource scope's justification, as the UMA RPT `permissions` claim shows it. */
@@ -15,6 +17,8 @@ export type Permission = {
   resource_scopes: string[];
   ticket_id: string;
   purpose: string;
+  /** A UDAP request only: the asserted purpose-of-use code the ticket's purpose matched (docs/concepts/consent-tickets.md#purpose-of-use). */
+  purpose_of_use?: string;
   exp: number;
 };
 
@@ -28,6 +32,7 @@ export function permissionsOf(requested: ResourceScopeRequest[], covering: Cover
     resource_scopes: requested.filter((wanted) => wanted.definition === resource.definition && resource.scopes.has(wanted.scope)).map((wanted) => wanted.scope),
     ticket_id: resource.ticketId,
     purpose: resource.purpose,
+    ...(resource.purposeOfUse !== undefined ? { purpose_of_use: resource.purposeOfUse } : {}),
     exp,
   }));
 }

@@ -23,7 +23,7 @@ type Row = {
   max_permission_duration: number;
   definition: string;
   bindings: { id: number; scope: string }[];
-  combinations: { id: number; ticket_key: number; ticket_id: string; ticket_name: string; purpose_key: number; purpose: string }[];
+  combinations: { id: number; ticket_key: number; ticket_id: string; ticket_name: string; purpose_key: number; purpose: string; purposes_of_use: string[] }[];
 };
 
 /** The requested resources of each client with their bindings and combinations, cached per client and kept fresh by the change feed. */
@@ -57,7 +57,8 @@ export class ConsentDirectory {
                           JOIN scope s ON s.id = b.scope_id AND s.resource_definition_id = r.resource_definition_id
                          WHERE b.requested_resource_id = r.id), '[]') AS bindings,
               COALESCE((SELECT json_agg(json_build_object('id', c.id, 'ticket_key', t.id, 'ticket_id', t.ticket_id,
-                                 'ticket_name', t.ticket_name, 'purpose_key', p.id, 'purpose', p.name) ORDER BY c.id)
+                                 'ticket_name', t.ticket_name, 'purpose_key', p.id, 'purpose', p.name,
+                                 'purposes_of_use', p.purposes_of_use) ORDER BY c.id)
                           FROM requested_resources_capability_tickets c
                           JOIN capability_ticket t ON t.id = c.capability_ticket_id
                           JOIN purpose p ON p.id = t.purpose_id
@@ -74,7 +75,7 @@ export class ConsentDirectory {
       const combinations: HeldCombination[] = row.combinations.map((combination) => ({
         id: combination.id,
         ticket: { id: combination.ticket_key, ticketId: combination.ticket_id, ticketName: combination.ticket_name },
-        purpose: { id: combination.purpose_key, name: combination.purpose },
+        purpose: { id: combination.purpose_key, name: combination.purpose, purposesOfUse: combination.purposes_of_use },
       }));
       return {
         id: row.id,

@@ -10,4 +10,8 @@ import { RecordEntity } from '../database/record.entity.js';
 export class Purpose extends RecordEntity {
   @Column({ type: 'varchar', length: 1024 })
   name!: string;
+
+  /** The purpose-of-use codes a UDAP request may assert to be covered (docs/concepts/consent-tickets.md#purpose-of-use). */
+  @Column({ name: 'purposes_of_use', type: 'text', array: true, default: () => "'{}'" })
+  purposesOfUse!: string[];
 }

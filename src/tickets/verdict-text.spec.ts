@@ -73,4 +73,38 @@ describe('verdictText', () => {
         '  system/Patient.rs (denotes nothing): refused, no resource definition has fhirResourceType "Patient" without a query\n',
     );
   });
+
+  it('says the purposes of use a UDAP request asserts and the code each covering ticket matched', () => {
+    const text = verdictText({
+      client: 'udap-org',
+      granted: true,
+      scope: 'glucose:read',
+      purposesOfUse: ['urn:oid:2.16.840.1.113883.5.8#TREAT'],
+      lifetime: 900,
+      aud: 'https://rs1.example',
+      scopes: [
+        {
+          scope: 'glucose:read',
+          granted: true,
+          allowed: true,
+          covering: [
+            {
+              requestedResource: { id: '30', requestedResourceId: 'patient-1', maxPermissionDuration: 900 },
+              capabilityTicket: { id: '2', ticketId: 'T-1', ticketName: 'Glucose' },
+              purpose: { id: '10', name: 'Follow-up' },
+              requestedResourceScopes: ['40'],
+              requestedResourcesCapabilityTickets: ['50'],
+              purposeOfUse: 'urn:oid:2.16.840.1.113883.5.8#TREAT',
+            },
+          ],
+        },
+      ],
+    });
+    expect(text).toBe(
+      'udap-org gets a token for "glucose:read": lifetime 900 s, aud https://rs1.example\n' +
+        '  purposes of use asserted: urn:oid:2.16.840.1.113883.5.8#TREAT\n' +
+        '  glucose:read: granted\n' +
+        '    requested resource 30 (patient-1, at most 900 s), ticket T-1 "Glucose", purpose "Follow-up" (purpose of use urn:oid:2.16.840.1.113883.5.8#TREAT), requested-resource-scopes 40, combinations 50\n',
+    );
+  });
 });

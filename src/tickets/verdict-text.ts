@@ -7,6 +7,7 @@ export function verdictText(verdict: Verdict): string {
     verdict.granted
       ? `${verdict.client} gets a token for "${verdict.scope}": lifetime ${verdict.lifetime} s, aud ${audience}`
       : `${verdict.client} is refused a token for "${verdict.scope}"`,
+    ...(verdict.purposesOfUse ? [`  purposes of use asserted: ${verdict.purposesOfUse.join(' ')}`] : []),
     ...verdict.scopes.map(scopeLine),
   ];
   if (verdict.missing !== undefined) lines.push(`  missing: ${verdict.missing}`);
@@ -26,6 +27,7 @@ function scopeLine(entry: ScopeVerdict): string {
     (record) =>
       `\n    requested resource ${record.requestedResource.id} (${record.requestedResource.requestedResourceId}, at most ${record.requestedResource.maxPermissionDuration} s)` +
       `, ticket ${record.capabilityTicket.ticketId} "${record.capabilityTicket.ticketName}", purpose "${record.purpose.name}"` +
+      (record.purposeOfUse !== undefined ? ` (purpose of use ${record.purposeOfUse})` : '') +
       `, requested-resource-scopes ${record.requestedResourceScopes.join(', ')}, combinations ${record.requestedResourcesCapabilityTickets.join(', ')}`,
   );
   return `  ${entry.scope}${smart}: granted${covering.join('')}`;

@@ -7,6 +7,7 @@ import { permissionsOf } from '../tickets/consent-coverage.js';
 import { SigningKeysService } from '../keys/signing-keys.service.js';
 import { signAccessToken } from '../keys/token-signer.js';
 import type { RptClaims } from '../uma/rpt.js';
+import { HL7_B2B, type Hl7B2b } from '../oauth/hl7-b2b.js';
 import { DisclosuresService } from '../disclosures/disclosures.service.js';
 import { StatusIndexAllocator, type StatusEntry } from '../status-lists/status-index-allocator.js';
 
@@ -38,7 +39,8 @@ export type Confirmation = { jkt: string } | { 'x5t#S256': string };
 export type Exchange = { act: ActClaim; actors: string[]; parentJti: string; notAfter: number };
 export type ActClaim = { sub: string; act?: ActClaim };
 
-export type GrantedAccess = { scopes: string[]; decision: Decision; resources: string[]; rpt?: RptClaims; exchange?: Exchange };
+/** `hl7B2b`: a UDAP request's extension (docs/reference/trust-communities.md#the-token), carried as the token's `extensions` and kept in its disclosure. */
+export type GrantedAccess = { scopes: string[]; decision: Decision; resources: string[]; rpt?: RptClaims; hl7B2b?: Hl7B2b; exchange?: Exchange };
 
 /**
  * Signs the access token every grant ends with (docs/reference/token-endpoint.md#access-tokens),
@@ -55,7 +57,7 @@ export class AccessTokenIssuer {
 
   async issue(
     client: ClientRecord,
-    { scopes, decision, resources, rpt, exchange }: GrantedAccess,
+    { scopes, decision, resources, rpt, hl7B2b, exchange }: GrantedAccess,
     cnf?: Confirmation,
     requestId?: string,
   ): Promise<TokenResponse> {
@@ -89,6 +91,7 @@ export class AccessTokenIssuer {
           : {}),
       ...(exchange !== undefined ? { act: exchange.act } : {}),
       ...(cnf !== undefined ? { cnf } : {}),
+      ...(hl7B2b !== undefined ? { extensions: { [HL7_B2B]: hl7B2b } } : {}),
       ...(status !== undefined ? { status: { status_list: { idx: status.idx, uri: status.uri } } } : {}),
     };
     const tokenType = jkt !== undefined ? 'DPoP' : 'Bearer';
@@ -114,6 +117,7 @@ export class AccessTokenIssuer {
             statusListId: status?.listId,
             statusIdx: status?.idx,
             defaultAudience: this.config.audience,
+            ...(hl7B2b !== undefined ? { hl7B2b } : {}),
             ...(exchange !== undefined ? { actor: exchange.actors, parentJti: exchange.parentJti } : {}),
           })
         : undefined;

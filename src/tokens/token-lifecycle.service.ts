@@ -95,7 +95,7 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     // its id unknown now, or known for a client created after the token was issued.
     if (!(await this.clientStillHolds(claims))) return { active: false };
     if (await this.revocations.isRevoked(claims.jti)) return { active: false };
-    const { scope, client_id, sub, aud, iss, exp, iat, jti, permissions, cnf, act } = claims;
+    const { scope, client_id, sub, aud, iss, exp, iat, jti, permissions, cnf, extensions, act } = claims;
     return {
       // FedAuthz §5.1.1 (docs/guides/uma.md): an RPT answers its permissions and no scope.
       active: true,
@@ -112,6 +112,8 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
       token_type: cnf?.jkt !== undefined ? 'DPoP' : 'Bearer',
       ...(permissions ? { permissions } : {}),
       ...(cnf ? { cnf } : {}),
+      // docs/reference/trust-communities.md#the-token: a UDAP token's hl7-b2b extension, as the token carries it.
+      ...(extensions ? { extensions } : {}),
       // docs/guides/token-exchange.md#the-exchanged-token: an exchanged token names its actors.
       ...(act ? { act } : {}),
     };
@@ -134,7 +136,8 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
   /** Whether the client the token was issued to still exists (from memory, kept current by the change feed). */
   private async clientStillHolds(claims: AccessTokenClaims): Promise<boolean> {
     const client = await this.clients.find(claims.client_id);
-    return client !== null && (client.createdAt === undefined || client.createdAt <= claims.iat * 1000 + 999);
+    // A cancelled UDAP registration (no grant type left, docs/reference/trust-communities.md#registration) holds none of its tokens.
+    return client !== null && client.grantTypes.size > 0 && (client.createdAt === undefined || client.createdAt <= claims.iat * 1000 + 999);
   }
 
   /** A refresh token is its own client's business only: any other caller gets `{"active": false}`. */

@@ -32,7 +32,16 @@ export const TOKEN_REQUEST = {
       description: 'RFC 8707 resource indicators (repeatable): enrolled data sources; they become the aud',
     },
     client_assertion_type: { type: 'string', enum: ['urn:ietf:params:oauth:client-assertion-type:jwt-bearer'], description: 'private_key_jwt only' },
-    client_assertion: { type: 'string', description: 'private_key_jwt only: a JWT signed by a key of the client' },
+    client_assertion: {
+      type: 'string',
+      description: 'private_key_jwt only: a JWT signed by a key of the client (with udap=1: by its certificate, x5c, with the hl7-b2b extension)',
+    },
+    udap: {
+      type: 'string',
+      enum: ['1'],
+      description:
+        'UDAP=true only: a trust community member asks with client_credentials and a certificate-bearing client_assertion (docs/reference/trust-communities.md)',
+    },
   },
 };
 

@@ -1,6 +1,7 @@
 import { anchorProblem } from '../certificates/udap-chain.js';
 import { CONTROL_CHARACTER } from '../common/control-characters.js';
 import { checkScopeCeiling, InitialAccessTokenError } from '../clients/initial-access-token-rules.js';
+import { readUdapServerCertificate, UdapServerCertificateError } from '../config/udap-server-certificate.js';
 
 /** Limits of a trust community (docs/reference/trust-communities.md). */
 export const MAX_COMMUNITY_URI_LENGTH = 2048;
@@ -8,6 +9,8 @@ export const MAX_ANCHORS = 20;
 export const MAX_ANCHOR_LENGTH = 65_536;
 export const MAX_PURPOSES_OF_USE = 100;
 export const MAX_ACCESS_TOKEN_LIFETIME = 3600;
+export const MAX_SERVER_CERTIFICATE_LENGTH = 65_536;
+export const MAX_SERVER_KEY_LENGTH = 16_384;
 export const REVOCATION_CHECKS = ['require', 'off'] as const;
 export type RevocationCheck = (typeof REVOCATION_CHECKS)[number];
 
@@ -21,6 +24,10 @@ export type TrustCommunityAttributes = {
   revocationCheck: RevocationCheck;
   accessTokenLifetime: number;
   enabled: boolean;
+  /** The community's own server certificate for discovery (PEM chain, leaf first); null: the server's. */
+  serverCertificate: string | null;
+  /** Its leaf's PEM private key, in clear: write-only, sealed by the caller before it is stored. */
+  serverKey: string | null;
 };
 
 export const TRUST_COMMUNITY_ATTRIBUTES: readonly (keyof TrustCommunityAttributes)[] = [
@@ -32,15 +39,26 @@ export const TRUST_COMMUNITY_ATTRIBUTES: readonly (keyof TrustCommunityAttribute
   'revocationCheck',
   'accessTokenLifetime',
   'enabled',
+  'serverCertificate',
+  'serverKey',
 ];
+
+/** Attributes that may be null: null removes the community's own server certificate. */
+const NULLABLE = new Set<string>(['serverCertificate', 'serverKey']);
+
+/** What the checks of a server certificate need: the issuer its leaf must name, and the time. */
+export type TrustCommunityContext = { issuer?: string; now?: number };
 
 /** A refused trust community; `field` is the attribute (JSON:API name). */
 export class TrustCommunityError extends Error {
   constructor(
     readonly field: string,
     message: string,
-    /** `type`: a wrong JSON type (400); `rule`: a broken rule (422); `taken`: the id or the communityUri is taken (409). */
-    readonly kind: 'type' | 'rule' | 'taken' = 'rule',
+    /**
+     * `type`: a wrong JSON type (400); `rule`: a broken rule (422); `taken`: the id or the
+     * communityUri is taken (409); `referenced`: clients still belong to the community (409).
+     */
+    readonly kind: 'type' | 'rule' | 'taken' | 'referenced' = 'rule',
   ) {
     super(message);
   }
@@ -58,25 +76,54 @@ const CHECKS: { [Name in keyof TrustCommunityAttributes]: Check<TrustCommunityAt
   revocationCheck: checkRevocationCheck,
   accessTokenLifetime: checkAccessTokenLifetime,
   enabled: checkEnabled,
+  serverCertificate: (value) => checkPem('serverCertificate', value, MAX_SERVER_CERTIFICATE_LENGTH),
+  serverKey: (value) => checkPem('serverKey', value, MAX_SERVER_KEY_LENGTH),
 };
 
 /** A new community's attributes as given, every rule checked, defaults applied. */
-export function checkNewTrustCommunity(values: ReadonlyMap<string, unknown>): TrustCommunityAttributes {
+export function checkNewTrustCommunity(values: ReadonlyMap<string, unknown>, context: TrustCommunityContext = {}): TrustCommunityAttributes {
   const checked = {} as Record<string, unknown>;
   for (const name of TRUST_COMMUNITY_ATTRIBUTES) checked[name] = CHECKS[name](values.get(name));
-  return checked as TrustCommunityAttributes;
+  const attributes = checked as TrustCommunityAttributes;
+  checkServerCertificatePair(attributes.serverCertificate, attributes.serverKey, context);
+  return attributes;
 }
 
-/** The attributes a replace names, each checked by its rule (null is not a value any of them takes). */
-export function checkTrustCommunityChanges(values: ReadonlyMap<string, unknown>): Partial<TrustCommunityAttributes> {
+/** The attributes a replace names, each checked by its rule (null is a value only serverCertificate and serverKey take: both removed). */
+export function checkTrustCommunityChanges(values: ReadonlyMap<string, unknown>, context: TrustCommunityContext = {}): Partial<TrustCommunityAttributes> {
   const checked = {} as Record<string, unknown>;
   for (const name of TRUST_COMMUNITY_ATTRIBUTES) {
     if (!values.has(name)) continue;
     const value = values.get(name);
-    if (value === undefined || value === null) throw new TrustCommunityError(name, `${name} cannot be null`, 'type');
+    if (value === undefined || (value === null && !NULLABLE.has(name))) throw new TrustCommunityError(name, `${name} cannot be null`, 'type');
     checked[name] = CHECKS[name](value);
   }
+  if (values.has('serverCertificate') || values.has('serverKey')) {
+    checkServerCertificatePair(checked.serverCertificate as string | null | undefined, checked.serverKey as string | null | undefined, context);
+    // One of them null (the other absent) removes both: a key without its certificate is never kept.
+    if (checked.serverCertificate == null) Object.assign(checked, { serverCertificate: null, serverKey: null });
+  }
   return checked;
+}
+
+/**
+ * serverCertificate and serverKey go together (both set, or both null): the leaf within its
+ * validity with a SAN URI equal to the issuer (it signs signed_metadata, whose iss is the
+ * issuer), the key an RSA key of at least 2048 bits that is the leaf's
+ * (config/udap-server-certificate.ts).
+ */
+function checkServerCertificatePair(certificate: string | null | undefined, key: string | null | undefined, context: TrustCommunityContext): void {
+  if (certificate == null && key == null) return;
+  if (certificate == null) throw new TrustCommunityError('serverCertificate', 'serverCertificate must be given with serverKey (both, or both null)');
+  if (key == null) throw new TrustCommunityError('serverKey', 'serverKey must be given with serverCertificate (both, or both null)');
+  if (context.issuer === undefined) throw new Error('a server certificate is checked against the issuer: pass it in the context');
+  try {
+    readUdapServerCertificate(certificate, key, context.issuer, context.now);
+  } catch (error) {
+    if (!(error instanceof UdapServerCertificateError)) throw error;
+    const field = error.part === 'certificate' ? 'serverCertificate' : 'serverKey';
+    throw new TrustCommunityError(field, `${field} ${error.message}`);
+  }
 }
 
 function checkName(value: unknown): string {
@@ -142,6 +189,15 @@ function checkPurposesOfUse(value: unknown): string[] {
     }
   }
   return [...new Set(codes)];
+}
+
+/** A PEM text (a chain, or a key) of at most `maxLength` characters; undefined or null: none. Its content is checked with its pair. */
+function checkPem(name: string, value: unknown, maxLength: number): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') throw new TrustCommunityError(name, `${name} must be a PEM string or null`, 'type');
+  if (value.length > maxLength || !value.includes('-----BEGIN '))
+    throw new TrustCommunityError(name, `${name} must be PEM text of at most ${maxLength} characters`);
+  return value;
 }
 
 function checkRevocationCheck(value: unknown): RevocationCheck {

@@ -36,6 +36,14 @@ export class TrustCommunity extends RecordEntity {
   @Column({ name: 'access_token_lifetime', type: 'integer', default: 3600 })
   accessTokenLifetime!: number;
 
+  /** The community's own server certificate for discovery: a PEM chain, leaf first; null: the server's (UDAP_CERT_FILE). */
+  @Column({ name: 'server_certificate', type: 'text', nullable: true })
+  serverCertificate!: string | null;
+
+  /** Its leaf's private key, sealed with KEY_ENCRYPTION_SECRET when set (keys/key-encryption.ts); never returned. */
+  @Column({ name: 'server_key', type: 'text', nullable: true })
+  serverKey!: string | null;
+
   @Index('IDX_trust_community_enabled')
   @Column({ type: 'boolean', default: true })
   enabled!: boolean;

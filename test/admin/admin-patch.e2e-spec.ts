@@ -55,7 +55,7 @@ describe('PATCH /admin: the seed example', () => {
         data: expect.objectContaining({
           type: 'purpose',
           id: String(purpose),
-          attributes: { name: 'Your doctor wants to follow your blood glucose level' },
+          attributes: { name: 'Your doctor wants to follow your blood glucose level', purposesOfUse: [] },
         }) as unknown,
       },
     ]);

@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClient } from '../support/factories.js';
 import { runCli } from '../support/processes.js';
 import { startTestApp, testDatabaseUrl, type TestApp } from '../support/test-app.js';
-import { selfSignedCertificate } from '../support/udap-anchors.js';
+import { selfSignedCertificate, udapServerCertificate } from '../support/udap-anchors.js';
 
 // docs/reference/cli.md#trust-communities: create, list and remove, each change audited with the CLI actor.
 let server: TestApp;
@@ -78,7 +79,7 @@ describe('trust-community commands', () => {
 
     const listed = await runCli(['trust-community', 'list'], environment());
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toContain(`${id}\t${communityUri}\tCLI Community\tenabled`);
+    expect(listed.stdout).toContain(`${id}\t${communityUri}\tCLI Community\tenabled\t1 anchor(s)\t0 client(s)`);
 
     const removed = await runCli(['trust-community', 'remove', String(id)], environment());
     expect(removed.code).toBe(0);
@@ -87,6 +88,29 @@ describe('trust-community commands', () => {
     expect(events.map((event) => event.operation)).toEqual(['add', 'remove']);
     expect(events.every((event) => event.actor.startsWith('cli:'))).toBe(true);
     expect(events[0].after).toMatchObject({ communityUri, revocationCheck: 'off' });
+  });
+
+  it('refuses to remove a community that still has a client, in one line, and keeps it', async () => {
+    const created = await runCli(
+      ['trust-community', 'create', '--name', 'Kept', '--community-uri', uniqueUri(), '--anchor', caFile, '--scopes', 'system/Patient.rs', '--json'],
+      environment(),
+    );
+    const id = Number((JSON.parse(created.stdout) as { id: string }).id);
+    // A member, as UDAP registration stores one (docs/reference/trust-communities.md).
+    const client = await createClient(server.app);
+    await server.dataSource.query(`UPDATE client SET registered_via = 'udap', trust_community_id = $1, udap_issuer = $2 WHERE client_id = $3`, [
+      id,
+      `https://member.example/${id}`,
+      client.clientId,
+    ]);
+    try {
+      const refused = await runCli(['trust-community', 'remove', String(id)], environment());
+      expect(refused.code).toBe(1);
+      expect(refused.stderr.trim()).toBe(`error: trust-community ${id} still has a client: remove them first`);
+      expect(await server.dataSource.query('SELECT id FROM trust_community WHERE id = $1', [id])).toHaveLength(1);
+    } finally {
+      await server.dataSource.query('UPDATE client SET trust_community_id = NULL WHERE client_id = $1', [client.clientId]);
+    }
   });
 
   it('refuses an anchor that is not a CA in one line naming anchors, and stores nothing', async () => {
@@ -107,5 +131,64 @@ describe('trust-community commands', () => {
     const unknown = await runCli(['trust-community', 'remove', '2147483000'], environment());
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no trust community with id 2147483000');
+  });
+
+  describe('--server-certificate and --server-key', () => {
+    const ISSUER = 'https://udap-cli.example.org';
+    let chainFile: string;
+    let keyFile: string;
+    let otherKeyFile: string;
+    let chain: string;
+
+    beforeAll(async () => {
+      const [own, other] = await Promise.all([udapServerCertificate([ISSUER]), udapServerCertificate([ISSUER])]);
+      chain = own.chain;
+      [chainFile, keyFile, otherKeyFile] = ['server.pem', 'server.key', 'other.key'].map((name) => join(folder, name));
+      writeFileSync(chainFile, own.chain);
+      writeFileSync(keyFile, own.key);
+      writeFileSync(otherKeyFile, other.key);
+    }, 60_000);
+
+    const create = (communityUri: string, key: string) =>
+      runCli(
+        [
+          'trust-community',
+          'create',
+          '--name',
+          'With certificate',
+          '--community-uri',
+          communityUri,
+          '--anchor',
+          caFile,
+          '--scopes',
+          'system/Patient.rs',
+          '--server-certificate',
+          chainFile,
+          '--server-key',
+          key,
+        ],
+        { ...environment(), ISSUER },
+      );
+
+    it("stores the community's own server certificate and its key, and audits no key", async () => {
+      const communityUri = uniqueUri();
+      const created = await create(communityUri, keyFile);
+      expect(created.code).toBe(0);
+      const [row] = await server.dataSource.query<{ id: number; server_certificate: string; server_key: string }[]>(
+        'SELECT id, server_certificate, server_key FROM trust_community WHERE community_uri = $1',
+        [communityUri],
+      );
+      expect(row.server_certificate).toBe(chain);
+      expect(row.server_key).toContain('PRIVATE KEY');
+      expect(JSON.stringify(await eventsOf(row.id))).not.toContain('PRIVATE KEY');
+    });
+
+    it('refuses the key of another certificate in one line naming serverKey, and stores nothing', async () => {
+      const communityUri = uniqueUri();
+      const refused = await create(communityUri, otherKeyFile);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr.trim()).toBe("error: serverKey is not the private key of the certificate's leaf");
+      expect(await server.dataSource.query('SELECT id FROM trust_community WHERE community_uri = $1', [communityUri])).toEqual([]);
+    });
   });
 });

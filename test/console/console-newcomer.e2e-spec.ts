@@ -315,7 +315,7 @@ describe('the layout', () => {
       .getByRole('navigation', { name: 'Console sections' })
       .getByRole('link')
       .evaluateAll((links: unknown[]) => (links as PageElement[]).map((link) => Math.round(link.getBoundingClientRect().top)));
-    expect(tops).toHaveLength(9);
+    expect(tops).toHaveLength(10);
     expect(new Set(tops).size).toBe(1);
     // Nothing overlaps: the last section ends before "Sign out" begins, and nothing is wider than the window.
     const last = await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: 'Disclosures' }).boundingBox();

@@ -455,6 +455,49 @@ describe('the console', () => {
     await context.close();
   });
 
+  it('gives a ticket purposes of use, and explain names the code a UDAP request matches or the purpose of use that is missing', async () => {
+    const TREAT = 'urn:oid:2.16.840.1.113883.5.8#TREAT';
+    const { clientId, definition } = await world(['read']);
+    const { context, page } = await suite.signedInTab('Consent tickets');
+    const ticketId = unique('T');
+    await fillTicketForm(page, {
+      clientId,
+      definition,
+      scopes: ['read'],
+      purpose: unique('Treatment'),
+      ticketId,
+      requestedResourceId: 'treated',
+      seconds: '900',
+    });
+    await page.getByLabel('Purposes of use (UDAP)').fill(`${TREAT} ${TREAT}`);
+    await page.getByRole('button', { name: 'Create ticket' }).click();
+    await expectPage(page.getByText(`${clientId} may read ${definition}`)).toBeVisible();
+    const [purpose] = await suite.server.dataSource.query<{ purposes_of_use: string[] }[]>(
+      'SELECT p.purposes_of_use FROM purpose p JOIN capability_ticket t ON t.purpose_id = p.id WHERE t.ticket_id = $1',
+      [ticketId],
+    );
+    expect(purpose.purposes_of_use).toEqual([TREAT]);
+
+    await openScreen(page, 'Explain');
+    await pick(page, 'Client', clientId);
+    await page.getByLabel('Scopes').fill(`${definition}:read`);
+    await page.getByLabel('Purposes of use').fill(TREAT);
+    await page.getByRole('button', { name: 'Explain' }).click();
+    await expectPage(page.getByRole('heading', { name: 'Granted' })).toBeVisible();
+    await expectPage(page.getByText(`purpose of use ${TREAT}`)).toBeVisible();
+
+    await page.getByLabel('Purposes of use').fill('urn:oid:2.16.840.1.113883.5.8#HPAYMT');
+    await page.getByRole('button', { name: 'Explain' }).click();
+    await expectPage(page.getByRole('heading', { name: 'Refused' })).toBeVisible();
+    await expectPage(page.getByText(/no consent ticket covers purpose of use "urn:oid:2\.16\.840\.1\.113883\.5\.8#HPAYMT"/)).toBeVisible();
+
+    // A bare code is refused beside its own field.
+    await page.getByLabel('Purposes of use').fill('TREAT');
+    await page.getByRole('button', { name: 'Explain' }).click();
+    await expectPage(page.getByLabel('Purposes of use')).toHaveAccessibleDescription(/not a purpose-of-use code/);
+    await context.close();
+  });
+
   it('enrols a data source serving a definition, edits it and removes it', async () => {
     const { clientId, definition } = await world();
     const { context, page } = await suite.signedInTab('Data sources');

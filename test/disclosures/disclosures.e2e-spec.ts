@@ -121,6 +121,14 @@ describe('the disclosure of a resource-scope token', () => {
       ],
       withdrawnAt: null,
       withdrawnBy: null,
+      // A UDAP token's hl7-b2b members: null for every other token.
+      organizationId: null,
+      organizationName: null,
+      purposeOfUse: null,
+      subjectName: null,
+      subjectId: null,
+      subjectRole: null,
+      consentReference: null,
       actor: null,
       parentJti: null,
     });
@@ -225,7 +233,8 @@ describe('reading disclosures', () => {
     expect(response.headers['content-disposition']).toBe('attachment; filename="disclosures.csv"');
     const lines = response.text.split('\r\n');
     expect(lines[0]).toBe(
-      'id,jti,clientId,scope,aud,issuedAt,expiresAt,tokenType,jkt,requestId,ticketIds,requestedResourceIds,purposes,withdrawnAt,withdrawnBy,actor,parentJti',
+      'id,jti,clientId,scope,aud,issuedAt,expiresAt,tokenType,jkt,requestId,ticketIds,requestedResourceIds,purposes,withdrawnAt,withdrawnBy,' +
+        'organizationId,organizationName,purposeOfUse,subjectName,subjectId,subjectRole,consentReference,actor,parentJti',
     );
     expect(lines).toHaveLength(3);
     expect(lines[2]).toBe('');

@@ -17,6 +17,8 @@ describe('server start-up configuration', () => {
     ['ADMIN_TOKEN', { DATABASE_URL: 'postgres://user:pw@127.0.0.1:1/db' }],
     ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: 'plenty' }],
     ['DATABASE_POOL_SIZE', { WORKERS: '2', DATABASE_POOL_SIZE: '9' }],
+    ['UDAP_CERT_FILE', { UDAP: 'true' }],
+    ['UDAP_KEY_FILE', { UDAP: 'true', UDAP_CERT_FILE: '/nonexistent/udap.pem' }],
   ])('stops with one line naming %s and a non-zero exit', async (variable, environment) => {
     const result = await finished(startServerProcess(environment));
     expect(result.code).not.toBe(0);

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import type { Server } from 'node:http';
 import pg from 'pg';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -12,6 +15,7 @@ import type { AppConfig } from '../../src/config/app-config.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { freePort, freePorts } from '../../src/common/free-port.js';
 import { createRootLogger } from '../../src/logging/logging.js';
+import { writeUdapServerFiles } from './udap-anchors.js';
 
 export { freePort, freePorts };
 
@@ -69,8 +73,15 @@ export async function startTestApp(environment: NodeJS.ProcessEnv = {}, options:
   const [port, adminPort] = await freePorts(2);
   const url = `${environment.TLS_CERT_FILE ? 'https' : 'http'}://127.0.0.1:${port}`;
   const adminToken = environment.ADMIN_TOKEN ?? 'test-admin-token-0123456789';
+  // UDAP=true needs the server's certificate for its ISSUER (docs/reference/trust-communities.md#the-servers-certificate): made here unless the test names its own.
+  const udapFiles =
+    environment.UDAP === 'true' && environment.UDAP_CERT_FILE === undefined && environment.UDAP_KEY_FILE === undefined
+      ? await writeUdapServerFiles(mkdtempSync(join(tmpdir(), 'udap-server-')), environment.ISSUER ?? url)
+      : undefined;
+  const udapDir = udapFiles ? dirname(udapFiles.UDAP_CERT_FILE) : undefined;
+  const udap = udapFiles ? { UDAP_CERT_FILE: udapFiles.UDAP_CERT_FILE, UDAP_KEY_FILE: udapFiles.UDAP_KEY_FILE } : {};
   const config = {
-    ...loadConfig({ PORT: String(port), ADMIN_PORT: String(adminPort), ISSUER: url, ADMIN_TOKEN: adminToken, ...environment }),
+    ...loadConfig({ PORT: String(port), ADMIN_PORT: String(adminPort), ISSUER: url, ADMIN_TOKEN: adminToken, ...udap, ...environment }),
     databaseUrl: environment.DATABASE_URL ?? testDatabaseUrl(),
   };
   const logger = options.logs ? createRootLogger(config, options.logs) : createRootLogger({ ...config, logLevel: 'silent' });
@@ -81,6 +92,7 @@ export async function startTestApp(environment: NodeJS.ProcessEnv = {}, options:
   const dataSource = app.get<DataSource>(getDataSourceToken());
   const close = async () => {
     await Promise.all([closeAdmin(adminServer), app.close()]);
+    if (udapDir) rmSync(udapDir, { recursive: true, force: true });
   };
   return { app, url, adminUrl: `http://127.0.0.1:${adminPort}`, adminToken, adminServer, config, dataSource, close };
 }

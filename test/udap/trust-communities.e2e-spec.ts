@@ -2,6 +2,7 @@
    JSON:API answers are read member by member here (supertest types every body as any). */
 import request from 'supertest';
 import { getAdmin, JSON_API, JSON_PATCH, patchAdmin } from '../support/admin.js';
+import { createClient } from '../support/factories.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { selfSignedCertificate as certificate } from '../support/udap-anchors.js';
 
@@ -50,6 +51,18 @@ function patchOne(id: string, attributes: Record<string, unknown>) {
     .set('Authorization', server.adminToken)
     .set('Content-Type', JSON_API)
     .send(JSON.stringify({ data: { type: 'trust-community', id, attributes } }));
+}
+
+/** A client of the community, as UDAP registration stores one (docs/reference/trust-communities.md); answers its row id. */
+async function member(communityId: string, allowedScopes = 'system/Patient.rs'): Promise<number> {
+  const client = await createClient(server.app, { allowedScopes });
+  // TypeORM answers an UPDATE … RETURNING as [rows, count].
+  const [rows] = await server.dataSource.query<[{ id: number }[], number]>(
+    `UPDATE client SET trust_community_id = $1, udap_issuer = $2, organization = 'CN=Member Clinic,O=Member', registered_via = 'udap'
+     WHERE client_id = $3 RETURNING id`,
+    [Number(communityId), `https://member.example/${client.clientId}`, client.clientId],
+  );
+  return rows[0].id;
 }
 
 async function created(overrides: Record<string, unknown> = {}): Promise<{ id: string; attributes: Record<string, unknown> }> {
@@ -247,7 +260,24 @@ describe('replacing and removing', () => {
     expect(row).toEqual({ version: 1, anchors: [caPem] });
   });
 
-  it('removes a community (none has clients yet) and audits what it was', async () => {
+  it('counts the clients registered through a community', async () => {
+    const community = await created();
+    await member(community.id);
+    await member(community.id);
+    const response = await getAdmin(server, `/admin/trust-community/${community.id}`);
+    expect(response.body.data.attributes.clientCount).toBe(2);
+  });
+
+  it('refuses to remove a community that still has a client (409), and keeps it', async () => {
+    const community = await created();
+    await member(community.id);
+    const response = await request(server.adminUrl).delete(`/admin/trust-community/${community.id}`).set('Authorization', server.adminToken);
+    expect(response.status).toBe(409);
+    expect(response.body.errors[0].detail).toContain('still has a client');
+    expect(await server.dataSource.query('SELECT id FROM trust_community WHERE id = $1', [Number(community.id)])).toHaveLength(1);
+  });
+
+  it('removes a community without clients and audits what it was', async () => {
     const community = await created();
     const response = await request(server.adminUrl).delete(`/admin/trust-community/${community.id}`).set('Authorization', server.adminToken);
     expect(response.status).toBe(204);
@@ -283,3 +313,64 @@ describe('reading communities', () => {
     expect(response.status).toBe(400);
   });
 });
+
+describe("a community's clients in the admin interface", () => {
+  it('shows registeredVia udap, udapIssuer, organization and the trustCommunity relationship', async () => {
+    const community = await created();
+    const id = await member(community.id);
+    const response = await getAdmin(server, `/admin/uma-client/${id}`);
+    expect(response.body.data.attributes).toMatchObject({ registeredVia: 'udap', organization: 'CN=Member Clinic,O=Member' });
+    expect(response.body.data.attributes.udapIssuer).toMatch(/^https:\/\/member\.example\//);
+    expect(response.body.data.relationships.trustCommunity).toEqual({ data: { type: 'trust-community', id: community.id } });
+  });
+
+  it("lists a community's clients with filter[trustCommunity]", async () => {
+    const community = await created();
+    const id = await member(community.id);
+    const response = await getAdmin(server, `/admin/uma-client?filter[trustCommunity]=${community.id}`);
+    expect(response.body.data.map((client: { id: string }) => client.id)).toEqual([String(id)]);
+  });
+
+  it("lets an administrator narrow a client's allowedScopes within the ceiling", async () => {
+    const community = await created();
+    const id = await member(community.id, 'system/Patient.rs system/Observation.rs');
+    const response = await patchClient(id, { allowedScopes: 'system/Observation.rs' });
+    expect(response.status).toBe(200);
+    expect(response.body.data.attributes.allowedScopes).toBe('system/Observation.rs');
+  });
+
+  it("refuses to widen a client's allowedScopes past its community's ceiling (422 naming the scope), and changes nothing", async () => {
+    const community = await created();
+    const id = await member(community.id);
+    const response = await patchClient(id, { allowedScopes: 'system/Patient.rs system/Encounter.rs' });
+    expect(response.status).toBe(422);
+    expect(response.body.errors[0]).toMatchObject({ source: { pointer: '/data/attributes/allowedScopes' } });
+    expect(response.body.errors[0].detail).toContain('system/Encounter.rs is outside the scopeCeiling');
+    const [row] = await server.dataSource.query<{ allowed_scopes: string }[]>(
+      'SELECT m.allowed_scopes FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.id = $1',
+      [id],
+    );
+    expect(row.allowed_scopes).toBe('system/Patient.rs');
+  });
+
+  it('refuses a write of udapIssuer, organization or the trustCommunity relationship (400)', async () => {
+    const community = await created();
+    const id = await member(community.id);
+    expect((await patchClient(id, { udapIssuer: 'https://other.example/' })).status).toBe(400);
+    expect((await patchClient(id, { organization: 'CN=Other' })).status).toBe(400);
+    const relationship = await request(server.adminUrl)
+      .patch(`/admin/uma-client/${id}`)
+      .set('Authorization', server.adminToken)
+      .set('Content-Type', JSON_API)
+      .send(JSON.stringify({ data: { type: 'uma-client', id: String(id), relationships: { trustCommunity: { data: null } } } }));
+    expect(relationship.status).toBe(400);
+  });
+});
+
+function patchClient(id: number, attributes: Record<string, unknown>) {
+  return request(server.adminUrl)
+    .patch(`/admin/uma-client/${id}`)
+    .set('Authorization', server.adminToken)
+    .set('Content-Type', JSON_API)
+    .send(JSON.stringify({ data: { type: 'uma-client', id: String(id), attributes } }));
+}

@@ -22,6 +22,24 @@ describe('sentenceOf', () => {
     );
   });
 
+  it('says a trust community still has clients, with the count the server gave', () => {
+    const refused = conflict('/0/path', 'trust-community 4 still has 2 clients: remove them first');
+    expect(sentenceOf(refused, [remove('trust-community', '4')])).toBe(
+      'This trust community still has 2 clients: remove them first, or disable the community, which stops them at once.',
+    );
+    const one = conflict('/0/path', 'trust-community 4 still has a client: remove them first');
+    expect(sentenceOf(one, [remove('trust-community', '4')])).toBe(
+      'This trust community still has a client: remove it first, or disable the community, which stops it at once.',
+    );
+  });
+
+  it('names a community URI another trust community uses', () => {
+    const operations = [add('trust-community', { name: 'B', communityUri: 'https://community-a.example/udap' })];
+    expect(sentenceOf(conflict('/0/value/attributes/communityUri'), operations)).toBe(
+      'Another trust community already uses the community URI “https://community-a.example/udap”.',
+    );
+  });
+
   it('says a link exists already', () => {
     const operations = [add('data-source-resource-definitions', {}, { dataSource: { type: 'data-source', id: '1' } })];
     expect(sentenceOf(conflict('/0/value/relationships/dataSource'), operations)).toBe('This pairing of a data source with a definition exists already.');

@@ -13,6 +13,7 @@ const NOUNS: Record<string, string> = {
   'requested-resources-capability-tickets': 'combination of a ticket with a requested resource',
   'data-source-resource-definitions': 'pairing of a data source with a definition',
   'initial-access-token': 'initial access token',
+  'trust-community': 'trust community',
 };
 const MEMBERS: Record<string, string> = {
   clientId: 'client ID',
@@ -23,6 +24,7 @@ const MEMBERS: Record<string, string> = {
   resourceUri: 'resource URI',
   name: 'name',
   fhirResourceType: 'FHIR resource type',
+  communityUri: 'community URI',
 };
 
 /** The operation a pointer such as `/2/value/attributes/ticketId` names, and the rest of the pointer. */
@@ -51,6 +53,12 @@ export function sentenceOf(error: ErrorObject, operations: Operation[]): string 
     return typeof value === 'string' ? `Another ${noun} already uses the ${label} “${value}”.` : `Another ${noun} already uses this ${label}.`;
   }
   if (/^\/value\/relationships\/[^/]+$/.test(rest)) return `This ${noun} exists already.`;
+  if (rest === '/path' && operation.op === 'remove' && noun === 'trust community') {
+    // The server counts them: "trust-community 4 still has 2 clients: remove them first" ("a client" for one).
+    const members = /still has (a client|\d+ clients)/.exec(error.detail ?? '')?.[1] ?? 'clients';
+    const them = members === 'a client' ? 'it' : 'them';
+    return `This trust community still has ${members}: remove ${them} first, or disable the community, which stops ${them} at once.`;
+  }
   if (rest === '/path' && operation.op === 'remove') return `This ${noun} is still referenced by other records: remove those first.`;
   return undefined;
 }

@@ -2,6 +2,7 @@ import type { ResourceObject } from '../api/documents.js';
 import { actorWords, keyOf, namesFromEvents, operationSentence, requestsOf, type Names } from './audit-sentences.js';
 
 const at = '2026-11-25T17:26:03.120Z';
+const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 
 function event(id: number, operation: string, recordType: string, recordId: number, before: object | null, after: object | null, extra = {}): ResourceObject {
   return {
@@ -55,6 +56,22 @@ describe('operationSentence', () => {
   it('lists each changed member from what to what, a relationship by the name of its record, never a bare id', () => {
     const change = event(13, 'replace', 'data-source', 7, { name: 'Glucose API', umaClient: '1' }, { name: 'Glucose API', umaClient: null });
     expect(operationSentence(change, names)).toBe('changed data source Glucose API: uma client from client glucose-app to (none)');
+  });
+
+  it('says where an added trust community is and counts its anchors, never printing a certificate', () => {
+    const after = { name: 'Community A', communityUri: 'https://community-a.example/udap', anchors: [PEM, PEM], purposesOfUse: [], enabled: true };
+    const sentence = operationSentence(event(15, 'add', 'trust-community', 8, null, after), names);
+    expect(sentence).toBe('added trust community Community A at https://community-a.example/udap, with 2 certificates as anchors');
+  });
+
+  it("words a trust community's disabling, its new anchors and its purposes of use", () => {
+    const before = { name: 'Community A', anchors: [PEM], purposesOfUse: [], enabled: true };
+    const after = { name: 'Community A', anchors: [`${PEM}\n`], purposesOfUse: ['urn:oid:2.16.840.1.113883.5.8#TREAT'], enabled: false };
+    const sentence = operationSentence(event(16, 'replace', 'trust-community', 8, before, after), names);
+    expect(sentence).toBe(
+      "changed trust community Community A: anchors replaced (1 certificate); purposes of use from any to 'urn:oid:2.16.840.1.113883.5.8#TREAT'; status from enabled to disabled",
+    );
+    expect(sentence).not.toContain('BEGIN CERTIFICATE');
   });
 
   it('calls a record it cannot name "removed earlier" rather than showing its id', () => {

@@ -126,8 +126,18 @@ function valueWords(member: string, value: unknown, names: Names): string {
   const type = RELATIONSHIP_TYPES[member];
   if (type && (typeof value === 'string' || typeof value === 'number')) return nameOf(type, String(value), names);
   if (member === 'maxPermissionDuration' && typeof value === 'number') return formatDuration(value);
+  // A trust community's anchors are PEM certificates: counted, never printed whole.
+  if (member === 'anchors' && Array.isArray(value)) return certificates(value.length);
+  if (member === 'purposesOfUse' && Array.isArray(value)) return value.length === 0 ? 'any' : quoted(value.join(' '));
+  if (member === 'enabled' && typeof value === 'boolean') return value ? 'enabled' : 'disabled';
   return typeof value === 'string' ? quoted(value) : JSON.stringify(value);
 }
+
+/** "1 certificate", "2 certificates". */
+const certificates = (count: number) => `${count} certificate${count === 1 ? '' : 's'}`;
+
+/** What a member's change is called: a community's `enabled` is its status. */
+const memberWords = (member: string) => (member === 'enabled' ? 'status' : words(member));
 
 /** The changed members of a replace, each "allowed scopes from 'a' to 'b'" (unchanged ones left out). */
 export function changedMembers(event: ResourceObject, names: Names): string[] {
@@ -136,7 +146,12 @@ export function changedMembers(event: ResourceObject, names: Names): string[] {
   const members = [...new Set([...Object.keys(before), ...Object.keys(after)])];
   return members
     .filter((member) => !same(before[member], after[member]))
-    .map((member) => `${words(member)} from ${valueWords(member, before[member], names)} to ${valueWords(member, after[member], names)}`);
+    .map((member) => {
+      const from = valueWords(member, before[member], names);
+      const to = valueWords(member, after[member], names);
+      // Anchors replaced by as many others read the same counted: say they were replaced.
+      return from === to ? `${memberWords(member)} replaced (${to})` : `${memberWords(member)} from ${from} to ${to}`;
+    });
 }
 
 /** What an added record holds beyond its name: "for client glucose-app, purpose '…', at most 30 min". */
@@ -154,6 +169,8 @@ function addedDetails(type: string, snapshot: Snapshot, names: Names): string {
     parts.push(`at most ${formatDuration(snapshot.maxPermissionDuration)}`);
   if (type === 'data-source' && typeof snapshot.resourceUri === 'string') parts.push(`at ${snapshot.resourceUri}`);
   if (type === 'data-source' && umaClient) parts.push(`introspecting as ${nameOf('uma-client', umaClient, names)}`);
+  if (type === 'trust-community' && typeof snapshot.communityUri === 'string') parts.push(`at ${snapshot.communityUri}`);
+  if (type === 'trust-community' && Array.isArray(snapshot.anchors)) parts.push(`with ${certificates(snapshot.anchors.length)} as anchors`);
   if (type === 'uma-client' && typeof snapshot.allowedScopes === 'string') parts.push(`with allowed scopes ${quoted(snapshot.allowedScopes)}`);
   return parts.length === 0 ? '' : ` ${parts.join(', ')}`;
 }

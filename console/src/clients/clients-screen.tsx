@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { ScreenProps } from '../screen-props.js';
-import { add, remove, replace, text, type Operation, type ResourceObject } from '../api/documents.js';
+import { add, related, remove, replace, text, type Operation, type ResourceObject } from '../api/documents.js';
 import { ErrorSummary, Status } from '../forms/fields.js';
 import { NO_ERRORS } from '../forms/form-errors.js';
 import { useChange } from '../forms/use-change.js';
@@ -25,7 +25,13 @@ async function loadPage(api: ScreenProps['api'], page: number, search: string, h
     search ? api.list('uma-client', 1, 1) : undefined,
   ]);
   const clients = await withSaved(found.data, highlight, async (id) => (await recordsById(api, 'uma-client', [id])).get(id));
-  return { clients, matching: found.meta.total, total: (all ?? found).meta.total };
+  // The trust communities of the page's UDAP clients, one request for all (named, not numbered).
+  const communities = await recordsById(
+    api,
+    'trust-community',
+    clients.map((client) => related(client, 'trustCommunity')),
+  );
+  return { clients, communities, matching: found.meta.total, total: (all ?? found).meta.total };
 }
 
 /** Wallet activity 4: clients (list and search, enrol, edit, rotate the secret, remove). */
@@ -92,7 +98,7 @@ export function ClientsScreen({ api }: ScreenProps) {
     });
   };
 
-  return whenLoaded(clients, ({ clients: shown, matching, total }) => (
+  return whenLoaded(clients, ({ clients: shown, communities, matching, total }) => (
     <>
       {status && <Status>{status}</Status>}
       {secret && <SecretPanel clientId={secret.clientId} secret={secret.secret} onDone={() => setSecret(undefined)} />}
@@ -135,6 +141,7 @@ export function ClientsScreen({ api }: ScreenProps) {
                         <span class="tag">registered dynamically</span>
                       </>
                     )}
+                    {client.attributes.registeredVia === 'udap' && <UdapMark client={client} communities={communities} />}
                   </td>
                   <td>
                     <Words text={text(client, 'allowedScopes')} />
@@ -193,6 +200,27 @@ export function ClientsScreen({ api }: ScreenProps) {
       )}
     </>
   ));
+}
+
+/**
+ * A client UDAP registered (docs/reference/trust-communities.md#registered-clients): the tag, its
+ * trust community by name (by id when the community cannot be read) and its organization.
+ */
+function UdapMark(props: { client: ResourceObject; communities: Map<string, ResourceObject> }) {
+  const id = related(props.client, 'trustCommunity');
+  const community = id ? props.communities.get(id) : undefined;
+  const organization = text(props.client, 'organization');
+  return (
+    <>
+      {' '}
+      <span class="tag">UDAP</span>
+      <span class="udap-member">
+        {' '}
+        {community ? `of trust community “${text(community, 'name')}”` : id ? `of trust community ${id}` : 'of a removed trust community'}
+        {organization && `, organization ${organization}`}
+      </span>
+    </>
+  );
 }
 
 // Clients of these methods hold keys or certificates, no secret to rotate (docs/guides/mtls.md).

@@ -32,6 +32,34 @@ describe('disclosureSentence', () => {
     );
   });
 
+  it('says which organization a UDAP token was for and its purposes of use', () => {
+    const udap = disclosure({
+      organizationId: 'https://general.example/fhir',
+      organizationName: 'General Hospital',
+      purposeOfUse: ['urn:oid:2.16.840.1.113883.5.8#TREAT', 'urn:oid:2.16.840.1.113883.5.8#ETREAT'],
+    });
+    expect(disclosureSentence(udap, today)).toMatch(
+      /, under ticket T-1, for General Hospital \(https:\/\/general\.example\/fhir\), purposes of use urn:oid:2\.16\.840\.1\.113883\.5\.8#TREAT and urn:oid:2\.16\.840\.1\.113883\.5\.8#ETREAT$/,
+    );
+  });
+
+  it('names an organization without a name by its URI, before the withdrawal', () => {
+    const udap = disclosure({
+      organizationId: 'https://general.example/fhir',
+      organizationName: null,
+      purposeOfUse: ['urn:oid:2.16.840.1.113883.5.8#TREAT'],
+      withdrawnAt: at(10, 5),
+      withdrawnBy: '412',
+    });
+    expect(disclosureSentence(udap, today)).toMatch(
+      /, under ticket T-1, for https:\/\/general\.example\/fhir, purpose of use urn:oid:2\.16\.840\.1\.113883\.5\.8#TREAT, withdrawn at 10:05 by change 412$/,
+    );
+  });
+
+  it('says nothing of an organization for a token without one', () => {
+    expect(disclosureSentence(disclosure({ organizationId: null, purposeOfUse: null }), today)).not.toContain(', for ');
+  });
+
   it('writes the date of another day', () => {
     expect(clockTime(at(9, 7, 21), today)).toBe('21 Nov 2026 09:07');
     expect(clockTime(at(23, 59), today)).toBe('23:59');

@@ -8,6 +8,7 @@ import { formErrorsOf, NO_ERRORS, type FormErrors } from '../forms/form-errors.j
 import { formatDuration } from '../tickets/ticket-sentence.js';
 import type { ScopeVerdict, Verdict } from './verdict.js';
 import { FormButtons } from '../forms/form-buttons.js';
+import { ApiError } from '../api/api-client.js';
 
 /** Explain: what the token endpoint would answer a client right now, and the first missing link. */
 export function ExplainScreen({ api }: ScreenProps) {
@@ -30,6 +31,8 @@ export function ExplainScreen({ api }: ScreenProps) {
     }
     const query = new URLSearchParams({ client: client!.label, scope: read('scope').split(/\s+/).join(' ') });
     for (const resource of read('resources').split(/\s+/).filter(Boolean)) query.append('resource', resource);
+    const codes = read('purposesOfUse').split(/\s+/).filter(Boolean);
+    for (const code of codes) query.append('purposeOfUse', code);
     setBusy(true);
     try {
       setVerdict(await api.get<Verdict>(`/admin/explain?${query.toString()}`));
@@ -37,8 +40,9 @@ export function ExplainScreen({ api }: ScreenProps) {
     } catch (error) {
       setVerdict(undefined);
       const found = formErrorsOf(error);
-      // The query's parameters have no pointer; a 404 is the client, a 400 the scope or resource.
-      const field = (error as { status?: number }).status === 404 ? 'client' : 'scope';
+      // A 404 is the client; a 400 names purposeOfUse as its parameter, or is the scope or resource.
+      const parameter = error instanceof ApiError ? error.errors[0]?.source?.parameter : undefined;
+      const field = (error as { status?: number }).status === 404 ? 'client' : parameter === 'purposeOfUse' ? 'purposesOfUse' : 'scope';
       setErrors({ summary: found.summary.map((entry) => ({ ...entry, field })), fields: { [field]: found.summary[0]?.message ?? '' } });
     } finally {
       setBusy(false);
@@ -69,6 +73,13 @@ export function ExplainScreen({ api }: ScreenProps) {
           rows={2}
           errors={errors}
           hint="Resource indicators (RFC 8707): the data sources the token would be for, by their resource URI."
+        />
+        <TextField
+          form="explain"
+          name="purposesOfUse"
+          label="Purposes of use (optional, UDAP)"
+          errors={errors}
+          hint="Ask as a business-to-business (UDAP) request asserting these codes would, separated by spaces, e.g. urn:oid:2.16.840.1.113883.5.8#TREAT"
         />
         <FormButtons submit="Explain" busy={busy} />
       </form>
@@ -123,6 +134,11 @@ function ScopeLine({ scope }: { scope: ScopeVerdict }) {
             <li key={String(covering.capabilityTicket.id)}>
               ticket {covering.capabilityTicket.ticketId} (“{covering.purpose.name}”), requested resource {covering.requestedResource.requestedResourceId}, at
               most {formatDuration(covering.requestedResource.maxPermissionDuration)}
+              {covering.purposeOfUse !== undefined && (
+                <>
+                  , purpose of use <code>{covering.purposeOfUse}</code>
+                </>
+              )}
             </li>
           ))}
         </ul>

@@ -94,6 +94,24 @@ export function TextArea(props: FieldProps & { value?: string; rows?: number; on
   );
 }
 
+/** A file chooser (the browser reads the chosen files; nothing is uploaded until the form is sent). */
+export function FileField(props: FieldProps & { accept?: string; multiple?: boolean; onFiles: (files: File[]) => void }) {
+  const { control, after } = described(props.form, props.name, props.errors, props.hint);
+  return (
+    <div class={`field${props.errors.fields[props.name] ? ' invalid' : ''}`}>
+      <label for={control.id}>{props.label}</label>
+      <input
+        {...control}
+        type="file"
+        accept={props.accept}
+        multiple={props.multiple}
+        onChange={(event) => props.onFiles([...(event.currentTarget.files ?? [])])}
+      />
+      {after}
+    </div>
+  );
+}
+
 export type Option = { value: string; label: string };
 
 export function SelectField(

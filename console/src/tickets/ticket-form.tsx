@@ -13,6 +13,8 @@ export type TicketValues = {
   definition: string;
   scopes: string[];
   purpose: string;
+  /** Purpose-of-use codes for UDAP requests, separated by spaces (may be empty). */
+  purposesOfUse: string;
   ticketId: string;
   ticketName: string;
   requestedResourceId: string;
@@ -23,7 +25,8 @@ export type TicketValues = {
  * The whole consent ticket as one JSON Patch request: purpose, capability ticket, requested
  * resource, one scope binding per scope, the combination. Later operations refer to earlier
  * records by local ids (`lid`), so the console never has to pick ids. A purpose of the same text
- * that exists already (`existingPurpose`, its id) is related to instead of added again.
+ * and purpose-of-use codes that exists already (`existingPurpose`, its id) is related to instead of
+ * added again.
  */
 export function ticketOperations(values: TicketValues, existingPurpose?: string): { operations: Operation[]; layout: PointerLayout } {
   const client = { type: 'uma-client', id: values.client };
@@ -31,7 +34,7 @@ export function ticketOperations(values: TicketValues, existingPurpose?: string)
   const requested = { type: 'requested-resource', lid: 'requested-resource' };
   const duration = /^\d+$/.test(values.maxDuration) ? Number(values.maxDuration) : values.maxDuration;
   const operations = [
-    ...(existingPurpose ? [] : [add('purpose', { name: values.purpose }, undefined, 'purpose')]),
+    ...(existingPurpose ? [] : [add('purpose', purposeAttributes(values), undefined, 'purpose')]),
     add('capability-ticket', { ticketId: values.ticketId, ticketName: values.ticketName }, { purpose, umaClient: client }, 'ticket'),
     add(
       'requested-resource',
@@ -43,13 +46,24 @@ export function ticketOperations(values: TicketValues, existingPurpose?: string)
     add('requested-resources-capability-tickets', {}, { capabilityTicket: { type: 'capability-ticket', lid: 'ticket' }, requestedResource: requested }),
   ];
   const layout: PointerLayout = [
-    ...(existingPurpose ? [] : [{ name: 'purpose' }]),
+    ...(existingPurpose ? [] : [{ name: 'purpose', purposesOfUse: 'purposesOfUse' }]),
     { ticketId: 'ticketId', ticketName: 'ticketName', umaClient: 'client', purpose: 'purpose' },
     { maxPermissionDuration: 'maxDuration', requestedResourceId: 'requestedResourceId', resourceDefinition: 'definition', umaClient: 'client' },
     ...values.scopes.map(() => ({ scope: 'scopes', requestedResource: 'scopes', purpose: 'purpose' })),
     { capabilityTicket: 'client', requestedResource: 'client' },
   ];
   return { operations, layout };
+}
+
+/** The codes typed in the "Purposes of use" field, each once, in order. */
+export function purposeCodes(typed: string): string[] {
+  return [...new Set(typed.split(/\s+/).filter(Boolean))];
+}
+
+/** A new purpose: its text, and its purpose-of-use codes when any were typed (the server's default is none). */
+function purposeAttributes(values: TicketValues): Record<string, unknown> {
+  const codes = purposeCodes(values.purposesOfUse);
+  return codes.length > 0 ? { name: values.purpose, purposesOfUse: codes } : { name: values.purpose };
 }
 
 /** What the form can tell before asking the server: the choices it cannot send without. */
@@ -144,6 +158,7 @@ export function TicketForm(props: { api: ApiClient; errors: FormErrors; onSubmit
       definition: choice.definition?.id ?? '',
       scopes: choice.scopes,
       purpose: read('purpose'),
+      purposesOfUse: read('purposesOfUse'),
       ticketId: read('ticketId'),
       ticketName: read('ticketName'),
       requestedResourceId: read('requestedResourceId'),
@@ -211,6 +226,13 @@ export function TicketForm(props: { api: ApiClient; errors: FormErrors; onSubmit
         label="Purpose text"
         errors={errors}
         hint="The message an end user reads, e.g. Your doctor follows your blood glucose level"
+      />
+      <TextField
+        form="ticket"
+        name="purposesOfUse"
+        label="Purposes of use (UDAP)"
+        errors={errors}
+        hint="Optional: the purpose-of-use codes a business-to-business (UDAP) request may assert, separated by spaces, e.g. urn:oid:2.16.840.1.113883.5.8#TREAT. None: the ticket covers no UDAP request."
       />
       <div class="pair">
         <TextField form="ticket" name="ticketId" label="Ticket ID" errors={errors} />

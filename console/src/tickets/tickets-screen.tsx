@@ -1,24 +1,32 @@
 import { useState } from 'preact/hooks';
 import type { ScreenProps } from '../screen-props.js';
-import type { ApiClient } from '../api/api-client.js';
+import { MAX_PAGE_SIZE, type ApiClient } from '../api/api-client.js';
 import type { Choice } from '../api/catalogue.js';
 import { ErrorSummary, Status } from '../forms/fields.js';
 import { useChange } from '../forms/use-change.js';
 import { SearchBox, usePaged, type Paged } from '../forms/paging.js';
 import { RemoveButton, TableEnd } from '../forms/table-end.js';
 import { loadTickets, removalOf, type Chain, type ClientTickets } from './ticket-chains.js';
-import { TicketForm, ticketOperations, type TicketValues } from './ticket-form.js';
+import { purposeCodes, TicketForm, ticketOperations, type TicketValues } from './ticket-form.js';
 import { ticketSentence } from './ticket-sentence.js';
 import { activeTokensByTicket, activeTokensText, ConfirmRemoval } from './active-tokens.js';
 
 /**
- * The id of a purpose whose text is exactly this one, if any: a ticket relates to it rather than
- * adding the same words again. If the lookup fails, the ticket adds its purpose (the server judges the text).
+ * The id of a purpose whose text is exactly this one and whose purpose-of-use codes are the typed
+ * ones (in any order), if any: a ticket relates to it rather than adding the same purpose again,
+ * and never gives another purpose's tickets new codes. If the lookup fails, the ticket adds its
+ * purpose (the server judges it).
  */
-async function existingPurpose(api: ApiClient, name: string): Promise<string | undefined> {
+async function existingPurpose(api: ApiClient, name: string, typedCodes: string): Promise<string | undefined> {
   if (name === '') return undefined;
+  const codes = purposeCodes(typedCodes).sort();
   try {
-    return (await api.list('purpose', 1, 1, [], { filter: { name } })).data[0]?.id;
+    const found = await api.list('purpose', 1, MAX_PAGE_SIZE, [], { filter: { name } });
+    return found.data.find((purpose) => {
+      const held = purpose.attributes?.purposesOfUse;
+      const sorted = Array.isArray(held) ? held.map(String).sort() : [];
+      return sorted.length === codes.length && sorted.every((code, index) => code === codes[index]);
+    })?.id;
   } catch {
     return undefined;
   }
@@ -65,7 +73,7 @@ export function TicketsScreen({ api }: ScreenProps) {
     show(client ? { kind: 'client', client } : { kind: 'unknown', clientId });
   };
   const create = async (values: TicketValues) => {
-    const { operations, layout } = ticketOperations(values, await existingPurpose(api, values.purpose));
+    const { operations, layout } = ticketOperations(values, await existingPurpose(api, values.purpose, values.purposesOfUse));
     // The new ticket is the newest: it leads the list, in whichever view is shown.
     return form.run(operations, { done: `Ticket ${values.ticketId} created.`, layout, onDone: () => tickets.searchFor('') });
   };

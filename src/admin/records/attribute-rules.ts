@@ -22,6 +22,9 @@ export type AttributeSpec = {
   /** A string must match it, else a 422 saying `patternRule`. */
   pattern?: RegExp;
   patternRule?: string;
+  /** Each item of a string array must pass it, else a 422 saying `itemRule`; repeated items are kept once. */
+  item?: (value: string) => boolean;
+  itemRule?: string;
 };
 
 const MAX_INT = 2_147_483_647;
@@ -48,7 +51,11 @@ export function checkAttribute(spec: AttributeSpec, value: unknown): unknown {
       return value;
     case 'string-array':
       if (!Array.isArray(value) || value.length > 100) throw malformed(`attribute "${spec.name}" must be an array of at most 100 strings`, pointer);
-      return value.map((item) => checkString(spec, item, pointer));
+      return checkItems(
+        spec,
+        value.map((item) => checkString(spec, item, pointer)),
+        pointer,
+      );
     case 'absolute-uri': {
       const uri = checkString(spec, value, pointer);
       if (!isAbsoluteUri(uri)) throw ruleBroken(`attribute "${spec.name}" must be an absolute URI without a fragment`, pointer);
@@ -61,6 +68,14 @@ export function checkAttribute(spec: AttributeSpec, value: unknown): unknown {
       return text;
     }
   }
+}
+
+function checkItems(spec: AttributeSpec, items: string[], pointer: string): string[] {
+  if (!spec.item) return items;
+  for (const [index, item] of items.entries()) {
+    if (!spec.item(item)) throw ruleBroken(`attribute "${spec.name}": item ${index} ${spec.itemRule ?? 'is malformed'}`, `${pointer}/${index}`);
+  }
+  return [...new Set(items)];
 }
 
 function checkString(spec: AttributeSpec, value: unknown, pointer: string): string {

@@ -4,6 +4,7 @@ import type { ClientChanges, ClientsService } from '../../clients/clients.servic
 import { CLIENT_COLUMNS, CLIENT_FROM, readClientRows, shownClient, type ClientRow } from '../../clients/client-rows.js';
 import type { NewClient } from '../../clients/new-client.js';
 import { dataSourceClientLacksProtection, undefinedResourceScopeRefusal } from '../../tickets/consent-rules.js';
+import { communityScopeCeilingOfClient } from '../../udap/trust-communities.js';
 import { conflict, malformed, notFound, ruleBroken } from '../json-api/admin-error.js';
 import { escape, type ResourceInput, type ResourceObject } from '../json-api/resource-object.js';
 import { readAttributes, type AttributeSpec } from './attribute-rules.js';
@@ -46,9 +47,12 @@ const READ_ONLY_ATTRIBUTES: AttributeSpec[] = [
   { name: 'softwareId', column: 'software_id', kind: 'string', required: false, nullable: true },
   { name: 'softwareVersion', column: 'software_version', kind: 'string', required: false, nullable: true },
   { name: 'contacts', column: 'contacts', kind: 'string-array', required: false },
+  // docs/reference/trust-communities.md#registered-clients: a UDAP client's identity in its community and its organization.
+  { name: 'udapIssuer', column: 'udap_issuer', kind: 'string', required: false, nullable: true },
+  { name: 'organization', column: 'organization', kind: 'string', required: false, nullable: true },
 ];
 // Shown and sortable, but not filters (no index serves them).
-const UNFILTERED = new Set(['registrationManagement', 'softwareId', 'softwareVersion']);
+const UNFILTERED = new Set(['registrationManagement', 'softwareId', 'softwareVersion', 'udapIssuer', 'organization']);
 
 // JSON:API attribute names → registration field names (clients module), and back.
 const FIELD_OF_ATTRIBUTE: Record<string, string> = {
@@ -67,6 +71,8 @@ const CLIENT_COLUMNS_OF_CLIENT_ROW = new Set([
   'software_id',
   'software_version',
   'contacts',
+  'udap_issuer',
+  'organization',
 ]);
 const COLLECTION: Collection = {
   from: CLIENT_FROM,
@@ -76,6 +82,7 @@ const COLLECTION: Collection = {
       (field) => (UNFILTERED.has(field.name) ? { ...field, filter: false } : field),
     ),
     idField('initialAccessToken', 'c.initial_access_token_id'),
+    idField('trustCommunity', 'c.trust_community_id'),
   ],
   search: ['c.client_id', 'c.client_name'],
 };
@@ -83,7 +90,7 @@ const COLLECTION: Collection = {
 /** `uma-client`: maps onto the clients module's registration; secrets go in, never out. */
 export class ClientRecordHandler implements RecordHandler {
   readonly type = 'uma-client';
-  readonly relationships = { initialAccessToken: 'initial-access-token' };
+  readonly relationships = { initialAccessToken: 'initial-access-token', trustCommunity: 'trust-community' };
   readonly collection = COLLECTION;
 
   constructor(private readonly clients: ClientsService) {}
@@ -107,6 +114,7 @@ export class ClientRecordHandler implements RecordHandler {
   /** The clients module replaces the client; this interface adds the consent records' rules. */
   async update(manager: EntityManager, id: number, input: ResourceInput, actor: string): Promise<Written> {
     const values = this.read(input, false) as ClientChanges;
+    if (values.allowedScopes !== undefined) await refuseScopesPastCommunityCeiling(manager, id, String(values.allowedScopes));
     try {
       await this.clients.replace(manager, id, values, actor);
     } catch (error) {
@@ -153,6 +161,7 @@ export class ClientRecordHandler implements RecordHandler {
     const attributes = shownClient(row);
     const relationships = {
       initialAccessToken: { data: row.initial_access_token_id === null ? null : { type: 'initial-access-token', id: String(row.initial_access_token_id) } },
+      trustCommunity: { data: row.trust_community_id === null ? null : { type: 'trust-community', id: String(row.trust_community_id) } },
     };
     return {
       type: this.type,
@@ -167,7 +176,8 @@ export class ClientRecordHandler implements RecordHandler {
   private read(input: ResourceInput, creating: boolean): Record<string, unknown> {
     if (input.relationships.size > 0) {
       const [name] = input.relationships.keys();
-      if (name === 'initialAccessToken') throw malformed('relationship "initialAccessToken" is read-only', `/value/relationships/${escape(name)}`);
+      if (name === 'initialAccessToken' || name === 'trustCommunity')
+        throw malformed(`relationship "${name}" is read-only`, `/value/relationships/${escape(name)}`);
       throw malformed(`uma-client has no relationship "${name}"`, `/value/relationships/${escape(name)}`);
     }
     for (const name of input.attributes.keys()) {
@@ -193,6 +203,20 @@ export class ClientRecordHandler implements RecordHandler {
 async function refuseUndefinedResourceScopes(manager: EntityManager, allowedScopes: string): Promise<void> {
   const refusal = await undefinedResourceScopeRefusal(manager, allowedScopes);
   if (refusal) throw ruleBroken(`allowedScopes: ${refusal}`, '/value/attributes/allowedScopes');
+}
+
+/**
+ * docs/reference/trust-communities.md#registered-clients: an administrator may narrow a UDAP
+ * client's allowedScopes, never widen them past its community's scopeCeiling.
+ */
+async function refuseScopesPastCommunityCeiling(manager: EntityManager, id: number, allowedScopes: string): Promise<void> {
+  const ceiling = await communityScopeCeilingOfClient(manager, id);
+  if (ceiling === undefined) return;
+  const within = new Set(ceiling.split(' '));
+  const outside = allowedScopes.split(' ').find((scope) => scope !== '' && !within.has(scope));
+  if (outside !== undefined) {
+    throw ruleBroken(`allowedScopes: ${outside} is outside the scopeCeiling of the client's trust community (${ceiling})`, '/value/attributes/allowedScopes');
+  }
 }
 
 /** The clients module's refusals as the admin interface answers them; anything else passes unchanged. */

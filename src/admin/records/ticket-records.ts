@@ -7,13 +7,26 @@ import {
   type BindingAnchor,
   type CombinationAnchor,
 } from '../../tickets/consent-rules.js';
+import { MAX_PURPOSE_OF_USE_LENGTH, isPurposeOfUseCode } from '../../oauth/purpose-of-use.js';
 import { ruleBroken } from '../json-api/admin-error.js';
 import { TableRecordHandler, type TableSpec } from './table-record-handler.js';
 
 const purpose: TableSpec = {
   type: 'purpose',
   table: 'purpose',
-  attributes: [{ name: 'name', column: 'name', kind: 'text', required: true, maxLength: 1024 }],
+  attributes: [
+    { name: 'name', column: 'name', kind: 'text', required: true, maxLength: 1024 },
+    // docs/concepts/consent-tickets.md#purpose-of-use: the codes a UDAP request may assert to be covered.
+    {
+      name: 'purposesOfUse',
+      column: 'purposes_of_use',
+      kind: 'string-array',
+      required: false,
+      maxLength: MAX_PURPOSE_OF_USE_LENGTH,
+      item: isPurposeOfUseCode,
+      itemRule: 'must be a purpose-of-use code: an absolute URI without white space such as urn:oid:2.16.840.1.113883.5.8#TREAT',
+    },
+  ],
   relationships: [],
   search: ['name'],
 };

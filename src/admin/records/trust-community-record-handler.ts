@@ -1,13 +1,21 @@
 import type { EntityManager } from 'typeorm';
 import {
   attributesOf,
+  CLIENT_COUNT,
   insertTrustCommunity,
   removeTrustCommunity,
   replaceTrustCommunity,
   TRUST_COMMUNITY_COLUMNS,
   type TrustCommunityRow,
 } from '../../udap/trust-communities.js';
-import { checkNewTrustCommunity, checkTrustCommunityChanges, TRUST_COMMUNITY_ATTRIBUTES, TrustCommunityError } from '../../udap/trust-community-rules.js';
+import type { KeyEncryption } from '../../keys/key-encryption.js';
+import {
+  checkNewTrustCommunity,
+  checkTrustCommunityChanges,
+  TRUST_COMMUNITY_ATTRIBUTES,
+  TrustCommunityError,
+  type TrustCommunityAttributes,
+} from '../../udap/trust-community-rules.js';
 import { conflict, malformed, notFound, ruleBroken } from '../json-api/admin-error.js';
 import { escape, type ResourceInput, type ResourceObject } from '../json-api/resource-object.js';
 import { idField, selectPage, type Collection, type Field } from './collection.js';
@@ -36,7 +44,9 @@ const COLLECTION: Collection = {
   search: ['t.name'],
 };
 
-const SELECT = `SELECT ${TRUST_COMMUNITY_COLUMNS}`;
+const SELECT = `SELECT ${TRUST_COMMUNITY_COLUMNS}, ${CLIENT_COUNT}`;
+
+type CountedRow = TrustCommunityRow & { client_count: number };
 
 /**
  * `trust-community`: a UDAP trust community (docs/reference/trust-communities.md). Present
@@ -48,10 +58,16 @@ export class TrustCommunityRecordHandler implements RecordHandler {
   readonly relationships = {};
   readonly collection = COLLECTION;
 
+  /** `issuer`: what a community's serverCertificate must name (ISSUER); `keyEncryption` seals its serverKey as signing keys are. */
+  constructor(
+    private readonly issuer: string,
+    private readonly keyEncryption: KeyEncryption,
+  ) {}
+
   async create(manager: EntityManager, input: ResourceInput): Promise<Written> {
     const values = this.read(input);
     try {
-      return { id: await insertTrustCommunity(manager, checkNewTrustCommunity(values), input.id) };
+      return { id: await insertTrustCommunity(manager, this.sealed(checkNewTrustCommunity(values, { issuer: this.issuer })), input.id) };
     } catch (error) {
       throw asAdminError(error);
     }
@@ -61,7 +77,7 @@ export class TrustCommunityRecordHandler implements RecordHandler {
     const values = this.read(input);
     let found: boolean;
     try {
-      found = await replaceTrustCommunity(manager, id, checkTrustCommunityChanges(values));
+      found = await replaceTrustCommunity(manager, id, this.sealed(checkTrustCommunityChanges(values, { issuer: this.issuer })));
     } catch (error) {
       throw asAdminError(error);
     }
@@ -69,25 +85,36 @@ export class TrustCommunityRecordHandler implements RecordHandler {
     return { id };
   }
 
-  /** No client can belong to a community yet (UDAP registration comes later), so a removal is always allowed. */
+  /** A community that still has clients is not removed: 409. */
   async remove(manager: EntityManager, id: number): Promise<void> {
-    if (!(await removeTrustCommunity(manager, id))) throw notFound(`no trust-community with id ${id}`, '/path');
+    let removed: TrustCommunityRow | undefined;
+    try {
+      removed = await removeTrustCommunity(manager, id);
+    } catch (error) {
+      throw asAdminError(error);
+    }
+    if (!removed) throw notFound(`no trust-community with id ${id}`, '/path');
   }
 
   async find(manager: EntityManager, ids: number[]): Promise<ResourceObject[]> {
     if (ids.length === 0) return [];
-    const rows: TrustCommunityRow[] = await manager.query(`${SELECT} ${COLLECTION.from} WHERE t.id = ANY($1)`, [ids]);
+    const rows: CountedRow[] = await manager.query(`${SELECT} ${COLLECTION.from} WHERE t.id = ANY($1)`, [ids]);
     return rows.map(serialise);
   }
 
   async list(manager: EntityManager, query: ListQuery): Promise<{ records: ResourceObject[]; total: number }> {
-    const { rows, total } = await selectPage<TrustCommunityRow>(manager, COLLECTION, SELECT, query);
+    const { rows, total } = await selectPage<CountedRow>(manager, COLLECTION, SELECT, query);
     return { records: rows.map(serialise), total };
   }
 
   async snapshot(manager: EntityManager, id: number): Promise<Snapshot | null> {
     const [record] = await this.find(manager, [id]);
     return record ? { ...record.attributes } : null;
+  }
+
+  /** The checked attributes with serverKey sealed (KEY_ENCRYPTION_SECRET), as it is stored. */
+  private sealed<T extends Partial<TrustCommunityAttributes>>(attributes: T): T {
+    return typeof attributes.serverKey === 'string' ? { ...attributes, serverKey: this.keyEncryption.seal(attributes.serverKey) } : attributes;
   }
 
   /** Attribute values by name: unknown or read-only ones are 400s, as are over-long strings or a NUL. */
@@ -112,21 +139,17 @@ export class TrustCommunityRecordHandler implements RecordHandler {
 /** The udap module's refusals as the admin interface answers them: 422 for a broken rule, 400 for a wrong JSON type, 409 for a taken id or communityUri. */
 function asAdminError(error: unknown): unknown {
   if (!(error instanceof TrustCommunityError)) return error;
+  if (error.kind === 'referenced') return conflict(error.message, '/path');
   const pointer = error.field === 'id' ? '/value/id' : `/value/attributes/${error.field}`;
   if (error.kind === 'taken') return conflict(error.message, pointer);
   return error.kind === 'type' ? malformed(error.message, pointer) : ruleBroken(error.message, pointer);
 }
 
-function serialise(row: TrustCommunityRow): ResourceObject {
+function serialise(row: CountedRow): ResourceObject {
   return {
     type: 'trust-community',
     id: String(row.id),
-    attributes: {
-      ...attributesOf(row),
-      // No client belongs to a community yet: UDAP registration (docs/reference/trust-communities.md)
-      // will add the client's trust_community_id, and this becomes a count of those clients.
-      clientCount: 0,
-    },
+    attributes: { ...attributesOf(row), clientCount: row.client_count },
     meta: { version: row.version, dateCreated: row.date_created, lastUpdated: row.last_updated },
   };
 }

@@ -8,6 +8,7 @@ import { ClientDirectory } from '../../clients/client-directory.js';
 import { ClientAssertionAuthenticator } from '../client-assertion-authenticator.js';
 import { DpopProofs, type DpopProof } from '../dpop-proofs.js';
 import { ClientBasicStrategy } from '../strategies/client-basic.strategy.js';
+import { UdapClientAuthenticator } from '../udap-client-authenticator.js';
 import type { ClientRecord } from '../../clients/client-record.js';
 import { OAuthError } from '../../oauth/oauth-error.js';
 import { invalidProof } from '../../oauth/dpop-proof-claims.js';
@@ -39,6 +40,7 @@ export class ClientAuthGuard implements CanActivate {
     private readonly clients: ClientDirectory,
     private readonly certificateAuth: CertificateAuthenticator,
     private readonly certificates: ClientCertificates,
+    private readonly udap: UdapClientAuthenticator,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -46,6 +48,17 @@ export class ClientAuthGuard implements CanActivate {
     const body = request.body as TokenParameters;
     const headerTried = request.headers.authorization !== undefined;
     const assertionTried = body.client_assertion !== undefined || body.client_assertion_type !== undefined;
+    // docs/reference/trust-communities.md#token-request: with UDAP on, `udap` at the token endpoint takes the UDAP path (the certificate is the credential).
+    if (body.udap !== undefined && request.takesProofs === true && this.udap.enabled) {
+      if (headerTried || body.client_secret !== undefined) {
+        throw new OAuthError(
+          'invalid_request',
+          'a UDAP token request authenticates with its client assertion alone: no Authorization header, no client_secret',
+        );
+      }
+      request.user = await this.udap.authenticate(body, request.ip ?? 'unknown', (client) => this.checkBindings(client, request), request.dpop);
+      return true;
+    }
     if ((headerTried ? 1 : 0) + (body.client_secret !== undefined ? 1 : 0) + (assertionTried ? 1 : 0) > 1) {
       throw new OAuthError('invalid_request', 'use one client authentication method, not several (Authorization header, client_secret, client_assertion)');
     }

@@ -19,7 +19,9 @@ import { InitialAccessTokenSearch1765210000000 } from './1765210000000-InitialAc
 import { TlsClientAuthIssuerDn1765310000000 } from './1765310000000-TlsClientAuthIssuerDn.js';
 import { TrustCommunities1765400000000 } from './1765400000000-TrustCommunities.js';
 import { UdapClients1765410000000 } from './1765410000000-UdapClients.js';
+import { TrustCommunityServerCertificates1765420000000 } from './1765420000000-TrustCommunityServerCertificates.js';
 import { TokenExchange1765430000000 } from './1765430000000-TokenExchange.js';
+import { PurposesOfUse1765440000000 } from './1765440000000-PurposesOfUse.js';
 
 /** Listed as classes, not globs, so the same list works in Jest, in dist/ and from the CLI. */
 export const MIGRATIONS = [
@@ -44,5 +46,7 @@ export const MIGRATIONS = [
   TlsClientAuthIssuerDn1765310000000,
   TrustCommunities1765400000000,
   UdapClients1765410000000,
+  TrustCommunityServerCertificates1765420000000,
   TokenExchange1765430000000,
+  PurposesOfUse1765440000000,
 ];

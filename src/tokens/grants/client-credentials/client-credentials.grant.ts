@@ -25,10 +25,21 @@ export class ClientCredentialsGrant implements TokenGrant {
 
   async handle({ client, parameters, cnf, requestId }: GrantRequest): Promise<TokenResponse> {
     const resources = resourcesOf(parameters);
-    const decision = await this.decisions.decide(client, { scopes: parseScope(parameters.scope), resources });
+    // docs/reference/trust-communities.md#token-request: a UDAP request's purposes of use go into the decision, its hl7-b2b extension into the token and its disclosure.
+    const hl7B2b = client.udap?.hl7B2b;
+    const decision = await this.decisions.decide(client, {
+      scopes: parseScope(parameters.scope),
+      resources,
+      ...(hl7B2b !== undefined ? { purposesOfUse: hl7B2b.purpose_of_use } : {}),
+    });
     if (decision.refusal) throw oauthErrorOf(decision.refusal);
     // SMART wildcards are replaced by what they expand to (docs/guides/smart-backend-services.md).
-    const response = await this.issuer.issue(client, { scopes: decision.scopes, decision, resources }, cnf, requestId);
+    const response = await this.issuer.issue(
+      client,
+      { scopes: decision.scopes, decision, resources, ...(hl7B2b !== undefined ? { hl7B2b } : {}) },
+      cnf,
+      requestId,
+    );
     if (client.grantTypes.has('refresh_token')) response.refresh_token = await this.refreshTokens.issue(client, response.scope);
     return response;
   }

@@ -13,6 +13,7 @@ import type { DataSourceFacts } from '../../../tickets/access-decision.js';
 import { AccessTokenIssuer, type ActClaim, type TokenResponse } from '../../access-token-issuer.js';
 import { oauthErrorOf } from '../../refusal-error.js';
 import type { GrantRequest, TokenGrant } from '../token-grant.js';
+import type { Hl7B2b } from '../../../oauth/hl7-b2b.js';
 
 /** RFC 8693 §4.1: `act` nested at most this deep (docs/guides/token-exchange.md#the-exchanged-token). */
 export const MAX_ACTORS = 3;
@@ -54,7 +55,10 @@ export class TokenExchangeGrant implements TokenGrant {
     const delegation = (await this.delegationFrom(from, target)) ?? undefined;
     if (delegation === undefined) throw new OAuthError('invalid_target', `data source ${from.join(', ')} is not delegated to ask data source ${target}`);
     const scopes = exchangedScopes(parameters.scope, parseScope(claims.scope), to, delegation.facts);
-    const decision = await this.decisions.decide(subject, { scopes, resources: [target] });
+    // docs/guides/token-exchange.md#consent-decided-again: a UDAP subject token keeps its purpose of use, and must be covered for it.
+    const hl7B2b = (claims.extensions as { 'hl7-b2b'?: Hl7B2b } | undefined)?.['hl7-b2b'];
+    const purposes = Array.isArray(hl7B2b?.purpose_of_use) ? { purposesOfUse: hl7B2b.purpose_of_use } : {};
+    const decision = await this.decisions.decide(subject, { scopes, resources: [target], ...purposes });
     if (decision.refusal) throw oauthErrorOf(decision.refusal);
     const act: ActClaim = { sub: actor.clientId, ...(claims.act !== undefined ? { act: claims.act as ActClaim } : {}) };
     // docs/guides/token-exchange.md#the-exchanged-token: bound only to a DPoP key the actor proved.
@@ -65,6 +69,7 @@ export class TokenExchangeGrant implements TokenGrant {
         scopes: decision.scopes,
         decision,
         resources: [target],
+        ...(hl7B2b !== undefined ? { hl7B2b } : {}),
         exchange: { act, actors: [actor.clientId, ...actors], parentJti: claims.jti, notAfter: claims.exp },
       },
       bound,
