@@ -26,6 +26,7 @@ import { InitialAccessTokens } from './clients/initial-access-tokens.js';
 import { InitialAccessTokenError } from './clients/initial-access-token-rules.js';
 import { attributesOf, TrustCommunities } from './udap/trust-communities.js';
 import { TrustCommunityError } from './udap/trust-community-rules.js';
+import { DataSourceDelegations, DelegationError } from './tickets/data-source-delegations.js';
 
 /** How pg_stat_activity names the CLI's sessions, apart from the server's `authorization-server`. */
 const CLI_APPLICATION_NAME = 'authorization-server-cli';
@@ -48,6 +49,7 @@ const USAGE = `usage:
                     [--server-certificate FILE --server-key FILE]
   cli trust-community list [--json]
   cli trust-community remove ID
+  cli data-source delegate FROM TO [--scopes "definition:scope …"] [--json]
   cli explain --client-id ID --scope "a b" [--resource URI]... [--purpose-of-use CODE]... [--json]`;
 
 /** A mistake in the command line: exit code 2 and the usage. */
@@ -249,7 +251,9 @@ async function main(argv: string[]): Promise<void> {
         }
         for (const row of rows) {
           const state = row.enabled ? 'enabled' : 'disabled';
-          process.stdout.write(`${row.id}\t${row.community_uri}\t${row.name}\t${state}\t${row.anchors.length} anchor(s)\t${row.client_count} client(s)\tscopes: ${row.scope_ceiling}\n`);
+          process.stdout.write(
+            `${row.id}\t${row.community_uri}\t${row.name}\t${state}\t${row.anchors.length} anchor(s)\t${row.client_count} client(s)\tscopes: ${row.scope_ceiling}\n`,
+          );
         }
       });
     }
@@ -260,6 +264,19 @@ async function main(argv: string[]): Promise<void> {
           throw new NotFoundError(`no trust community with id ${positionals[2]}`);
         }
         process.stdout.write(`trust community ${positionals[2]} removed\n`);
+      });
+    }
+    case 'data-source delegate': {
+      if (positionals.length !== 4) throw new UsageError('data-source delegate takes two data sources: FROM TO (each an id or a resourceUri)');
+      const [from, to] = positionals.slice(2);
+      const scopes = values.scopes === undefined ? [] : values.scopes.split(' ').filter(Boolean);
+      return run(async (app) => {
+        const created = await app.get(DataSourceDelegations).create(from, to, scopes, cliActor());
+        process.stdout.write(
+          values.json
+            ? JSON.stringify({ id: String(created.id) }) + '\n'
+            : `delegation ${created.id}: data source ${created.from} may ask data source ${created.to} on a client's behalf, for ${scopes.length > 0 ? scopes.join(' ') : 'every scope it serves'}\n`,
+        );
       });
     }
     case 'explain': {
@@ -368,6 +385,7 @@ main(process.argv.slice(2)).then(
       error instanceof RegistrationError ||
       error instanceof InitialAccessTokenError ||
       error instanceof TrustCommunityError ||
+      error instanceof DelegationError ||
       error instanceof ConfigurationError ||
       error instanceof NotFoundError;
     const argumentError = (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');

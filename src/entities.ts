@@ -17,6 +17,7 @@ import { ResourceDefinition } from './tickets/resource-definition.entity.js';
 import { Scope } from './tickets/scope.entity.js';
 import { DataSourceEntity } from './tickets/data-source.entity.js';
 import { DataSourceResourceDefinitions } from './tickets/data-source-resource-definitions.entity.js';
+import { DataSourceDelegation } from './tickets/data-source-delegation.entity.js';
 import { UmaResource } from './uma/uma-resource.entity.js';
 import { UmaResourceScope } from './uma/uma-resource-scope.entity.js';
 import { PermissionTicket } from './uma/permission-ticket.entity.js';
@@ -44,6 +45,7 @@ export const ENTITIES = [
   RevokedToken,
   RefreshToken,
   DataSourceEntity,
+  DataSourceDelegation,
   DataSourceResourceDefinitions,
   UmaResource,
   UmaResourceScope,

@@ -24,6 +24,7 @@ const TYPES = [
   'requested-resources-capability-tickets',
   'data-source',
   'data-source-resource-definitions',
+  'data-source-delegation',
   'audit-event',
 ];
 const TYPE_PARAMETER = { name: 'type', enum: TYPES, description: 'JSON:API resource type (audit-event is read-only)' };

@@ -11,7 +11,7 @@ import { AdminError, malformed, notFound } from './json-api/admin-error.js';
 import type { ResourceObject } from './json-api/resource-object.js';
 import { sendJsonApi } from './json-api/send-json-api.js';
 
-const FILTERS = ['client', 'capabilityTicket', 'requestedResource', 'since', 'until', 'active', 'organization', 'purposeOfUse'];
+const FILTERS = ['client', 'capabilityTicket', 'requestedResource', 'since', 'until', 'active', 'organization', 'purposeOfUse', 'parentJti'];
 const RFC_3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
 const MAX_BIGINT = 9_223_372_036_854_775_807n;
 
@@ -30,7 +30,7 @@ export class DisclosuresController {
   @Get()
   @ApiOperation({
     summary:
-      'Disclosures, newest first (filter[client], filter[capabilityTicket], filter[requestedResource], filter[since], filter[until], filter[active], filter[organization], filter[purposeOfUse]); Accept: text/csv exports them all',
+      'Disclosures, newest first (filter[client], filter[capabilityTicket], filter[requestedResource], filter[since], filter[until], filter[active], filter[organization], filter[purposeOfUse], filter[parentJti]); Accept: text/csv exports them all',
   })
   @ApiProduces('application/vnd.api+json', 'text/csv')
   @ApiQuery({ name: 'filter[client]', required: false })
@@ -156,6 +156,10 @@ function assign(filter: DisclosureFilter, member: string, raw: string, parameter
       filter[member] = date;
       return;
     }
+    case 'parentJti':
+      if (raw === '' || raw.length > 64 || !/^[\x21-\x7e]+$/.test(raw)) throw malformed(`${parameter} must be a token's jti (1 to 64 printable characters)`);
+      filter.parentJti = raw;
+      return;
     case 'active':
       if (raw !== 'true' && raw !== 'false') throw malformed(`${parameter} must be true or false`);
       filter.active = raw === 'true';

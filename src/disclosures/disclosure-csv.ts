@@ -23,6 +23,8 @@ export const CSV_COLUMNS = [
   'subjectId',
   'subjectRole',
   'consentReference',
+  'actor',
+  'parentJti',
 ] as const;
 
 /** The header line of the export, CRLF-terminated (RFC 4180). */
@@ -56,6 +58,8 @@ export function csvRecord(view: DisclosureView): string {
     view.subjectId,
     view.subjectRole,
     view.consentReference === null ? null : view.consentReference.join(' | '),
+    view.actor === null ? null : view.actor.join(' | '),
+    view.parentJti,
   ];
   return cells.map(csvCell).join(',') + '\r\n';
 }

@@ -15,6 +15,8 @@ export type DisclosureFilter = {
   /** A UDAP token's `hl7-b2b` organization_id, and one of its asserted purpose-of-use codes. */
   organization?: string;
   purposeOfUse?: string;
+  /** docs/guides/token-exchange.md: the tokens exchanged from the token with this jti. */
+  parentJti?: string;
 };
 
 /** A disclosure as the admin interface shows it (JSON:API attributes). */
@@ -40,6 +42,9 @@ export type DisclosureView = {
   subjectId: string | null;
   subjectRole: string | null;
   consentReference: string[] | null;
+  /** docs/guides/token-exchange.md: an exchanged token's actors (outermost first) and the jti it was exchanged from; null otherwise. */
+  actor: string[] | null;
+  parentJti: string | null;
 };
 
 type Row = {
@@ -63,11 +68,13 @@ type Row = {
   subject_id: string | null;
   subject_role: string | null;
   consent_reference: string[] | null;
+  actor: string[] | null;
+  parent_jti: string | null;
 };
 
 const COLUMNS =
   'd.id::text AS id, d.jti, d.client_id, d.scope, d.aud, d.issued_at, d.expires_at, d.token_type, d.jkt, d.request_id, b.chains, d.withdrawn_at, d.withdrawn_by, ' +
-  'd.organization_id, d.organization_name, d.purpose_of_use, d.subject_name, d.subject_id, d.subject_role, d.consent_reference';
+  'd.organization_id, d.organization_name, d.purpose_of_use, d.subject_name, d.subject_id, d.subject_role, d.consent_reference, d.actor, d.parent_jti';
 // Every read names the chains through the row's basis.
 const FROM = 'disclosure d JOIN disclosure_basis b ON b.key = d.basis';
 const CSV_CHUNK = 1_000;
@@ -133,6 +140,7 @@ function conditionsOf(filter: DisclosureFilter): { where: string; values: unknow
   // UDAP tokens only: each through its partial index (the organization's btree, the codes' GIN).
   if (filter.organization !== undefined) add((p) => `d.organization_id = ${p}`, filter.organization);
   if (filter.purposeOfUse !== undefined) add((p) => `d.purpose_of_use @> ARRAY[${p}::text]`, filter.purposeOfUse);
+  if (filter.parentJti !== undefined) add((p) => `d.parent_jti = ${p}`, filter.parentJti);
   if (filter.active === true) conditions.push('(d.expires_at > now() AND d.withdrawn_at IS NULL)');
   if (filter.active === false) conditions.push('NOT (d.expires_at > now() AND d.withdrawn_at IS NULL)');
   return { where: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '', values };
@@ -165,5 +173,7 @@ function viewOf(row: Row): DisclosureView {
     subjectId: row.subject_id,
     subjectRole: row.subject_role,
     consentReference: row.consent_reference,
+    actor: row.actor,
+    parentJti: row.parent_jti,
   };
 }

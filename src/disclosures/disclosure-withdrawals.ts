@@ -23,6 +23,17 @@ export type RecordChange = {
   before: Record<string, unknown> | null;
 };
 
+type Withdrawn = { jti: string; client_id: string; expires_at: Date; status_list_id: number | null; status_idx: number | null };
+
+/** SQL: the `aud` (a JSON string or array) names one of the URIs of the text array parameter. */
+function names(aud: string, uris: string): string {
+  return `(CASE json_typeof(${aud}) WHEN 'string' THEN (${aud} #>> '{}') = ANY(${uris}::text[]) WHEN 'array' THEN ${aud}::jsonb ?| ${uris}::text[] ELSE false END)`;
+}
+
+function revocationOf(row: Withdrawn) {
+  return { jti: row.jti, clientId: row.client_id, expiresAt: row.expires_at, statusListId: row.status_list_id, statusIdx: row.status_idx };
+}
+
 type Outstanding = { id: string; client_key: number; scope: string; aud: string | string[]; resources: string[]; purpose_of_use: string[] | null };
 
 // Tokens issued by instances that had not yet heard of a change (they may trust their caches for
@@ -157,8 +168,12 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
   private async sweep(changes: readonly RecordChange[]): Promise<number> {
     // Each disclosure is withdrawn by the first operation that touched what it rested on.
     const firstChange = new Map<string, number>();
+    // docs/guides/token-exchange.md#withdrawal-cascades: a token exchanged across a delegation removed or narrowed goes, whatever consent says.
+    const forced = new Set<string>();
     for (const change of changes) {
-      for (const id of await this.candidates(change, changes)) if (!firstChange.has(id)) firstChange.set(id, change.auditEventId);
+      const across = change.recordType === 'data-source-delegation' ? await this.acrossDelegation(change, changes) : [];
+      for (const id of across) forced.add(id);
+      for (const id of [...across, ...(await this.candidates(change, changes))]) if (!firstChange.has(id)) firstChange.set(id, change.auditEventId);
     }
     if (firstChange.size === 0) return 0;
     const rows: Outstanding[] = await this.dataSource.query(
@@ -170,7 +185,7 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
     for (const row of rows) {
       const key = JSON.stringify([row.client_key, row.scope, row.aud, row.resources, row.purpose_of_use]);
       if (!verdicts.has(key)) verdicts.set(key, this.stillCovered(row));
-      if (await verdicts.get(key)) continue;
+      if (!forced.has(row.id) && (await verdicts.get(key))) continue;
       const event = firstChange.get(row.id)!;
       refused.set(event, [...(refused.get(event) ?? []), row.id]);
     }
@@ -228,6 +243,76 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
       default:
         return [];
     }
+  }
+
+  /**
+   * The outstanding disclosures of tokens exchanged across a delegation (from a token meant for
+   * its `from` data source, for its `to` data source) that it no longer allows: all of them when it
+   * was removed or now links another pair, those with a scope it no longer lists when narrowed.
+   */
+  private async acrossDelegation(change: RecordChange, changes: readonly RecordChange[]): Promise<string[]> {
+    const fromUris = await this.resourceUrisOf(Number(change.before?.from), changes);
+    const toUris = await this.resourceUrisOf(Number(change.before?.to), changes);
+    if (fromUris.length === 0 || toUris.length === 0) return [];
+    const rows: { id: string; scope: string }[] = await this.dataSource.query(
+      `SELECT d.id::text AS id, d.scope FROM disclosure d
+        WHERE d.parent_jti IS NOT NULL AND d.withdrawn_at IS NULL AND d.expires_at > now()
+          AND ${names('d.aud', '$2')}
+          AND EXISTS (SELECT 1 FROM disclosure p WHERE p.jti = d.parent_jti AND ${names('p.aud', '$1')})`,
+      [fromUris, toUris],
+    );
+    if (change.operation === 'remove') return rows.map((row) => row.id);
+    const [now]: { from_id: number; to_id: number; scopes: string[] }[] = await this.dataSource.query(
+      'SELECT from_id, to_id, scopes FROM data_source_delegation WHERE id = $1',
+      [change.recordId],
+    );
+    if (!now || String(now.from_id) !== String(change.before?.from) || String(now.to_id) !== String(change.before?.to)) return rows.map((row) => row.id);
+    if (now.scopes.length === 0) return [];
+    return rows.filter((row) => row.scope.split(' ').some((scope) => !now.scopes.includes(scope))).map((row) => row.id);
+  }
+
+  /**
+   * docs/guides/token-exchange.md#withdrawal-cascades: a token revoked by its client (RFC 7009)
+   * takes with it every token exchanged from it, and from those, recursively; answers how many.
+   */
+  async withdrawExchangedFrom(jtis: readonly string[]): Promise<number> {
+    const total = await this.cascade(jtis, null);
+    this.cascadeLate(jtis, null);
+    return total;
+  }
+
+  /**
+   * An exchange another instance allowed before it heard of the withdrawal (its revocation answers
+   * may be a second old) is caught by cascading again, as the late sweeps do.
+   */
+  private cascadeLate(jtis: readonly string[], auditEventId: number | null): void {
+    if (jtis.length === 0) return;
+    for (const delay of LATE_SWEEPS_MS) {
+      const late = () => this.cascade(jtis, auditEventId);
+      setTimeout(() => void late().catch((error: Error) => this.logger.error(`a late cascade of withdrawals failed: ${error.message}`)), delay).unref();
+    }
+  }
+
+  /** Withdraws every outstanding token exchanged from these tokens, recursively; answers how many. */
+  private async cascade(jtis: readonly string[], auditEventId: number | null): Promise<number> {
+    const total = await this.dataSource.transaction(async (manager) => {
+      const [rows]: [Withdrawn[], number] = await manager.query(
+        `WITH RECURSIVE tree AS (
+           SELECT d.id, d.jti FROM disclosure d WHERE d.parent_jti = ANY($1::text[])
+           UNION SELECT d.id, d.jti FROM disclosure d JOIN tree t ON d.parent_jti = t.jti)
+         UPDATE disclosure SET withdrawn_at = date_trunc('second', now()), withdrawn_by = $2
+          WHERE id IN (SELECT id FROM tree) AND withdrawn_at IS NULL AND expires_at > now()
+          RETURNING jti, client_id, expires_at, status_list_id, status_idx`,
+        [jtis, auditEventId],
+      );
+      if (rows.length === 0) return 0;
+      await revokeTokens(manager, rows.map(revocationOf));
+      if (auditEventId !== null) await countWithdrawnTokens(manager, auditEventId, rows.length);
+      return rows.length;
+    });
+    if (total > 0) this.revocations?.revokedHere();
+    this.metrics?.tokensWithdrawn(total);
+    return total;
   }
 
   /**
@@ -292,22 +377,30 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
 
   /** Marks the rows withdrawn, revokes their tokens (what introspection reads) and counts them on the audit event. */
   private async withdraw(ids: string[], auditEventId: number): Promise<number> {
-    return this.dataSource.transaction(async (manager) => {
+    const withdrawn = await this.dataSource.transaction(async (manager) => {
       // TypeORM answers an UPDATE … RETURNING with [rows, affected].
-      const [rows]: [{ jti: string; client_id: string; expires_at: Date; status_list_id: number | null; status_idx: number | null }[], number] =
-        await manager.query(
-          `UPDATE disclosure SET withdrawn_at = date_trunc('second', now()), withdrawn_by = $2
-            WHERE id = ANY($1::bigint[]) AND withdrawn_at IS NULL RETURNING jti, client_id, expires_at, status_list_id, status_idx`,
-          [ids, auditEventId],
-        );
+      // docs/guides/token-exchange.md#withdrawal-cascades: with them, every token exchanged from them, recursively.
+      const [rows]: [Withdrawn[], number] = await manager.query(
+        `WITH RECURSIVE tree AS (
+           SELECT d.id, d.jti FROM disclosure d WHERE d.id = ANY($1::bigint[])
+           UNION SELECT d.id, d.jti FROM disclosure d JOIN tree t ON d.parent_jti = t.jti)
+         UPDATE disclosure SET withdrawn_at = date_trunc('second', now()), withdrawn_by = $2
+          WHERE id IN (SELECT id FROM tree) AND withdrawn_at IS NULL
+            AND (id = ANY($1::bigint[]) OR expires_at > now())
+          RETURNING jti, client_id, expires_at, status_list_id, status_idx`,
+        [ids, auditEventId],
+      );
       if (rows.length === 0) return 0;
       // The token's status list entry goes with it (docs/reference/status-lists.md): it reads 1 on every instance within a second.
-      await revokeTokens(
-        manager,
-        rows.map((row) => ({ jti: row.jti, clientId: row.client_id, expiresAt: row.expires_at, statusListId: row.status_list_id, statusIdx: row.status_idx })),
-      );
+      await revokeTokens(manager, rows.map(revocationOf));
       await countWithdrawnTokens(manager, auditEventId, rows.length);
-      return rows.length;
+      return rows;
     });
+    if (withdrawn === 0) return 0;
+    this.cascadeLate(
+      withdrawn.map((row) => row.jti),
+      auditEventId,
+    );
+    return withdrawn.length;
   }
 }

@@ -14,6 +14,7 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 // The filters of a UDAP token's `hl7-b2b` (docs/guides/consent-withdrawal.md#purpose-of-use-in-the-accounting): partial, so other tokens pay nothing for them.
 @Index('IDX_disclosure_organization', ['organizationId', 'issuedAt'], { where: '"organization_id" IS NOT NULL' })
 @Index('IDX_disclosure_purpose_of_use', { synchronize: false })
+@Index('IDX_disclosure_parent_jti', ['parentJti'])
 export class Disclosure {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: string;
@@ -93,4 +94,12 @@ export class Disclosure {
   /** The audit event of the change that withdrew it. */
   @Column({ name: 'withdrawn_by', type: 'integer', nullable: true })
   withdrawnBy!: number | null;
+
+  /** docs/guides/token-exchange.md: an exchanged token's actors' client_ids, outermost first; null when not exchanged. */
+  @Column({ type: 'json', nullable: true })
+  actor!: string[] | null;
+
+  /** docs/guides/token-exchange.md: the jti of the token it was exchanged from. */
+  @Column({ name: 'parent_jti', type: 'varchar', length: 64, nullable: true })
+  parentJti!: string | null;
 }

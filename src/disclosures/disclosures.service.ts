@@ -35,6 +35,9 @@ export type DisclosureInput = {
   defaultAudience: string;
   /** A UDAP request's `hl7-b2b` extension as asserted (its organization and purposes of use). */
   hl7B2b?: Hl7B2b;
+  /** docs/guides/token-exchange.md: an exchanged token's actors (client_ids, outermost first), and the jti of the token it was exchanged from. */
+  actor?: readonly string[];
+  parentJti?: string;
 };
 
 // Batches are serialised across instances by this lock, taken before any id is drawn and released
@@ -118,14 +121,15 @@ const INSERT_DISCLOSURES = `WITH commit_order AS (SELECT pg_advisory_xact_lock($
     ON CONFLICT (key) DO NOTHING
   )
   INSERT INTO disclosure (jti, client_key, client_id, scope, aud, resources, issued_at, expires_at, token_type, jkt, request_id, basis, status_list_id, status_idx,
-      organization_id, organization_name, purpose_of_use, subject_name, subject_id, subject_role, consent_reference)
+      organization_id, organization_name, purpose_of_use, subject_name, subject_id, subject_role, consent_reference, actor, parent_jti)
   SELECT jti, client_key, client_id, scope, aud, resources, to_timestamp(issued_at), to_timestamp(expires_at), token_type, jkt, request_id, basis, status_list_id, status_idx,
-      organization_id, organization_name, purpose_of_use, subject_name, subject_id, subject_role, consent_reference
+      organization_id, organization_name, purpose_of_use, subject_name, subject_id, subject_role, consent_reference, actor, parent_jti
     FROM commit_order, ROWS FROM (json_to_recordset($1::json) AS (jti text, client_key int, client_id text, scope text, aud json,
         resources json, issued_at float8, expires_at float8, token_type text, jkt text, request_id text, basis uuid, status_list_id int, status_idx int,
-        organization_id text, organization_name text, purpose_of_use text[], subject_name text, subject_id text, subject_role text, consent_reference text[])) WITH ORDINALITY
+        organization_id text, organization_name text, purpose_of_use text[], subject_name text, subject_id text, subject_role text, consent_reference text[],
+        actor json, parent_jti text)) WITH ORDINALITY
       AS r(jti, client_key, client_id, scope, aud, resources, issued_at, expires_at, token_type, jkt, request_id, basis, status_list_id, status_idx,
-        organization_id, organization_name, purpose_of_use, subject_name, subject_id, subject_role, consent_reference, ordinal)
+        organization_id, organization_name, purpose_of_use, subject_name, subject_id, subject_role, consent_reference, actor, parent_jti, ordinal)
     ORDER BY ordinal`;
 
 /** A basis as the batch sends it: its key, and its JSON object (key, chains, tags). */
@@ -192,6 +196,7 @@ function rowOf(item: DisclosureInput): Row {
     status_idx: item.statusIdx ?? null,
     // Absent members are left out of the JSON: json_to_recordset reads them as null.
     ...(item.hl7B2b ? hl7B2bColumns(item.hl7B2b) : {}),
+    ...(item.actor !== undefined ? { actor: item.actor, parent_jti: item.parentJti ?? null } : {}),
   });
   return { json, basis };
 }

@@ -21,6 +21,8 @@ export type AccessTokenClaims = {
   cnf?: { jkt?: string; 'x5t#S256'?: string };
   /** docs/reference/trust-communities.md#the-token: a UDAP token's `{"hl7-b2b": {…}}`. */
   extensions?: Record<string, unknown>;
+  /** docs/guides/token-exchange.md#the-exchanged-token: the actors of an exchanged token (RFC 8693 §4.1), innermost the first. */
+  act?: { sub: string; act?: unknown };
 };
 
 // Tokens whose signature this process has verified, at most this many (the oldest go first).

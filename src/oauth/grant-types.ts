@@ -1,12 +1,16 @@
 /** The UMA grant's type (UMA 2.0 Grant §3.3.1). */
 export const UMA_TICKET_GRANT = 'urn:ietf:params:oauth:grant-type:uma-ticket';
 
+/** The token exchange grant's type (RFC 8693 §2.1), and its one token type (§3). */
+export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
+export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+
 /**
  * Every grant type this server issues tokens for, written once: the token endpoint dispatches on
  * it (src/tokens/grants/), clients register for a subset of it, and the metadata and the OpenAPI
  * document publish it.
  */
-export const GRANT_TYPES = ['client_credentials', 'refresh_token', UMA_TICKET_GRANT] as const;
+export const GRANT_TYPES = ['client_credentials', 'refresh_token', UMA_TICKET_GRANT, TOKEN_EXCHANGE_GRANT] as const;
 
 export type GrantType = (typeof GRANT_TYPES)[number];
 

@@ -16,6 +16,7 @@ export const CONSENT_RECORD_TABLES = [
   'requested_resources_capability_tickets',
   'data_source',
   'data_source_resource_definitions',
+  'data_source_delegation',
 ] as const;
 export type ConsentRecordTable = (typeof CONSENT_RECORD_TABLES)[number];
 

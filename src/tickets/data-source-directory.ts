@@ -11,6 +11,10 @@ const DEFINITION_TABLES = new Set(['resource_definition', 'scope', 'data_source'
 const DATA_SOURCE_TABLES = new Set(['resource_definition', 'data_source', 'data_source_resource_definitions']);
 const INTROSPECTION_TABLES = new Set(['data_source']);
 const MAPPING_TABLES = new Set(['resource_definition', 'scope']);
+const DELEGATION_TABLES = new Set(['data_source', 'data_source_delegation']);
+
+/** A delegation (docs/guides/token-exchange.md#delegations): the resource scopes it allows; empty: every scope `to` serves. */
+export type DelegationFacts = { scopes: string[] };
 
 /**
  * Resource definitions (their scopes and the data sources serving them) by name, data sources by
@@ -23,6 +27,7 @@ export class DataSourceDirectory {
   private readonly dataSources: FeedCache<string, DataSourceFacts | null>;
   private readonly introspection: FeedCache<number, string[]>;
   private readonly mapping: FeedCache<'all', MappedDefinition[]>;
+  private readonly delegations: FeedCache<string, DelegationFacts | null>;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -33,6 +38,7 @@ export class DataSourceDirectory {
     this.dataSources = new FeedCache(changes, DATA_SOURCE_TABLES, metrics?.cacheCounter('data_sources'));
     this.introspection = new FeedCache(changes, INTROSPECTION_TABLES, metrics?.cacheCounter('introspecting_data_sources'));
     this.mapping = new FeedCache(changes, MAPPING_TABLES, metrics?.cacheCounter('fhir_mappings'));
+    this.delegations = new FeedCache(changes, DELEGATION_TABLES, metrics?.cacheCounter('delegations'));
   }
 
   /**
@@ -58,6 +64,18 @@ export class DataSourceDirectory {
     return this.introspection.get(clientKey, async (key) => {
       const rows: { resource_uri: string }[] = await this.dataSource.query('SELECT resource_uri FROM data_source WHERE client_id = $1 ORDER BY id', [key]);
       return rows.map((row) => row.resource_uri);
+    });
+  }
+
+  /** The delegation from the data source `fromUri` to `toUri` (both resourceUris), or null when that pair is not delegated. */
+  delegation(fromUri: string, toUri: string): Promise<DelegationFacts | null> {
+    return this.delegations.get(`${fromUri}\n${toUri}`, async () => {
+      const [row]: { scopes: string[] }[] = await this.dataSource.query(
+        `SELECT g.scopes FROM data_source_delegation g JOIN data_source f ON f.id = g.from_id JOIN data_source t ON t.id = g.to_id
+          WHERE f.resource_uri = $1 AND t.resource_uri = $2`,
+        [fromUri, toUri],
+      );
+      return row ? { scopes: row.scopes } : null;
     });
   }
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DataSourceDelegations } from './data-source-delegations.js';
 import { AccessDecisions } from './access-decisions.js';
 import { ConsentDirectory } from './consent-directory.js';
 import { DataSourceDirectory } from './data-source-directory.js';
@@ -10,7 +11,7 @@ import { DataSourceDirectory } from './data-source-directory.js';
  * introspection and `explain`.
  */
 @Module({
-  providers: [ConsentDirectory, DataSourceDirectory, AccessDecisions],
-  exports: [AccessDecisions, DataSourceDirectory],
+  providers: [ConsentDirectory, DataSourceDirectory, AccessDecisions, DataSourceDelegations],
+  exports: [AccessDecisions, DataSourceDirectory, DataSourceDelegations],
 })
 export class TicketsModule {}

@@ -31,8 +31,16 @@ export type TokenResponse = {
  */
 export type Confirmation = { jkt: string } | { 'x5t#S256': string };
 
+/**
+ * docs/guides/token-exchange.md#the-exchanged-token: what an exchanged token adds: its `act`
+ * claim, its actors (outermost first) and the token it was exchanged from (kept in its
+ * disclosure), and the subject token's `exp`, which it never outlives.
+ */
+export type Exchange = { act: ActClaim; actors: string[]; parentJti: string; notAfter: number };
+export type ActClaim = { sub: string; act?: ActClaim };
+
 /** `hl7B2b`: a UDAP request's extension (docs/reference/trust-communities.md#the-token), carried as the token's `extensions` and kept in its disclosure. */
-export type GrantedAccess = { scopes: string[]; decision: Decision; resources: string[]; rpt?: RptClaims; hl7B2b?: Hl7B2b };
+export type GrantedAccess = { scopes: string[]; decision: Decision; resources: string[]; rpt?: RptClaims; hl7B2b?: Hl7B2b; exchange?: Exchange };
 
 /**
  * Signs the access token every grant ends with (docs/reference/token-endpoint.md#access-tokens),
@@ -49,13 +57,15 @@ export class AccessTokenIssuer {
 
   async issue(
     client: ClientRecord,
-    { scopes, decision, resources, rpt, hl7B2b }: GrantedAccess,
+    { scopes, decision, resources, rpt, hl7B2b, exchange }: GrantedAccess,
     cnf?: Confirmation,
     requestId?: string,
   ): Promise<TokenResponse> {
     const jkt = cnf !== undefined && 'jkt' in cnf ? cnf.jkt : undefined;
     // docs/concepts/consent-tickets.md#when-a-resource-scope-is-granted and docs/concepts/audience.md: the lifetime and audience the decision gave (an RPT's audience: its ticket's data sources).
-    const { lifetime } = decision.verdict as { lifetime: number };
+    const issuedAt = Math.floor(Date.now() / 1000);
+    const decided = (decision.verdict as { lifetime: number }).lifetime;
+    const lifetime = exchange === undefined ? decided : Math.min(decided, exchange.notAfter - issuedAt);
     const aud = rpt?.aud ?? (decision.verdict.aud as string | string[]);
     const { resourceScopes, covered: covering } = decision;
     // docs/reference/status-lists.md: every access token names its status list entry (drawn only for a granted request).
@@ -64,7 +74,6 @@ export class AccessTokenIssuer {
       const taken = this.statusIndices.take();
       status = taken instanceof Promise ? await taken : taken;
     }
-    const issuedAt = Math.floor(Date.now() / 1000);
     const scope = scopes.join(' ');
     const claims = {
       iss: this.config.issuer,
@@ -80,6 +89,7 @@ export class AccessTokenIssuer {
         : covering.length > 0
           ? { permissions: permissionsOf(resourceScopes, covering, issuedAt + lifetime) }
           : {}),
+      ...(exchange !== undefined ? { act: exchange.act } : {}),
       ...(cnf !== undefined ? { cnf } : {}),
       ...(hl7B2b !== undefined ? { extensions: { [HL7_B2B]: hl7B2b } } : {}),
       ...(status !== undefined ? { status: { status_list: { idx: status.idx, uri: status.uri } } } : {}),
@@ -108,6 +118,7 @@ export class AccessTokenIssuer {
             statusIdx: status?.idx,
             defaultAudience: this.config.audience,
             ...(hl7B2b !== undefined ? { hl7B2b } : {}),
+            ...(exchange !== undefined ? { actor: exchange.actors, parentJti: exchange.parentJti } : {}),
           })
         : undefined;
     const signed = this.keys.signingKey().then((key) => signAccessToken(claims, key, { inline: disclosed !== undefined }));

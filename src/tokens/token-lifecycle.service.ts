@@ -13,6 +13,7 @@ import { DataSourceDirectory } from '../tickets/data-source-directory.js';
 import { ClientDirectory } from '../clients/client-directory.js';
 import { isRpt } from '../uma/rpt.js';
 import { runEvery } from '../common/run-every.js';
+import { DisclosureWithdrawals } from '../disclosures/disclosure-withdrawals.js';
 
 export type IntrospectionResponse = { active: false } | ({ active: true } & Record<string, unknown>);
 
@@ -36,6 +37,7 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     private readonly dataSources: DataSourceDirectory,
     private readonly clients: ClientDirectory,
     private readonly revocations: RevocationState,
+    private readonly withdrawals: DisclosureWithdrawals,
   ) {}
 
   onModuleInit(): void {
@@ -77,6 +79,8 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     await this.revocations.revoke([
       { jti: claims.jti, clientId: claims.client_id, expiresAt: new Date(claims.exp * 1000), statusListId, statusIdx: entry?.idx ?? null },
     ]);
+    // docs/guides/token-exchange.md#withdrawal-cascades: the tokens exchanged from it go with it, before the answer.
+    await this.withdrawals.withdrawExchangedFrom([claims.jti]);
   }
 
   async purge(): Promise<void> {
@@ -91,7 +95,7 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
     // its id unknown now, or known for a client created after the token was issued.
     if (!(await this.clientStillHolds(claims))) return { active: false };
     if (await this.revocations.isRevoked(claims.jti)) return { active: false };
-    const { scope, client_id, sub, aud, iss, exp, iat, jti, permissions, cnf, extensions } = claims;
+    const { scope, client_id, sub, aud, iss, exp, iat, jti, permissions, cnf, extensions, act } = claims;
     return {
       // FedAuthz §5.1.1 (docs/guides/uma.md): an RPT answers its permissions and no scope.
       active: true,
@@ -110,6 +114,8 @@ export class TokenLifecycleService implements OnModuleInit, OnModuleDestroy {
       ...(cnf ? { cnf } : {}),
       // docs/reference/trust-communities.md#the-token: a UDAP token's hl7-b2b extension, as the token carries it.
       ...(extensions ? { extensions } : {}),
+      // docs/guides/token-exchange.md#the-exchanged-token: an exchanged token names its actors.
+      ...(act ? { act } : {}),
     };
   }
 

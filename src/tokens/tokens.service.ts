@@ -8,6 +8,7 @@ import { ClientCredentialsGrant } from './grants/client-credentials/client-crede
 import { RefreshTokenGrant } from './grants/refresh-token/refresh-token.grant.js';
 import type { TokenGrant } from './grants/token-grant.js';
 import { UmaTicketGrant } from './grants/uma-ticket/uma-ticket.grant.js';
+import { TokenExchangeGrant } from './grants/token-exchange/token-exchange.grant.js';
 
 /**
  * The token endpoint's dispatch (docs/reference/token-endpoint.md#post-oauth2token): the checks
@@ -18,8 +19,8 @@ import { UmaTicketGrant } from './grants/uma-ticket/uma-ticket.grant.js';
 export class TokensService {
   private readonly grants: ReadonlyMap<GrantType, TokenGrant>;
 
-  constructor(clientCredentials: ClientCredentialsGrant, refreshToken: RefreshTokenGrant, umaTicket: UmaTicketGrant) {
-    this.grants = new Map([clientCredentials, refreshToken, umaTicket].map((grant) => [grant.type, grant]));
+  constructor(clientCredentials: ClientCredentialsGrant, refreshToken: RefreshTokenGrant, umaTicket: UmaTicketGrant, tokenExchange: TokenExchangeGrant) {
+    this.grants = new Map([clientCredentials, refreshToken, umaTicket, tokenExchange].map((grant) => [grant.type, grant]));
   }
 
   /**

@@ -105,7 +105,10 @@ export async function replaceTrustCommunity(manager: EntityManager, id: number, 
  * row shared while it adds a member (lockMemberCommunity).
  */
 export async function removeTrustCommunity(manager: EntityManager, id: number): Promise<TrustCommunityRow | undefined> {
-  const [held] = await manager.query<{ clients: number }[]>(`SELECT ${CLIENT_COUNT.replace(' AS client_count', ' AS clients')} FROM trust_community t WHERE t.id = $1 FOR UPDATE`, [id]);
+  const [held] = await manager.query<{ clients: number }[]>(
+    `SELECT ${CLIENT_COUNT.replace(' AS client_count', ' AS clients')} FROM trust_community t WHERE t.id = $1 FOR UPDATE`,
+    [id],
+  );
   if (held === undefined) return undefined;
   if (held.clients > 0) {
     const members = held.clients === 1 ? 'a client' : `${held.clients} clients`;

@@ -129,6 +129,8 @@ describe('the disclosure of a resource-scope token', () => {
       subjectId: null,
       subjectRole: null,
       consentReference: null,
+      actor: null,
+      parentJti: null,
     });
     const one = await getAdmin(server, `/admin/disclosure/${row.id}`);
     expect(one.status).toBe(200);
@@ -232,7 +234,7 @@ describe('reading disclosures', () => {
     const lines = response.text.split('\r\n');
     expect(lines[0]).toBe(
       'id,jti,clientId,scope,aud,issuedAt,expiresAt,tokenType,jkt,requestId,ticketIds,requestedResourceIds,purposes,withdrawnAt,withdrawnBy,' +
-        'organizationId,organizationName,purposeOfUse,subjectName,subjectId,subjectRole,consentReference',
+        'organizationId,organizationName,purposeOfUse,subjectName,subjectId,subjectRole,consentReference,actor,parentJti',
     );
     expect(lines).toHaveLength(3);
     expect(lines[2]).toBe('');

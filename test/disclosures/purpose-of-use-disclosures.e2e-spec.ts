@@ -199,11 +199,13 @@ describe('the CSV export of UDAP token disclosures', () => {
     const response = await list(`filter[organization]=${encodeURIComponent(organization)}`).set('Accept', 'text/csv');
     expect(response.status).toBe(200);
     const [header, line, end] = response.text.split('\r\n');
-    expect(header.endsWith(',withdrawnAt,withdrawnBy,organizationId,organizationName,purposeOfUse,subjectName,subjectId,subjectRole,consentReference')).toBe(
-      true,
-    );
+    expect(
+      header.endsWith(
+        ',withdrawnAt,withdrawnBy,organizationId,organizationName,purposeOfUse,subjectName,subjectId,subjectRole,consentReference,actor,parentJti',
+      ),
+    ).toBe(true);
     expect(line.startsWith(`${id},`)).toBe(true);
-    expect(line.endsWith(`,${organization},"Hospital, General",${TREAT} | ${ETREAT},'=cmd(),,,https://consent.example/1 | https://consent.example/2`)).toBe(
+    expect(line.endsWith(`,${organization},"Hospital, General",${TREAT} | ${ETREAT},'=cmd(),,,https://consent.example/1 | https://consent.example/2,,`)).toBe(
       true,
     );
     expect(end).toBe('');

@@ -377,7 +377,12 @@ describe('GET /oauth2/jwks and metadata', () => {
       jwks_uri: `${server.url}/oauth2/jwks`,
       introspection_endpoint: `${server.url}/oauth2/introspect`,
       revocation_endpoint: `${server.url}/oauth2/revoke`,
-      grant_types_supported: ['client_credentials', 'refresh_token', 'urn:ietf:params:oauth:grant-type:uma-ticket'],
+      grant_types_supported: [
+        'client_credentials',
+        'refresh_token',
+        'urn:ietf:params:oauth:grant-type:uma-ticket',
+        'urn:ietf:params:oauth:grant-type:token-exchange',
+      ],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
       introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
       revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],

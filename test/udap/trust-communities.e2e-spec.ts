@@ -346,7 +346,10 @@ describe("a community's clients in the admin interface", () => {
     expect(response.status).toBe(422);
     expect(response.body.errors[0]).toMatchObject({ source: { pointer: '/data/attributes/allowedScopes' } });
     expect(response.body.errors[0].detail).toContain('system/Encounter.rs is outside the scopeCeiling');
-    const [row] = await server.dataSource.query<{ allowed_scopes: string }[]>('SELECT m.allowed_scopes FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.id = $1', [id]);
+    const [row] = await server.dataSource.query<{ allowed_scopes: string }[]>(
+      'SELECT m.allowed_scopes FROM client c JOIN client_metadata m ON m.id = c.metadata_id WHERE c.id = $1',
+      [id],
+    );
     expect(row.allowed_scopes).toBe('system/Patient.rs');
   });
 

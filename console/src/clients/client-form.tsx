@@ -60,6 +60,8 @@ const GRANT_LABELS: Record<GrantType, string> = {
   refresh_token: 'refresh_token',
   // UMA 2.0 (docs/guides/uma.md): the client may redeem permission tickets for RPTs.
   'urn:ietf:params:oauth:grant-type:uma-ticket': 'UMA grant (urn:ietf:params:oauth:grant-type:uma-ticket)',
+  // RFC 8693 (docs/guides/token-exchange.md): a data source's client may exchange a client's token for another data source.
+  'urn:ietf:params:oauth:grant-type:token-exchange': 'Token exchange (urn:ietf:params:oauth:grant-type:token-exchange)',
 };
 const GRANT_TYPE_CHOICES = GRANT_TYPES.map((value) => ({ value, label: GRANT_LABELS[value] }));
 const METHOD_LABELS: Record<ClientAuthenticationType, string> = {

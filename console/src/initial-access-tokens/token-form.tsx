@@ -39,6 +39,7 @@ const GRANT_LABELS: Record<GrantType, string> = {
   client_credentials: `${BASE_GRANT_TYPE} (always)`,
   refresh_token: 'refresh_token',
   'urn:ietf:params:oauth:grant-type:uma-ticket': 'UMA grant (urn:ietf:params:oauth:grant-type:uma-ticket)',
+  'urn:ietf:params:oauth:grant-type:token-exchange': 'Token exchange (urn:ietf:params:oauth:grant-type:token-exchange)',
 };
 const GRANT_TYPE_CHOICES = GRANT_TYPES.map((value) => ({ value, label: GRANT_LABELS[value] }));
 

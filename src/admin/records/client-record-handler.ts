@@ -176,7 +176,8 @@ export class ClientRecordHandler implements RecordHandler {
   private read(input: ResourceInput, creating: boolean): Record<string, unknown> {
     if (input.relationships.size > 0) {
       const [name] = input.relationships.keys();
-      if (name === 'initialAccessToken' || name === 'trustCommunity') throw malformed(`relationship "${name}" is read-only`, `/value/relationships/${escape(name)}`);
+      if (name === 'initialAccessToken' || name === 'trustCommunity')
+        throw malformed(`relationship "${name}" is read-only`, `/value/relationships/${escape(name)}`);
       throw malformed(`uma-client has no relationship "${name}"`, `/value/relationships/${escape(name)}`);
     }
     for (const name of input.attributes.keys()) {

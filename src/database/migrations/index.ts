@@ -20,6 +20,7 @@ import { TlsClientAuthIssuerDn1765310000000 } from './1765310000000-TlsClientAut
 import { TrustCommunities1765400000000 } from './1765400000000-TrustCommunities.js';
 import { UdapClients1765410000000 } from './1765410000000-UdapClients.js';
 import { TrustCommunityServerCertificates1765420000000 } from './1765420000000-TrustCommunityServerCertificates.js';
+import { TokenExchange1765430000000 } from './1765430000000-TokenExchange.js';
 import { PurposesOfUse1765440000000 } from './1765440000000-PurposesOfUse.js';
 
 /** Listed as classes, not globs, so the same list works in Jest, in dist/ and from the CLI. */
@@ -46,5 +47,6 @@ export const MIGRATIONS = [
   TrustCommunities1765400000000,
   UdapClients1765410000000,
   TrustCommunityServerCertificates1765420000000,
+  TokenExchange1765430000000,
   PurposesOfUse1765440000000,
 ];
