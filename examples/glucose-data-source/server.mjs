@@ -11,6 +11,11 @@
 //   STATUS_LIST_CHECK  `false` stops checking each RPT's entry in its token status list
 //                  (status-list.mjs); by default a revoked or withdrawn RPT is refused within the
 //                  list's ttl, even though this server verifies RPTs locally
+//   PURPOSE_OF_USE a purpose-of-use code (e.g. urn:oid:2.16.840.1.113883.5.8#TREAT): GET
+//                  /b2b/Observation then also serves UDAP members of a trust community
+//                  (docs/guides/udap.md): an access token for this RESOURCE_URI whose hl7-b2b
+//                  extension asserts that purpose and whose read permission its ticket matched
+//                  for it; any other token is refused (403 with a Bearer challenge)
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import { EmbeddedJWK, calculateJwkThumbprint, createRemoteJWKSet, jwtVerify } from 'jose';
@@ -21,6 +26,7 @@ const PORT = Number(process.env.PORT ?? 4000);
 const RESOURCE_TYPE = 'blood-glucose-level';
 const REALM = 'glucose-data-source';
 const PROOF_WINDOW_SECONDS = 60;
+const PURPOSE_OF_USE = process.env.PURPOSE_OF_USE;
 
 for (const [name, value] of Object.entries({ AS_URL, CLIENT_ID, CLIENT_SECRET, RESOURCE_URI })) {
   if (!value) {
@@ -55,6 +61,7 @@ process.on('SIGTERM', () => server.close(() => process.exit(0)));
 
 async function serve(request, response) {
   const url = new URL(request.url, `http://${request.headers.host ?? `localhost:${PORT}`}`);
+  if (url.pathname === '/b2b/Observation' && PURPOSE_OF_USE && request.method === 'GET') return serveB2b(request, response);
   if (url.pathname !== '/Observation') return send(response, 404, { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'not-found' }] });
   if (request.method !== 'GET')
     return send(response, 405, { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'not-supported' }] }, { Allow: 'GET' });
@@ -71,6 +78,47 @@ async function serve(request, response) {
     );
   }
   send(response, 200, bundle(), { 'Content-Type': 'application/fhir+json' });
+}
+
+/**
+ * IG §5.2.4: a UDAP member's token is held to the organization and purpose of use it was issued
+ * for. The token must be this server's audience, assert PURPOSE_OF_USE in its hl7-b2b extension,
+ * and carry a read permission on blood-glucose-level that its consent ticket covered for that
+ * purpose (`purpose_of_use` of the permission).
+ */
+async function serveB2b(request, response) {
+  const refusal = await checkB2bToken(request);
+  if (refusal !== undefined) {
+    console.log(`refused a B2B token (${refusal})`);
+    const challenge = `Bearer realm="${REALM}", error="insufficient_scope", error_description="${refusal}"`;
+    return send(response, refusal === 'no token' ? 401 : 403, { error: 'insufficient_scope', error_description: refusal }, { 'WWW-Authenticate': challenge });
+  }
+  send(response, 200, bundle(), { 'Content-Type': 'application/fhir+json' });
+}
+
+async function checkB2bToken(request) {
+  const match = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(request.headers.authorization ?? '');
+  if (!match) return 'no token';
+  let claims;
+  try {
+    ({ payload: claims } = await jwtVerify(match[1], keys, { issuer: configuration.issuer, audience: RESOURCE_URI, typ: 'at+jwt' }));
+  } catch (error) {
+    return `the token does not verify: ${error.code ?? error.message}`;
+  }
+  const b2b = claims.extensions?.['hl7-b2b'];
+  if (!Array.isArray(b2b?.purpose_of_use) || !b2b.purpose_of_use.includes(PURPOSE_OF_USE))
+    return `the token does not assert the purpose of use ${PURPOSE_OF_USE}`;
+  const permitted =
+    Array.isArray(claims.permissions) &&
+    claims.permissions.some(
+      (permission) =>
+        permission?.resource_type === RESOURCE_TYPE && permission.purpose_of_use === PURPOSE_OF_USE && permission.resource_scopes?.includes('read'),
+    );
+  if (!permitted) return `no consent ticket covers reading ${RESOURCE_TYPE} for ${PURPOSE_OF_USE}`;
+  const status = await checkStatus(claims);
+  if (status !== undefined) return status;
+  console.log(`serving ${b2b.organization_name ?? b2b.organization_id} for ${PURPOSE_OF_USE}`);
+  return undefined;
 }
 
 /** Why the request's RPT does not do (undefined: it does). */

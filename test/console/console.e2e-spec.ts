@@ -3,7 +3,7 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import request from 'supertest';
 import type { Page } from 'playwright-core';
 import { expect as expectPage } from '../support/page-expect.js';
-import { add, getAdmin, patchAdmin, ref, rowCounts } from '../support/admin.js';
+import { add, freshIds, getAdmin, patchAdmin, ref, rowCounts } from '../support/admin.js';
 import { browserSuite, openScreen, openTab, PHONE, screenshot, signIn } from '../support/browser.js';
 import { basic } from '../support/factories.js';
 import { eventually } from '../support/processes.js';
@@ -526,6 +526,27 @@ describe('the console', () => {
 
     await page.getByRole('button', { name: `Remove data source ${name}` }).click();
     await expectPage(page.getByRole('rowheader', { name })).toHaveCount(0);
+    await context.close();
+  });
+
+  it("says whom a data source may ask on a client's behalf (its token-exchange delegations)", async () => {
+    const [facade, lab, delegation] = freshIds(3);
+    const facadeName = unique('fhir-facade');
+    const labName = unique('lab-system');
+    await patchAdmin(suite.server, [
+      add('data-source', { id: facade, attributes: { name: facadeName, kind: 'resource-server', resourceUri: `https://${facadeName}.example/fhir` } }),
+      add('data-source', { id: lab, attributes: { name: labName, kind: 'resource-server', resourceUri: `https://${labName}.example/api` } }),
+      add('data-source-delegation', {
+        id: delegation,
+        attributes: { scopes: [] },
+        relationships: { from: ref('data-source', facade), to: ref('data-source', lab) },
+      }),
+    ]).expect(200);
+    const { context, page } = await suite.signedInTab('Data sources');
+    await page.getByRole('searchbox', { name: 'Search data sources' }).fill(facadeName);
+    await page.getByRole('searchbox', { name: 'Search data sources' }).press('Enter');
+    const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: facadeName }) });
+    await expectPage(row).toContainText(`May ask on a client's behalf: ${labName} (every scope it serves)`);
     await context.close();
   });
 

@@ -22,18 +22,42 @@ type Mode = { kind: 'enrol' } | { kind: 'edit'; source: ResourceObject };
 async function loadPage(api: ScreenProps['api'], page: number, search: string, highlight?: string) {
   const found = await api.list('data-source', page, PAGE_SIZE, [], { filter: search ? { search } : {}, sort: '-id' });
   const sources = { ...found, data: await withSaved(found.data, highlight, async (id) => (await recordsById(api, 'data-source', [id])).get(id)) };
-  if (sources.data.length === 0) return { sources: [], total: sources.meta.total, pairs: [], definitions: [], clients: new Map<string, ResourceObject>() };
-  const [pairs, clients] = await Promise.all([
-    api.list('data-source-resource-definitions', 1, MAX_PAGE_SIZE, ['resourceDefinition'], {
-      filter: { dataSource: sources.data.map((source) => source.id).join(',') },
-    }),
+  if (sources.data.length === 0) {
+    return {
+      sources: [],
+      total: sources.meta.total,
+      pairs: [],
+      definitions: [],
+      clients: new Map<string, ResourceObject>(),
+      delegations: [],
+      targets: new Map<string, ResourceObject>(),
+    };
+  }
+  const ids = sources.data.map((source) => source.id).join(',');
+  const [pairs, clients, delegations] = await Promise.all([
+    api.list('data-source-resource-definitions', 1, MAX_PAGE_SIZE, ['resourceDefinition'], { filter: { dataSource: ids } }),
     recordsById(
       api,
       'uma-client',
       sources.data.map((source) => related(source, 'umaClient')),
     ),
+    // docs/guides/token-exchange.md#delegations: whom each data source may ask on a client's behalf.
+    api.list('data-source-delegation', 1, MAX_PAGE_SIZE, [], { filter: { from: ids } }),
   ]);
-  return { sources: sources.data, total: sources.meta.total, pairs: pairs.data, definitions: pairs.included ?? [], clients };
+  const targets = await recordsById(
+    api,
+    'data-source',
+    delegations.data.map((delegation) => related(delegation, 'to')),
+  );
+  return {
+    sources: sources.data,
+    total: sources.meta.total,
+    pairs: pairs.data,
+    definitions: pairs.included ?? [],
+    clients,
+    delegations: delegations.data,
+    targets,
+  };
 }
 
 /** Wallet activity 3: data sources (resource servers, identity providers) and what they serve. */
@@ -56,6 +80,18 @@ export function DataSourcesScreen({ api }: ScreenProps) {
   const clientName = (id: string | undefined) => {
     const client = data.value!.clients.get(id ?? '');
     return client ? text(client, 'clientId') : '';
+  };
+  /** "may ask on a client's behalf: Lab API (read), Archive (every scope it serves)". */
+  const delegatesTo = (source: ResourceObject): string => {
+    const { delegations, targets } = data.value!;
+    return delegations
+      .filter((delegation) => related(delegation, 'from') === source.id)
+      .map((delegation) => {
+        const target = targets.get(related(delegation, 'to') ?? '');
+        const scopes = Array.isArray(delegation.attributes.scopes) ? (delegation.attributes.scopes as string[]) : [];
+        return `${target ? text(target, 'name') : '?'} (${scopes.length > 0 ? scopes.join(', ') : 'every scope it serves'})`;
+      })
+      .join('; ');
   };
   const servedBy = (source: ResourceObject): Choice[] =>
     pairsOf(source).map((pair) => ({ id: related(pair, 'resourceDefinition') ?? '', label: definitionName(related(pair, 'resourceDefinition')) }));
@@ -204,6 +240,7 @@ export function DataSourcesScreen({ api }: ScreenProps) {
                         .map((pair) => definitionName(related(pair, 'resourceDefinition')))
                         .join(' ')}
                     />
+                    {delegatesTo(source) && <p class="hint">May ask on a client's behalf: {delegatesTo(source)}</p>}
                   </td>
                   <td>
                     <span class="id">{clientName(related(source, 'umaClient'))}</span>
