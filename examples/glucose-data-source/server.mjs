@@ -16,6 +16,12 @@
 //                  (docs/guides/udap.md): an access token for this RESOURCE_URI whose hl7-b2b
 //                  extension asserts that purpose and whose read permission its ticket matched
 //                  for it; any other token is refused (403 with a Bearer challenge)
+//   DOWNSTREAM_URI the resourceUri of a second data source this one may ask on a client's behalf
+//                  (docs/guides/token-exchange.md): GET /api/Observation then takes the client's
+//                  access token for this RESOURCE_URI, exchanges it (RFC 8693, as CLIENT_ID) for a
+//                  token meant for DOWNSTREAM_URI and answers what the second data source answers
+//                  to it; DOWNSTREAM_URL is where that one listens (default DOWNSTREAM_URI). Without
+//                  DOWNSTREAM_URI, GET /api/Observation serves a client's access token itself
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import { EmbeddedJWK, calculateJwkThumbprint, createRemoteJWKSet, jwtVerify } from 'jose';
@@ -27,6 +33,10 @@ const RESOURCE_TYPE = 'blood-glucose-level';
 const REALM = 'glucose-data-source';
 const PROOF_WINDOW_SECONDS = 60;
 const PURPOSE_OF_USE = process.env.PURPOSE_OF_USE;
+const { DOWNSTREAM_URI } = process.env;
+const DOWNSTREAM_URL = process.env.DOWNSTREAM_URL ?? DOWNSTREAM_URI;
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 
 for (const [name, value] of Object.entries({ AS_URL, CLIENT_ID, CLIENT_SECRET, RESOURCE_URI })) {
   if (!value) {
@@ -62,6 +72,7 @@ process.on('SIGTERM', () => server.close(() => process.exit(0)));
 async function serve(request, response) {
   const url = new URL(request.url, `http://${request.headers.host ?? `localhost:${PORT}`}`);
   if (url.pathname === '/b2b/Observation' && PURPOSE_OF_USE && request.method === 'GET') return serveB2b(request, response);
+  if (url.pathname === '/api/Observation' && request.method === 'GET') return serveApi(request, response);
   if (url.pathname !== '/Observation') return send(response, 404, { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'not-found' }] });
   if (request.method !== 'GET')
     return send(response, 405, { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'not-supported' }] }, { Allow: 'GET' });
@@ -119,6 +130,52 @@ async function checkB2bToken(request) {
   if (status !== undefined) return status;
   console.log(`serving ${b2b.organization_name ?? b2b.organization_id} for ${PURPOSE_OF_USE}`);
   return undefined;
+}
+
+/**
+ * An RFC 9068 API: a client's access token for this RESOURCE_URI with a read permission on
+ * blood-glucose-level. With DOWNSTREAM_URI, this data source is a facade: it exchanges the token
+ * for one meant for the second data source (the client stays its subject, this data source its
+ * actor, and consent is decided again for that hop) and answers what the second one answers.
+ */
+async function serveApi(request, response) {
+  const match = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(request.headers.authorization ?? '');
+  if (!match) return send(response, 401, { error: 'invalid_token', error_description: 'no token' }, { 'WWW-Authenticate': `Bearer realm="${REALM}"` });
+  let claims;
+  try {
+    ({ payload: claims } = await jwtVerify(match[1], keys, { issuer: configuration.issuer, audience: RESOURCE_URI, typ: 'at+jwt' }));
+  } catch (error) {
+    const description = `the token does not verify: ${error.code ?? error.message}`;
+    return send(
+      response,
+      401,
+      { error: 'invalid_token', error_description: description },
+      { 'WWW-Authenticate': `Bearer realm="${REALM}", error="invalid_token"` },
+    );
+  }
+  const permitted =
+    Array.isArray(claims.permissions) &&
+    claims.permissions.some((permission) => permission?.resource_type === RESOURCE_TYPE && permission.resource_scopes?.includes('read'));
+  if (!permitted) return send(response, 403, { error: 'insufficient_scope', error_description: `no read permission on ${RESOURCE_TYPE}` });
+  const status = await checkStatus(claims);
+  if (status !== undefined) return send(response, 401, { error: 'invalid_token', error_description: status });
+  if (!DOWNSTREAM_URI) return send(response, 200, bundle(), { 'Content-Type': 'application/fhir+json' });
+
+  const basic = Buffer.from(`${encodeURIComponent(CLIENT_ID)}:${encodeURIComponent(CLIENT_SECRET)}`).toString('base64');
+  const exchange = await fetch(configuration.token_endpoint, {
+    method: 'POST',
+    headers: { Authorization: `Basic ${basic}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: TOKEN_EXCHANGE, subject_token: match[1], subject_token_type: ACCESS_TOKEN_TYPE, resource: DOWNSTREAM_URI }),
+  });
+  const exchanged = await exchange.json();
+  if (exchange.status !== 200) {
+    // The authorization server decided this hop: its refusal (consent, delegation) is the answer.
+    console.log(`token exchange refused: ${exchanged.error} ${exchanged.error_description ?? ''}`);
+    return send(response, 403, { error: 'insufficient_scope', error_description: `the token exchange for ${DOWNSTREAM_URI} was refused: ${exchanged.error}` });
+  }
+  const downstream = await fetch(`${DOWNSTREAM_URL.replace(/\/+$/, '')}/api/Observation`, { headers: { Authorization: `Bearer ${exchanged.access_token}` } });
+  const body = await downstream.json();
+  send(response, downstream.status, body, { 'Content-Type': downstream.headers.get('content-type') ?? 'application/json' });
 }
 
 /** Why the request's RPT does not do (undefined: it does). */
