@@ -114,9 +114,7 @@ describe('the example facade with DOWNSTREAM_URI', () => {
     expect(response.body.entry[0].fullUrl).toContain(labUrl);
     const disclosed = await getAdmin(server, `/admin/disclosure?filter[parentJti]=${decodeJwt(token).jti as string}`);
     const rows = (disclosed.body.data as { attributes: Record<string, unknown> }[]).map((record) => record.attributes);
-    expect(rows).toEqual([
-      expect.objectContaining({ clientId: app.clientId, actor: [facadeClientId] }),
-    ]);
+    expect(rows).toEqual([expect.objectContaining({ clientId: app.clientId, actor: [facadeClientId] })]);
   });
 
   it('answers 403 once the delegation is removed: the authorization server refuses the exchange', async () => {
