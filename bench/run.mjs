@@ -14,6 +14,7 @@ import nostatus from './cases/nostatus.mjs';
 import statuslist from './cases/statuslist.mjs';
 import tickets from './cases/tickets.mjs';
 import disclosures from './cases/disclosures.mjs';
+import exchange from './cases/exchange.mjs';
 import proxy from './cases/proxy.mjs';
 import mtls from './cases/mtls.mjs';
 import workers2 from './cases/workers2.mjs';
@@ -39,6 +40,7 @@ const CASES = [
   statuslist,
   tickets,
   disclosures,
+  exchange,
   proxy,
   mtls,
   workers2,

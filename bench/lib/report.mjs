@@ -83,6 +83,15 @@ export function printReport(results, cases) {
       console.log(
         `${alg}  resource scope with its durable disclosure row / plain scope ${fmtRatio(r.oursDisclosures, r.ours)} (wanted: at least 0.8x)   µs CPU per token ${fmtMicros(r.oursDisclosures)} vs ${r.ours ? fmtMicros(r.ours) : 'n/a'}`,
       );
+    if (r.oursExchange) {
+      const cost =
+        r.oursDisclosures?.cpu?.microsPerResponse && r.oursExchange.cpu?.microsPerResponse
+          ? r.oursExchange.cpu.microsPerResponse / r.oursDisclosures.cpu.microsPerResponse
+          : null;
+      console.log(
+        `${alg}  token exchange / resource-scope token: µs CPU ${fmtMicros(r.oursExchange)} vs ${r.oursDisclosures ? fmtMicros(r.oursDisclosures) : 'n/a'}, a cost of ${cost === null ? 'n/a' : `${cost.toFixed(2)}x`} (wanted: at most 1.5x)`,
+      );
+    }
     if (r.oursNoStatus)
       console.log(
         `${alg}  STATUS_LIST=true / false ${fmtRatio(r.ours, r.oursNoStatus)} (wanted: at least 0.95x)   µs CPU per token ${fmtMicros(r.ours)} vs ${fmtMicros(r.oursNoStatus)}`,
