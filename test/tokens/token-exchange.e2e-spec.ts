@@ -376,6 +376,22 @@ describe('withdrawal cascades to exchanged tokens', () => {
     expect(await activeOnSecond(a.actor, subjectToken)).toBe(true);
   });
 
+  it("narrowing a delegation's scopes withdraws the tokens exchanged across it for a scope it no longer allows", async () => {
+    const { grant, a, b, subjectToken } = await twoSources();
+    const exchanged = bodyOf<ExchangeBody>(await exchange(a.actor, { subject_token: subjectToken, resource: b.resourceUri })).access_token;
+    const [{ id }] = await server.dataSource.query<{ id: number }[]>('SELECT id FROM data_source_delegation WHERE from_id = $1 AND to_id = $2', [a.id, b.id]);
+    const narrowed = await patchAdmin(server, [
+      {
+        op: 'replace',
+        path: `/data-source-delegation/${id}`,
+        value: { type: 'data-source-delegation', attributes: { scopes: [`${grant.definitionName}:write`] } },
+      },
+    ]);
+    expect(narrowed.status).toBe(200);
+    await eventually(async () => (!(await activeOnSecond(b.actor, exchanged)) ? true : undefined), 1_000, 50);
+    expect(await activeOnSecond(a.actor, subjectToken)).toBe(true);
+  });
+
   it('removing a later delegation leaves the earlier hop active', async () => {
     const { b, c, first, secondHop, bToC } = await threeSources();
     expect((await patchAdmin(server, [remove('data-source-delegation', bToC)])).status).toBe(200);
