@@ -27,11 +27,20 @@ export class ChangeFeed implements OnModuleInit, OnApplicationShutdown {
   private connectedOnce = false;
   private isLive = false;
   private backendPid?: number;
+  private connectionCount = 0;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   get live(): boolean {
     return this.isLive;
+  }
+
+  /**
+   * How many times the feed has started listening: a reader that must know it missed no change
+   * (RevocationState) reads afresh when this moves, since what came between two connections was never heard.
+   */
+  get connections(): number {
+    return this.connectionCount;
   }
 
   /** The PostgreSQL backend of the LISTEN session while it is live (pg_stat_activity's pid): what an operator, or a test, would terminate to cut this instance's feed. */
@@ -88,6 +97,7 @@ export class ChangeFeed implements OnModuleInit, OnApplicationShutdown {
       return;
     }
     this.client = client;
+    this.connectionCount += 1;
     this.isLive = true;
     this.emit(undefined);
     if (this.connectedOnce) {
@@ -135,11 +145,12 @@ export class ChangeFeed implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * A change this process has just committed: its own caches drop everything now, so its next
-   * request reads the change, ahead of the notification that reaches every instance.
+   * A change this process has just committed: its own caches drop everything now (or what is
+   * derived from `table`, when the change was to that table alone), so its next request reads the
+   * change, ahead of the notification that reaches every instance.
    */
-  committedHere(): void {
-    this.emit(undefined);
+  committedHere(table?: string): void {
+    this.emit(table);
   }
 
   private emit(table: string | undefined): void {

@@ -192,7 +192,7 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
     let total = 0;
     for (const [event, ids] of refused) total += await this.withdraw(ids, event);
     // The withdrawn tokens' revocations hold on this instance at once, ahead of the change feed.
-    if (total > 0) this.revocations?.revokedHere();
+    if (total > 0) await this.revocations?.revokedHere();
     this.metrics?.tokensWithdrawn(total);
     return total;
   }
@@ -310,7 +310,7 @@ export class DisclosureWithdrawals implements OnApplicationBootstrap, OnModuleDe
       if (auditEventId !== null) await countWithdrawnTokens(manager, auditEventId, rows.length);
       return rows.length;
     });
-    if (total > 0) this.revocations?.revokedHere();
+    if (total > 0) await this.revocations?.revokedHere();
     this.metrics?.tokensWithdrawn(total);
     return total;
   }

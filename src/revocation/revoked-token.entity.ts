@@ -4,6 +4,7 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm'
 @Entity({ name: 'revoked_token' })
 @Index('IDX_revoked_token_expires', ['expiresAt'])
 @Index('IDX_revoked_token_status_list', ['statusListId'])
+@Index('IDX_revoked_token_txid', ['txid'])
 export class RevokedToken {
   @PrimaryColumn({ type: 'varchar', length: 64 })
   jti!: string;
@@ -20,6 +21,13 @@ export class RevokedToken {
 
   @Column({ name: 'status_idx', type: 'integer', nullable: true })
   statusIdx!: number | null;
+
+  /**
+   * The id of the transaction that revoked it (pg_current_xact_id()): what an instance reads the
+   * revocations committed since its last read by (docs/reference/token-endpoint.md#revocations-from-memory).
+   */
+  @Column({ type: 'bigint' })
+  txid!: string;
 
   @CreateDateColumn({ name: 'revoked_at', type: 'timestamptz' })
   revokedAt!: Date;

@@ -14,8 +14,9 @@ export type Revocation = { jti: string; clientId: string; expiresAt: Date; statu
 export async function revokeTokens(db: Queryable, tokens: Revocation[]): Promise<void> {
   if (tokens.length === 0) return;
   await db.query(
-    `INSERT INTO revoked_token (jti, client_id, expires_at, status_list_id, status_idx)
-     SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::timestamptz[], $4::int[], $5::int[]) ON CONFLICT (jti) DO NOTHING`,
+    `INSERT INTO revoked_token (jti, client_id, expires_at, status_list_id, status_idx, txid)
+     SELECT *, pg_current_xact_id()::text::bigint FROM unnest($1::varchar[], $2::varchar[], $3::timestamptz[], $4::int[], $5::int[])
+         ON CONFLICT (jti) DO NOTHING`,
     [
       tokens.map((token) => token.jti),
       tokens.map((token) => token.clientId),
@@ -31,6 +32,26 @@ export async function statusListIdOf(db: Queryable, publicId: string | undefined
   if (publicId === undefined) return null;
   const [row] = await db.query<{ id: number }[]>('SELECT id FROM status_list WHERE public_id = $1', [publicId]);
   return row?.id ?? null;
+}
+
+/** Live revocations (not yet expired) as read by one statement, with that statement's snapshot horizon. */
+export type RevocationsRead = { horizon: string; revoked: Array<[jti: string, expiresAtMs: number]> };
+
+/**
+ * The live revocations committed since `horizon` (a previous read's; none: all of them, at most
+ * `limit`), and the horizon of this read: the oldest transaction still running when it read
+ * (`pg_snapshot_xmin`). A revocation committed later belongs to a transaction at or above it, so
+ * the next read from it misses none.
+ */
+export async function readRevocations(db: Queryable, horizon: string | undefined, limit: number): Promise<RevocationsRead> {
+  const [row]: { horizon: string; revoked: Array<[string, number]> }[] = await db.query(
+    `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon,
+            coalesce((SELECT json_agg(json_build_array(r.jti, floor(extract(epoch FROM r.expires_at) * 1000)))
+                        FROM (SELECT jti, expires_at FROM revoked_token
+                               WHERE expires_at > now() AND ($1::bigint IS NULL OR txid >= $1::bigint) LIMIT $2) r), '[]') AS revoked`,
+    [horizon ?? null, limit],
+  );
+  return row;
 }
 
 export async function isRevoked(db: Queryable, jti: string): Promise<boolean> {

@@ -182,7 +182,8 @@ describe('POST /oauth2/revoke (RFC 7009)', () => {
   });
 
   it('purges revocations of tokens that have expired', async () => {
-    await server.dataSource.query(`INSERT INTO revoked_token (jti, client_id, expires_at) VALUES ('long-gone', 'c', now() - interval '1 minute')`);
+    const { revokeTokens } = await import('../../src/revocation/revoked-tokens.js');
+    await revokeTokens(server.dataSource, [{ jti: 'long-gone', clientId: 'c', expiresAt: new Date(Date.now() - 60_000), statusListId: null, statusIdx: null }]);
     await post(server, '/oauth2/revoke', resourceServer, { token: 'trigger' });
     const { TokenLifecycleService } = await import('../../src/tokens/token-lifecycle.service.js');
     await server.app.get(TokenLifecycleService).purge();

@@ -22,6 +22,7 @@ import { UdapClients1765410000000 } from './1765410000000-UdapClients.js';
 import { TrustCommunityServerCertificates1765420000000 } from './1765420000000-TrustCommunityServerCertificates.js';
 import { TokenExchange1765430000000 } from './1765430000000-TokenExchange.js';
 import { PurposesOfUse1765440000000 } from './1765440000000-PurposesOfUse.js';
+import { RevocationHorizon1765450000000 } from './1765450000000-RevocationHorizon.js';
 
 /** Listed as classes, not globs, so the same list works in Jest, in dist/ and from the CLI. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   TrustCommunityServerCertificates1765420000000,
   TokenExchange1765430000000,
   PurposesOfUse1765440000000,
+  RevocationHorizon1765450000000,
 ];
