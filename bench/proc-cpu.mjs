@@ -33,7 +33,7 @@ function allProcesses() {
     // cutime/cstime hold the CPU of children already reaped, so a process that exits during
     // the run still counts.
     const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
-    processes.set(Number(name), { ppid: Number(fields[1]), ticks });
+    processes.set(Number(name), { ppid: Number(fields[1]), ticks, systemTicks: Number(fields[12]) + Number(fields[14]) });
   }
   return processes;
 }
@@ -48,6 +48,7 @@ function treeTicks(rootPid) {
   }
   let ticks = 0;
   const rootTicks = processes.get(rootPid)?.ticks ?? 0;
+  const rootSystemTicks = processes.get(rootPid)?.systemTicks ?? 0;
   const pending = [rootPid];
   const pids = [];
   while (pending.length > 0) {
@@ -58,7 +59,7 @@ function treeTicks(rootPid) {
     pids.push(pid);
     pending.push(...(children.get(pid) ?? []));
   }
-  return { ticks, rootTicks, processes: pids.length };
+  return { ticks, rootTicks, rootSystemTicks, processes: pids.length };
 }
 
 /** Busy ticks of the whole machine, all cores (everything but idle and iowait). */
@@ -86,6 +87,8 @@ export function startCpuMeasurement(rootPid) {
         serverCpuSeconds: serverSeconds,
         // The main process alone (the rest: its database, its workers).
         mainProcessCpuSeconds: (server.rootTicks - before.server.rootTicks) / TICKS_PER_SECOND,
+        // Of which in the kernel (system time: socket writes and reads, the loopback's TCP work).
+        mainProcessSystemSeconds: (server.rootSystemTicks - before.server.rootSystemTicks) / TICKS_PER_SECOND,
         serverProcesses: server.processes,
         loadGeneratorCpuSeconds: loadGeneratorSeconds,
         // Whatever else ran meanwhile (other users of the box), in cores on average.

@@ -78,7 +78,12 @@ export function withCpu(r, used) {
   const perResponse = (seconds) => (r['2xx'] > 0 ? (seconds * 1e6) / r['2xx'] : null);
   return {
     ...summarize(r),
-    cpu: { ...used, microsPerResponse: perResponse(used.serverCpuSeconds), mainProcessMicrosPerResponse: perResponse(used.mainProcessCpuSeconds) },
+    cpu: {
+      ...used,
+      microsPerResponse: perResponse(used.serverCpuSeconds),
+      mainProcessMicrosPerResponse: perResponse(used.mainProcessCpuSeconds),
+      mainProcessSystemMicrosPerResponse: perResponse(used.mainProcessSystemSeconds),
+    },
   };
 }
 

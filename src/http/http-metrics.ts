@@ -5,6 +5,7 @@ import { MetricsService } from '../metrics/metrics.service.js';
 /** A fixed, small set of route names: a raw URL as a label would let clients grow the registry. */
 export function routeOf(path: string): string {
   if (path === '/oauth2/token') return 'token';
+  if (path === '/oauth2/introspect') return 'introspection';
   if (path === '/oauth2/jwks') return 'jwks';
   if (path.startsWith('/.well-known/')) return 'metadata';
   if (path.startsWith('/health/')) return 'health';

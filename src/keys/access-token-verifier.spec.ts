@@ -11,9 +11,10 @@ const claims = (exp: number) => ({ iss: ISSUER, sub: 'c', aud: ISSUER, exp, iat:
 /** A verifier over one ES256 key that the test can withdraw. */
 function setUp() {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const state = { published: true };
+  const state = { published: true, keyLookups: 0 };
   const keys = {
     verificationKey: (kid: string): Promise<{ key: KeyObject; alg: 'ES256' } | undefined> => {
+      state.keyLookups += 1;
       return Promise.resolve(kid === 'k1' && state.published ? { key: publicKey, alg: 'ES256' } : undefined);
     },
   } as unknown as SigningKeysService;
@@ -29,6 +30,14 @@ describe('AccessTokenVerifier', () => {
     const first = await verifier.verify(token);
     expect(first?.client_id).toBe('c');
     expect(await verifier.verify(token)).toEqual(first);
+  });
+
+  it('checks the signature of a new token asked about by many requests at once only once', async () => {
+    const { verifier, sign, state } = setUp();
+    const token = await sign(now() + 300);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => verifier.verify(token)));
+    expect(answers.every((answer) => answer?.client_id === 'c')).toBe(true);
+    expect(state.keyLookups).toBe(1);
   });
 
   it('refuses a remembered token once its key is no longer published', async () => {

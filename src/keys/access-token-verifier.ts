@@ -34,12 +34,15 @@ const VERIFIED_TOKENS = 4_096;
  *
  * A resource server introspects the same token on each of its requests: the claims of a token
  * whose signature was verified are kept by the token's exact text, so that a repeat costs a map
- * lookup instead of a signature check. The key must still be one this server knows, and the
- * expiry is checked again at each use.
+ * lookup instead of a signature check, and a new token asked about by many requests at once is
+ * checked once. The key must still be one this server knows, and the expiry is checked again at
+ * each use.
  */
 @Injectable()
 export class AccessTokenVerifier {
   private readonly verified = new Map<string, { kid: string; claims: AccessTokenClaims }>();
+  // Signatures being checked: the same new token asked about by many requests at once is checked once.
+  private readonly checking = new Map<string, Promise<AccessTokenClaims | undefined>>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -49,9 +52,18 @@ export class AccessTokenVerifier {
   async verify(token: string, options: { ignoreExpiration?: boolean } = {}): Promise<AccessTokenClaims | undefined> {
     const known = this.verified.get(token);
     // A remembered token's key must still be published; a new one's signature is checked.
-    const claims = known !== undefined ? (await this.keys.verificationKey(known.kid)) && known.claims : await this.verifySignature(token);
+    const claims = known !== undefined ? (await this.keys.verificationKey(known.kid)) && known.claims : await this.checkOnce(token);
     if (!claims) return undefined;
     return options.ignoreExpiration || claims.exp > Math.floor(Date.now() / 1000) ? claims : undefined;
+  }
+
+  private checkOnce(token: string): Promise<AccessTokenClaims | undefined> {
+    let checking = this.checking.get(token);
+    if (checking === undefined) {
+      checking = this.verifySignature(token).finally(() => this.checking.delete(token));
+      this.checking.set(token, checking);
+    }
+    return checking;
   }
 
   private async verifySignature(token: string): Promise<AccessTokenClaims | undefined> {

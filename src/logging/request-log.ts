@@ -29,7 +29,7 @@ export function requestIdOf(request: Request): string | undefined {
 /**
  * A request hook (src/http/request-hooks.ts) that gives every request an id (returned in X-Request-Id) and writes one line when its response is
  * finished. Written for the token endpoint's hot path: no child logger, no per-request context,
- * nothing serialised unless the line's level is enabled; successful token requests are `debug`.
+ * nothing serialised unless the line's level is enabled; successful token and introspection requests are `debug`.
  * What a line holds is chosen field by field: never a body, a query string or a header but
  * User-Agent (so no Authorization, no admin token, no client_secret).
  */
@@ -71,6 +71,7 @@ function levelOf(path: string, status: number): Level | undefined {
   // 501 answers what a client asked for and this server does not offer: the client's doing, never an error line on demand.
   if (status >= 500 && status !== 501) return 'error';
   if (status >= 400) return 'info';
-  // The token endpoint's successes are its bulk; the metrics count them.
-  return path === '/oauth2/token' ? 'debug' : 'info';
+  // The token endpoint's and introspection's successes are their bulk (a resource server may
+  // introspect on every request it serves); the metrics count them.
+  return path === '/oauth2/token' || path === '/oauth2/introspect' ? 'debug' : 'info';
 }

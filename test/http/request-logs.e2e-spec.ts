@@ -59,6 +59,25 @@ describe('request logs', () => {
     expect(everything).not.toContain(bodyOf<TokenBody>(response).access_token);
   });
 
+  it("writes a successful introspection's line at debug, as a successful token request's, and a refused one's at info", async () => {
+    const client = await createClient(server.app);
+    const token = bodyOf<TokenBody>(
+      await request(server.url)
+        .post('/oauth2/token')
+        .set('Authorization', basic(client.clientId, client.clientSecret))
+        .type('form')
+        .send({ grant_type: 'client_credentials', scope: 'read' }),
+    ).access_token;
+    const introspect = (id: string, secret: string) =>
+      request(server.url).post('/oauth2/introspect').set('Authorization', basic(client.clientId, secret)).set('X-Request-Id', id).type('form').send({ token });
+    expect((await introspect('introspection-ok-1', client.clientSecret)).status).toBe(200);
+    expect((await introspect('introspection-refused-1', 'wrong-secret-0123456789')).status).toBe(401);
+    const levelOf = (id: string) => (JSON.parse(linesWith(id)[0]) as { level: number }).level;
+    expect(levelOf('introspection-ok-1')).toBe(20);
+    expect(levelOf('introspection-refused-1')).toBe(30);
+    expect(lines.join('\n')).not.toContain(token);
+  });
+
   it('never logs the admin token or a client secret sent to the admin interface', async () => {
     const secret = 'admin-created-secret-0123456789abcdef';
     const response = await request(server.adminUrl)

@@ -49,6 +49,21 @@ describe('metrics', () => {
     expect(after).toMatch(/^db_pool_waiting_requests \d+$/m);
   });
 
+  it('times introspection requests under their own route', async () => {
+    const client = await createClient(server.app);
+    const before = await scrape();
+    const response = await request(server.url)
+      .post('/oauth2/introspect')
+      .set('Authorization', basic(client.clientId, client.clientSecret))
+      .type('form')
+      .send({ token: 'not-a-token' });
+    expect(response.status).toBe(200);
+    const after = await scrape();
+    const delta = (line: string) => sample(after, line) - sample(before, line);
+    expect(delta('http_request_duration_seconds_count{listener="public",route="introspection",status="200"}')).toBe(1);
+    expect(delta('http_request_duration_seconds_count{listener="public",route="other",status="200"}')).toBe(0);
+  });
+
   it('serves /metrics on the admin port only, whatever the case of the path', async () => {
     for (const path of ['/metrics', '/METRICS', '/Metrics/']) {
       expect([path, (await request(server.url).get(path)).status]).toEqual([path, 404]);
