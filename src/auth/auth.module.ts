@@ -15,7 +15,7 @@ import { ClientCertificates } from './client-certificates.js';
 import { CrlFetcher } from './crl-fetcher.js';
 import { UdapCertificates } from './udap-certificates.js';
 import { UdapClientAuthenticator } from './udap-client-authenticator.js';
-import { ClientAuthGuard, TokenClientAuthGuard } from './guards/client-auth.guard.js';
+import { ClientAuthGuard, DirectClientAuthGuard } from './guards/client-auth.guard.js';
 import { DpopProofGuard } from './guards/dpop-proof.guard.js';
 import { ClientBasicStrategy } from './strategies/client-basic.strategy.js';
 
@@ -24,7 +24,7 @@ const AUTH_PROVIDERS = [
   AuthThrottle,
   ClientBasicStrategy,
   ClientAuthGuard,
-  TokenClientAuthGuard,
+  DirectClientAuthGuard,
   DpopProofGuard,
   ClientAssertionAuthenticator,
   ClientKeys,

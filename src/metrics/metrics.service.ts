@@ -5,6 +5,7 @@ import type { OAuthErrorCode } from '../oauth/oauth-error.js';
 
 /** What a cache lookup reports: the hot path calls one of these, nothing more. */
 export type CacheCounter = { hit(): void; miss(): void };
+type CacheTally = { cache: string; hits: number; misses: number; reportedHits: number; reportedMisses: number };
 
 // Seconds; token requests take about 1-30 ms, admin requests up to seconds.
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -23,6 +24,7 @@ export class MetricsService implements OnModuleInit {
   private readonly latency: Histogram<'listener' | 'route' | 'status'>;
   private readonly latencyChildren = new Map<string, Histogram.Internal<'listener' | 'route' | 'status'>>();
   private readonly cacheLookups: Counter<'cache' | 'result'>;
+  private readonly cacheTallies: CacheTally[] = [];
   private readonly disclosures: Counter;
   private readonly withdrawn: Counter;
   private readonly udapChecks: Counter<'result'>;
@@ -45,11 +47,22 @@ export class MetricsService implements OnModuleInit {
       buckets: LATENCY_BUCKETS,
       registers,
     });
+    const cacheTallies = this.cacheTallies;
     this.cacheLookups = new Counter({
       name: 'cache_lookups_total',
       help: 'In-process cache lookups (clients, consent coverage), by result.',
       labelNames: ['cache', 'result'],
       registers,
+      // The lookups are tallied in plain numbers (several per token or introspection) and handed
+      // to the counter when it is read: prom-client hashes the labels on every increment.
+      collect() {
+        for (const tally of cacheTallies) {
+          if (tally.hits > tally.reportedHits) this.labels(tally.cache, 'hit').inc(tally.hits - tally.reportedHits);
+          if (tally.misses > tally.reportedMisses) this.labels(tally.cache, 'miss').inc(tally.misses - tally.reportedMisses);
+          tally.reportedHits = tally.hits;
+          tally.reportedMisses = tally.misses;
+        }
+      },
     });
     this.disclosures = new Counter({ name: 'disclosures_recorded_total', help: 'Disclosure rows committed (access tokens with a resource scope).', registers });
     this.withdrawn = new Counter({
@@ -123,8 +136,18 @@ export class MetricsService implements OnModuleInit {
   }
 
   cacheCounter(cache: string): CacheCounter {
-    const hits = this.cacheLookups.labels(cache, 'hit');
-    const misses = this.cacheLookups.labels(cache, 'miss');
-    return { hit: () => hits.inc(), miss: () => misses.inc() };
+    const tally: CacheTally = { cache, hits: 0, misses: 0, reportedHits: 0, reportedMisses: 0 };
+    this.cacheTallies.push(tally);
+    // Both series exist from the start, at 0.
+    this.cacheLookups.labels(cache, 'hit');
+    this.cacheLookups.labels(cache, 'miss');
+    return {
+      hit: () => {
+        tally.hits += 1;
+      },
+      miss: () => {
+        tally.misses += 1;
+      },
+    };
   }
 }

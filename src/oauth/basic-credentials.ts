@@ -30,6 +30,8 @@ export function parseBasicAuthorization(header: string): BasicCredentials | unde
 
 /** application/x-www-form-urlencoded decoding; undefined for a malformed percent escape. */
 export function formDecode(value: string): string | undefined {
+  // Most ids and secrets have nothing to decode: the common case allocates nothing.
+  if (!value.includes('%') && !value.includes('+')) return value;
   try {
     return decodeURIComponent(value.replace(/\+/g, ' '));
   } catch {

@@ -1,7 +1,7 @@
 import { All, applyDecorators, Controller, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiBasicAuth, ApiConsumes, ApiExcludeEndpoint, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ClientAuthGuard, TokenClientAuthGuard, type ProofRequest } from '../auth/guards/client-auth.guard.js';
+import { ClientAuthGuard, DirectClientAuthGuard, type ProofRequest } from '../auth/guards/client-auth.guard.js';
 import { DpopProofGuard } from '../auth/guards/dpop-proof.guard.js';
 import { DpopProofs } from '../auth/dpop-proofs.js';
 import type { ClientRecord } from '../clients/client-record.js';
@@ -43,7 +43,7 @@ export class TokensController {
 
   @Post('token')
   @ApiTokenEndpoint()
-  @ClientAuthenticated(DpopProofGuard, TokenClientAuthGuard)
+  @ClientAuthenticated(DpopProofGuard, DirectClientAuthGuard)
   async token(@Req() request: ProofRequest, @Res() response: Response): Promise<void> {
     const issued = await this.tokens.issue(request.user as ClientRecord, request.body as TokenParameters, confirmationOf(request), requestIdOf(request));
     // docs/reference/token-endpoint.md#dpop-proofs: with DPOP_NONCE on, every token response carries a fresh nonce.

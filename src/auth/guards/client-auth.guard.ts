@@ -27,8 +27,8 @@ export type ProofRequest = Request & { takesProofs?: true; dpop?: DpopProof; cer
  * route that takes DPoP proofs (DpopProofGuard ran first), a DPoP-bound client must have sent one,
  * and the proof's jti is used up once the client is authenticated.
  *
- * Introspection and revocation use this guard: passport runs the strategy there. The token
- * endpoint uses TokenClientAuthGuard, which calls the strategy's decision directly.
+ * Revocation uses this guard: passport runs the strategy there. The token endpoint and
+ * introspection, the hot paths, use DirectClientAuthGuard, which calls the strategy's decision directly.
  */
 @Injectable()
 export class ClientAuthGuard implements CanActivate {
@@ -146,13 +146,14 @@ export class ClientAuthGuard implements CanActivate {
 }
 
 /**
- * The token endpoint's client authentication: the same decisions, but `client_secret_basic` calls
- * the strategy's decision directly (ClientBasicStrategy.clientOf) instead of through passport,
- * whose per-request strategy object, closures and request properties cost 30-60 µs of CPU per token
- * (docs/design-decisions.md, "Performance of the token path").
+ * The client authentication of the hot paths, the token endpoint and introspection: the same
+ * decisions, but `client_secret_basic` calls the strategy's decision directly
+ * (ClientBasicStrategy.clientOf) instead of through passport, whose per-request strategy object,
+ * closures and request properties cost 30-60 µs of CPU per request (docs/design-decisions.md,
+ * "Performance of the token path").
  */
 @Injectable()
-export class TokenClientAuthGuard extends ClientAuthGuard {
+export class DirectClientAuthGuard extends ClientAuthGuard {
   protected override basicClient(request: Request): Promise<ClientRecord> {
     return this.basic.clientOf(request);
   }

@@ -59,7 +59,7 @@ export class ClientBasicStrategy extends PassportStrategy(BasicStrategy, CLIENT_
 
   /**
    * What `authenticate` decides, without passport's per-request machinery (a strategy object,
-   * five closures, a promise in AuthGuard): TokenClientAuthGuard calls this on the token path, where
+   * five closures, a promise in AuthGuard): DirectClientAuthGuard calls this on the token path, where
    * that machinery cost 30-60 µs of CPU per token, of 120-140 (docs/design-decisions.md, "Performance of the token path").
    */
   async clientOf(request: Request): Promise<ClientRecord> {
