@@ -26,6 +26,7 @@ import oidcProvider from './cases/oidc-provider.mjs';
 import bare from './cases/bare.mjs';
 import pop from './cases/pop.mjs';
 import introspection from './cases/introspection.mjs';
+import introspectionWorkers2 from './cases/introspection-workers2.mjs';
 
 /**
  * The cases, in the order they run for each alg (one at a time, never together). `name` is what
@@ -52,6 +53,7 @@ const CASES = [
   bare,
   pop,
   introspection,
+  introspectionWorkers2,
 ];
 
 const selected = (benchCase) => config.servers.includes(benchCase.name);

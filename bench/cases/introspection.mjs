@@ -52,11 +52,11 @@ async function seedIntrospection(dataDir) {
   }
 }
 
-async function runOursIntrospection(alg) {
-  const name = 'ours, introspection of resource-scope tokens';
+export async function runOursIntrospection(alg, { name = 'ours, introspection of resource-scope tokens', logName = 'ours-introspection', env } = {}) {
   return runOurs(alg, {
     name,
-    logName: 'ours-introspection',
+    logName,
+    env,
     extraClients: [{ clientId: INTROSPECTION_CLIENT_ID, scopes: 'uma_protection' }],
     prepare: seedIntrospection,
     measureWith: async (_name, _alg, baseUrl, auth, server, secrets) => {

@@ -100,7 +100,11 @@ export function printReport(results, cases) {
       console.log(`${alg}  status list GET from the cache: ${describe('ours', 'req/s', r.oursStatusList)} (wanted: at least 5,000 per worker)`);
     if (r.oursIntrospection || r.oidcProviderIntrospection)
       console.log(
-        `${alg}  introspection: ${describe('ours', 'req/s', r.oursIntrospection)} (µs CPU ${r.oursIntrospection ? fmtMicros(r.oursIntrospection) : 'n/a'}) | ${describe('oidc-provider', 'req/s', r.oidcProviderIntrospection)} (µs CPU ${r.oidcProviderIntrospection ? fmtMicros(r.oidcProviderIntrospection) : 'n/a'}) | ours/oidc-provider ${fmtRatio(r.oursIntrospection, r.oidcProviderIntrospection)} (aim: 2x)`,
+        `${alg}  introspection: ${describe('ours', 'req/s', r.oursIntrospection)} (µs CPU ${r.oursIntrospection ? fmtMicros(r.oursIntrospection) : 'n/a'}) | ${describe('oidc-provider', 'req/s', r.oidcProviderIntrospection)} (µs CPU ${r.oidcProviderIntrospection ? fmtMicros(r.oidcProviderIntrospection) : 'n/a'}) | ours/oidc-provider ${fmtRatio(r.oursIntrospection, r.oidcProviderIntrospection)} (aim: 2x), CPU per answer ${fmtCpuRatio(r.oursIntrospection, r.oidcProviderIntrospection)} (aim: at most 0.5x)`,
+      );
+    if (r.oursIntrospectionWorkers2)
+      console.log(
+        `${alg}  introspection, WORKERS=2: ${describe('ours', 'req/s', r.oursIntrospectionWorkers2)} (µs CPU ${fmtMicros(r.oursIntrospectionWorkers2)}) | WORKERS=2 / one process ${r.oursIntrospection ? fmtRatio(r.oursIntrospectionWorkers2, r.oursIntrospection) : 'n/a'}`,
       );
     if (r.oursPop)
       console.log(
@@ -142,6 +146,12 @@ export function writeJson(results) {
               : null,
           introspectionOursOverOidcProvider:
             r.oursIntrospection && r.oidcProviderIntrospection ? r.oursIntrospection.perSecond / r.oidcProviderIntrospection.perSecond : null,
+          introspectionCpuOursOverOidcProvider:
+            r.oursIntrospection?.cpu?.microsPerResponse && r.oidcProviderIntrospection?.cpu?.microsPerResponse
+              ? r.oursIntrospection.cpu.microsPerResponse / r.oidcProviderIntrospection.cpu.microsPerResponse
+              : null,
+          introspectionWorkers2OverOne:
+            r.oursIntrospectionWorkers2 && r.oursIntrospection ? r.oursIntrospectionWorkers2.perSecond / r.oursIntrospection.perSecond : null,
           proofOfPossessionOursOverOidcProvider: r.oursPop && r.oidcProviderPop ? r.oursPop.perSecond / r.oidcProviderPop.perSecond : null,
         },
       ]),

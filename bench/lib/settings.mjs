@@ -19,7 +19,7 @@ export const config = {
   // ours and oidc-provider).
   servers: (
     process.env.BENCH_SERVERS ??
-    'ours,nostatus,statuslist,flood,key-flood,register-flood,register,tickets,disclosures,exchange,workers2,oidc-provider,bare,pop,introspection'
+    'ours,nostatus,statuslist,flood,key-flood,register-flood,register,tickets,disclosures,exchange,workers2,oidc-provider,bare,pop,introspection,introspection-workers2'
   )
     .split(',')
     .map((s) => s.trim()),
