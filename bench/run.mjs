@@ -60,7 +60,9 @@ const selected = (benchCase) => config.servers.includes(benchCase.name);
 
 async function runAlg(alg) {
   const r = {};
-  for (const benchCase of CASES.filter(selected)) {
+  // BENCH_ORDER=peer-first (bench/lib/settings.mjs): the peer's token case before ours.
+  const ordered = config.peerFirst ? [oidcProvider, ...CASES.filter((c) => c !== oidcProvider)] : CASES;
+  for (const benchCase of ordered.filter(selected)) {
     if (benchCase.key) r[benchCase.key] = await benchCase.run(alg, r);
     else Object.assign(r, await benchCase.run(alg, r));
   }

@@ -6,7 +6,7 @@
 // (oursIntrospection, oidcProviderIntrospection), no table row.
 import autocannon from 'autocannon';
 import { connectEmbedded } from '../fill-database.mjs';
-import { CLIENT_ID, config, REQUEST_BODY, TICKET_REQUEST_BODY } from '../lib/settings.mjs';
+import { CLIENT_ID, config, inComparisonOrder, REQUEST_BODY, TICKET_REQUEST_BODY } from '../lib/settings.mjs';
 import { basicAuth, requestToken, timedLoad, tokenRequestHeaders, warnErrors, warnNon2xx, withCpu } from '../lib/load.mjs';
 import { runOurs, seedBenchTicket, withOidcProvider } from '../lib/servers.mjs';
 
@@ -78,9 +78,11 @@ function runOidcProviderIntrospection(alg) {
 }
 
 async function runIntrospection(alg) {
-  const oursIntrospection = await runOursIntrospection(alg);
-  const oidcProviderIntrospection = await runOidcProviderIntrospection(alg);
-  return { oursIntrospection, oidcProviderIntrospection };
+  const { ours, peer } = await inComparisonOrder(
+    () => runOursIntrospection(alg),
+    () => runOidcProviderIntrospection(alg),
+  );
+  return { oursIntrospection: ours, oidcProviderIntrospection: peer };
 }
 
 export default { name: 'introspection', needsBuild: true, run: runIntrospection };

@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { measureProofOfPossession, POP_CLIENT_ID, popClientKey } from '../proof-of-possession.mjs';
-import { config } from '../lib/settings.mjs';
+import { config, inComparisonOrder } from '../lib/settings.mjs';
 import { failStart } from '../lib/processes.mjs';
 import { summarize } from '../lib/load.mjs';
 import { runCli, withOidcProvider, withOurDatabase, withOurServer } from '../lib/servers.mjs';
@@ -48,9 +48,11 @@ function runOidcProviderProofOfPossession(alg, key) {
 
 async function runProofOfPossession(alg) {
   const key = await popClientKey();
-  const oursPop = await runOursProofOfPossession(alg, key);
-  const oidcProviderPop = await runOidcProviderProofOfPossession(alg, key);
-  return { oursPop, oidcProviderPop };
+  const { ours, peer } = await inComparisonOrder(
+    () => runOursProofOfPossession(alg, key),
+    () => runOidcProviderProofOfPossession(alg, key),
+  );
+  return { oursPop: ours, oidcProviderPop: peer };
 }
 
 export default { name: 'pop', needsBuild: true, run: runProofOfPossession };

@@ -11,6 +11,10 @@ export const config = {
   duration: Number(process.env.BENCH_DURATION ?? 10),
   warmup: Number(process.env.BENCH_WARMUP ?? 3),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
+  // BENCH_ORDER=peer-first: oidc-provider is measured before ours in each comparison (the whole
+  // `oidc-provider` case first, and the peer first inside `pop` and `introspection`), so that runs
+  // alternating both orders cancel what measuring second costs or gains on a shared machine.
+  peerFirst: process.env.BENCH_ORDER === 'peer-first',
   algs: (process.env.BENCH_ALGS ?? 'RS256,ES256')
     .split(',')
     .map((s) => s.trim())
@@ -32,3 +36,13 @@ export const REQUEST_BODY = 'grant_type=client_credentials&scope=read';
 // The consent-ticket cases (issue 4): a resource scope covered by the bench client's ticket.
 export const RESOURCE_SCOPE = 'blood-glucose-level:read';
 export const TICKET_REQUEST_BODY = `grant_type=client_credentials&scope=${encodeURIComponent(RESOURCE_SCOPE)}`;
+
+/** Measures ours and the peer one after the other, in the order BENCH_ORDER asks for; answers both. */
+export async function inComparisonOrder(measureOurs, measurePeer) {
+  if (!config.peerFirst) {
+    const ours = await measureOurs();
+    return { ours, peer: await measurePeer() };
+  }
+  const peer = await measurePeer();
+  return { ours: await measureOurs(), peer };
+}
