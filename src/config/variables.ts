@@ -130,7 +130,7 @@ export const VARIABLES = {
     defaultText: '`./.data`',
   }),
   LOG_LEVEL: oneOf(LOG_LEVELS, {
-    meaning: 'The lowest level written; successful token requests are logged at `debug`. See [logs](../operations/logs.md).',
+    meaning: 'The lowest level written; successful token and introspection requests are logged at `debug`. See [logs](../operations/logs.md).',
     default: 'info',
   }),
   LOG_FORMAT: oneOf(LOG_FORMATS, {
