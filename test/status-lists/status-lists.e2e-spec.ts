@@ -252,7 +252,10 @@ describe('token status lists on one database, two instances', () => {
     const queries = jest.spyOn(first.dataSource, 'query');
     try {
       for (let index = 0; index < 20; index += 1) expect((await request(first.url).get('/oauth2/status')).status).toBe(200);
-      expect(queries.mock.calls.filter(([sql]) => String(sql).includes('status_list'))).toEqual([]);
+      // A change notification arriving meanwhile (another instance's revocation, a block reserved
+      // ahead for the tokens issued before) may cost one read of the lists; a read per request would be 20.
+      const listReads = queries.mock.calls.map(([sql]) => String(sql)).filter((sql) => sql.includes('status_list'));
+      expect(listReads.length).toBeLessThanOrEqual(1);
     } finally {
       queries.mockRestore();
     }
