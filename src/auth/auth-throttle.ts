@@ -6,6 +6,7 @@ import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import { DataSource } from 'typeorm';
 import { failureSourceOf } from '../common/ip-addresses.js';
 import { OAuthError } from '../oauth/oauth-error.js';
+import { CleanStandings } from './clean-standings.js';
 
 // docs/reference/token-endpoint.md#brute-force-protection: at most 20 failed authentications
 // per client per minute (from all addresses together) and 100 per source address per minute.
@@ -108,6 +109,7 @@ export class AuthThrottle implements ThrottleStore {
   private readonly pool: Pool;
   /** Known sources this process wrote lately (client id NUL address → when): the hot path writes one at most once a day. */
   private readonly knownWritten = new Map<string, number>();
+  private readonly cleanStandings = new CleanStandings();
   private readonly perClient: RateLimiterPostgres;
   private readonly perAddress: RateLimiterPostgres;
   private readonly perClientAddress: RateLimiterPostgres;
@@ -120,9 +122,19 @@ export class AuthThrottle implements ThrottleStore {
     this.perClientAddress = failureCounter(dataSource, 'client-address', 1);
   }
 
-  /** See admit(). */
-  admit(clientId: string, address: string, options?: AdmitOptions): Promise<Admission> {
-    return admit(this, clientId, address, options);
+  /**
+   * See admit(). A proven pair whose counts were read clean within the last second is admitted
+   * without reading them again (CleanStandings): a working key-holding client's requests read
+   * nothing here in the steady state. A failure or refusal counted by this process makes every
+   * pair read again at once; one counted by another process is seen within the second.
+   */
+  async admit(clientId: string, address: string, options: AdmitOptions = {}): Promise<Admission> {
+    if (!options.proven) return admit(this, clientId, address, options);
+    if (this.cleanStandings.has(clientId, address)) return { failing: false, claimed: false };
+    const generation = this.cleanStandings.generation;
+    const admission = await admit(this, clientId, address, options);
+    if (admission.lockedFor === undefined && !admission.failing && !admission.claimed) this.cleanStandings.add(clientId, address, generation);
+    return admission;
   }
 
   /** Which of the two limits are used up, and for how long; and whether the address is failing for the client. One read. */
@@ -190,6 +202,7 @@ export class AuthThrottle implements ThrottleStore {
    * registration access token), counts toward its source address's limit.
    */
   async countRefusal(address: string): Promise<void> {
+    this.cleanStandings.clear();
     await this.perAddress.penalty(addressKey(address), 1);
   }
 
@@ -201,6 +214,7 @@ export class AuthThrottle implements ThrottleStore {
   }
 
   async recordFailure(clientId: string, address: string): Promise<void> {
+    this.cleanStandings.clear();
     await Promise.all([
       this.perClient.penalty(keyOf(clientId), 1),
       this.perAddress.penalty(addressKey(address), 1),

@@ -2,7 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import * as oidc from 'openid-client';
 import { createRemoteJWKSet, jwtVerify, SignJWT } from 'jose';
-import { FAILURES_PER_CLIENT } from '../../src/auth/auth-throttle.js';
+import { AuthThrottle, FAILURES_PER_ADDRESS, FAILURES_PER_CLIENT } from '../../src/auth/auth-throttle.js';
+import { jest } from '@jest/globals';
 import { add, patchAdmin, rowCounts } from '../support/admin.js';
 import { basic, createClient } from '../support/factories.js';
 import { loopbackAddress, onceASecondUntilOk, postToken } from '../support/flood.js';
@@ -275,6 +276,34 @@ describe('brute-force limits for assertions', () => {
   });
 });
 
+describe('the counts of a working key-holding client', () => {
+  /** A new client that has authenticated twice from 127.0.0.1 (proven, then its counts read clean), and a spy on the reads of the counts. */
+  async function provenClient() {
+    const holder = await clientKey('ES256');
+    const id = await createKeyClient(server.app, holder);
+    for (let index = 0; index < 2; index += 1) expect((await withAssertion(await assertion(holder, id, server.url))).status).toBe(200);
+    const reads = jest.spyOn(server.app.get(AuthThrottle), 'standing');
+    return { holder, id, reads };
+  }
+
+  afterEach(() => jest.restoreAllMocks());
+
+  it('are read at most once a second while its address stays clean', async () => {
+    const { holder, id, reads } = await provenClient();
+    for (let index = 0; index < 3; index += 1) expect((await withAssertion(await assertion(holder, id, server.url))).status).toBe(200);
+    // Three requests inside a second read nothing; a slow machine crossing the second's end reads once.
+    expect(reads.mock.calls.length).toBeLessThanOrEqual(1);
+  });
+
+  it('are read again at once after a refused assertion from its address', async () => {
+    const { holder, id, reads } = await provenClient();
+    expect((await withAssertion(await assertion(holder, id, server.url, { aud: 'https://elsewhere.example' }))).status).toBe(401);
+    reads.mockClear();
+    expect((await withAssertion(await assertion(holder, id, server.url))).status).toBe(200);
+    expect(reads).toHaveBeenCalledTimes(1);
+  });
+});
+
 describe('private_key_jwt on two instances of one database', () => {
   let second: TestApp;
 
@@ -283,6 +312,21 @@ describe('private_key_jwt on two instances of one database', () => {
   });
 
   afterAll(() => second.close());
+
+  it("holds within a second an address's limit reached on the other instance, also for a client that works from it", async () => {
+    const holder = await clientKey('ES256');
+    const id = await createKeyClient(server.app, holder);
+    for (let index = 0; index < 2; index += 1) expect((await withAssertion(await assertion(holder, id, server.url))).status).toBe(200);
+    const throttle = second.app.get(AuthThrottle);
+    for (let index = 0; index < FAILURES_PER_ADDRESS; index += 1) await throttle.countRefusal('127.0.0.1');
+    const started = Date.now();
+    const refused = await eventually(async () => {
+      const response = await withAssertion(await assertion(holder, id, server.url));
+      return response.status === 429 ? response : undefined;
+    }, 3_000);
+    expect(bodyOf<OAuthErrorBody>(refused).error).toBe('too_many_requests');
+    expect(Date.now() - started).toBeLessThan(1_500);
+  });
 
   it('refuses on the second instance an assertion the first one accepted', async () => {
     const jwt = await assertion(key, clientId, server.url);
