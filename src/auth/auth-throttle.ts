@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 import { failureSourceOf } from '../common/ip-addresses.js';
 import { OAuthError } from '../oauth/oauth-error.js';
 import { CleanStandings } from './clean-standings.js';
+import { pairOf } from './proven-sources.js';
 
 // docs/reference/token-endpoint.md#brute-force-protection: at most 20 failed authentications
 // per client per minute (from all addresses together) and 100 per source address per minute.
@@ -232,7 +233,7 @@ export class AuthThrottle implements ThrottleStore {
   rememberSuccess(clientId: string, address: string): void {
     // Keyed by the raw pair: a token request that finds it pays one map lookup, no hash and no
     // address parsing; the row's key (pairKey) is computed only for a write.
-    const seen = `${clientId}\u0000${address}`;
+    const seen = pairOf(clientId, address);
     const now = Date.now();
     const written = this.knownWritten.get(seen);
     if (written !== undefined && now - written < KNOWN_SOURCE_REFRESH_MS) return;

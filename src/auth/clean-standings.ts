@@ -1,3 +1,5 @@
+import { pairOf } from './proven-sources.js';
+
 // A clean standing is read again after this long: a failure counted by another worker or instance
 // is seen within it, as every other change is (docs/operations/security.md, "The throttle comes first").
 export const CLEAN_STANDING_MS = 1000;
@@ -44,8 +46,4 @@ export class CleanStandings {
     this.clears += 1;
     this.readAt.clear();
   }
-}
-
-function pairOf(clientId: string, address: string): string {
-  return `${clientId}\u0000${address}`;
 }

@@ -21,6 +21,7 @@ export class ProvenSources {
   }
 }
 
-function pairOf(clientId: string, address: string): string {
+/** A client id and source address as one in-memory key (the throttle's memories of this process; never stored). */
+export function pairOf(clientId: string, address: string): string {
   return `${clientId}\u0000${address}`;
 }
