@@ -13,6 +13,7 @@ import { AuthThrottle } from './auth-throttle.js';
 import type { BeforeConsume } from './client-assertion-authenticator.js';
 import type { DpopProof } from './dpop-proofs.js';
 import { DpopProofs } from './dpop-proofs.js';
+import { ProvenSources } from './proven-sources.js';
 import { ReplayStore } from './replay-store.js';
 import { UdapCertificates } from './udap-certificates.js';
 
@@ -25,6 +26,9 @@ import { UdapCertificates } from './udap-certificates.js';
  */
 @Injectable()
 export class UdapClientAuthenticator {
+  // Like private_key_jwt's: a member that signed from an address keeps its rate there while the address stays clean.
+  private readonly proven = new ProvenSources();
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly clients: ClientDirectory,
@@ -61,10 +65,11 @@ export class UdapClientAuthenticator {
     if (client !== null && (client.trustCommunityId ?? null) === null) {
       throw new OAuthError('invalid_request', 'udap=1 is only for clients registered by UDAP; this client authenticates without it');
     }
-    const admission = await this.throttle.admit(clientId, sourceAddress);
+    const admission = await this.throttle.admit(clientId, sourceAddress, { proven: this.proven.has(clientId, sourceAddress) });
     try {
       const authenticated = await this.verify(assertion, client, proof, beforeConsume);
       if (admission.failing || admission.claimed) await this.throttle.clearFailing(clientId, sourceAddress);
+      this.proven.add(clientId, sourceAddress);
       this.throttle.rememberSuccess(clientId, sourceAddress);
       return authenticated;
     } catch (error) {

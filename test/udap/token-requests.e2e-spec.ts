@@ -1,8 +1,10 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access --
    OAuth answers are read member by member here (supertest types every body as any). */
 import { randomUUID } from 'node:crypto';
+import { jest } from '@jest/globals';
 import { decodeJwt } from 'jose';
 import request from 'supertest';
+import { AuthThrottle } from '../../src/auth/auth-throttle.js';
 import { add, freshIds, JSON_API, patchAdmin, ref } from '../support/admin.js';
 import { basic, createClient } from '../support/factories.js';
 import { LogLines } from '../support/log-lines.js';
@@ -217,6 +219,35 @@ describe('a UDAP token request', () => {
     const again = await tokenRequest(udapParameters(once));
     expect(again.status).toBe(401);
     expect(await logs.refusedBecause(again)).toMatch(/"jti" has already been used/);
+  });
+});
+
+// docs/operations/security.md#the-throttle-comes-first: a member is a key-holding client like a private_key_jwt one.
+describe("a member's failure counts", () => {
+  beforeEach(() => server.dataSource.query('TRUNCATE auth_failure'));
+  afterEach(() => jest.restoreAllMocks());
+
+  /** A new member that has got two tokens from 127.0.0.1 (proven, then its counts read clean), and a spy on the reads of the counts. */
+  async function provenMember() {
+    const client = await member();
+    for (let index = 0; index < 2; index += 1) expect((await tokenRequest(udapParameters(await assertion(client)))).status).toBe(200);
+    const reads = jest.spyOn(server.app.get(AuthThrottle), 'standing');
+    return { client, reads };
+  }
+
+  it('are read at most once a second while its address stays clean', async () => {
+    const { client, reads } = await provenMember();
+    for (let index = 0; index < 3; index += 1) expect((await tokenRequest(udapParameters(await assertion(client)))).status).toBe(200);
+    // Three requests inside a second read nothing; a slow machine crossing the second's end reads once.
+    expect(reads.mock.calls.length).toBeLessThanOrEqual(1);
+  });
+
+  it('are read again at once after a refused assertion from its address', async () => {
+    const { client, reads } = await provenMember();
+    expect((await tokenRequest(udapParameters(await assertion(client, { aud: 'https://elsewhere.example/oauth2/token' })))).status).toBe(401);
+    reads.mockClear();
+    expect((await tokenRequest(udapParameters(await assertion(client)))).status).toBe(200);
+    expect(reads).toHaveBeenCalledTimes(1);
   });
 });
 
