@@ -7,12 +7,13 @@ import { loadConfig } from '../config/load-config.js';
 import { buildApiDocument } from '../http/api-docs.js';
 
 /**
- * Writes the OpenAPI document (`npm run openapi [-- <file>]`, default openapi.json). The
- * application is built in preview mode: modules are scanned, nothing is instantiated, so no
- * database is needed.
+ * Writes the OpenAPI document (`npm run openapi [-- <file>]`, default openapi.json) of every
+ * endpoint the server can serve: the optional ones (dynamic registration, UDAP discovery) are
+ * switched on. The application is built in preview mode: modules are scanned, nothing is
+ * instantiated, so no database, certificate or key is needed.
  */
 async function main(file = 'openapi.json'): Promise<void> {
-  const config = { ...loadConfig({}), databaseUrl: 'postgres://unused@127.0.0.1:1/unused' };
+  const config = { ...loadConfig({}), dynamicClientRegistration: true, udap: true, databaseUrl: 'postgres://unused@127.0.0.1:1/unused' };
   const app = await NestFactory.create(AppModule.forRoot(config), { preview: true, logger: false });
   const document = buildApiDocument(app);
   await writeFile(resolve(file), `${JSON.stringify(document, null, 2)}\n`);

@@ -430,3 +430,19 @@ describe("a trust community's server certificate (admin interface)", () => {
     });
   });
 });
+
+describe('the API documentation', () => {
+  const paths = async (target: TestApp) => {
+    const response = await request(target.adminUrl).get('/docs-json');
+    expect(response.status).toBe(200);
+    return Object.keys((response.body as { paths: Record<string, unknown> }).paths);
+  };
+
+  it('lists GET /.well-known/udap and the registration endpoint when UDAP is on', async () => {
+    expect(await paths(server)).toEqual(expect.arrayContaining(['/.well-known/udap', '/oauth2/register']));
+  });
+
+  it('lists no UDAP discovery when UDAP is off', async () => {
+    expect(await paths(udapOff)).not.toContain('/.well-known/udap');
+  });
+});

@@ -156,6 +156,19 @@ describe('a new member', () => {
     expect(Math.abs(response.body.client_id_issued_at - Date.now() / 1000)).toBeLessThan(60);
   });
 
+  it('whose certificate chains to anchors of two communities is registered in the older one', async () => {
+    const newer = await community({ name: 'Community A again', anchors: [rootA.pem], scopeCeiling: CEILING });
+    try {
+      const { leaf, san } = await memberA();
+      const response = await register(await statementBody(leaf, [intermediateA], claimsFor(san)));
+      expect(response.status).toBe(201);
+      expect((await stored(response.body.client_id as string))?.trust_community_id).toBe(Number(communityA));
+    } finally {
+      const removed = await request(server.adminUrl).delete(`/admin/trust-community/${newer}`).set('Authorization', server.adminToken);
+      expect(removed.status).toBe(204);
+    }
+  });
+
   it('stores an ordinary private_key_jwt client without keys, with its community, SAN URI and organization', async () => {
     const { leaf, san } = await memberA();
     const response = await register(await statementBody(leaf, [intermediateA], claimsFor(san)));
