@@ -71,13 +71,26 @@ function killGroup(pid, signal) {
   }
 }
 
+/**
+ * `promise`'s value, or null when it has not settled within `ms`. The timer is cleared either way:
+ * a timer left running would keep the bench alive after its report.
+ */
+export async function within(promise, ms) {
+  const cancel = new AbortController();
+  try {
+    return await Promise.race([promise, sleep(ms, null, { signal: cancel.signal })]);
+  } finally {
+    cancel.abort();
+  }
+}
+
 // Polite stop: SIGTERM to the main process only (it must stop its own
 // database), then SIGKILL to the whole group if it hangs or leaves anything.
 export async function stopChild(proc, timeoutMs = 20_000) {
   const { pid } = proc.child;
   if (live.has(proc)) {
     proc.child.kill('SIGTERM');
-    const done = await Promise.race([proc.exited, sleep(timeoutMs).then(() => null)]);
+    const done = await within(proc.exited, timeoutMs);
     if (!done) notes.push(`${proc.name}: did not exit within ${timeoutMs / 1000} s of SIGTERM, killed`);
   }
   await reapGroup(proc.name, pid);
@@ -93,7 +106,7 @@ export async function reapGroup(name, pid) {
 /** Stops a flooding process (bench/*-flood.mjs) and answers the summary line it printed last. */
 export async function stopAttacker(proc) {
   proc.child.kill('SIGTERM');
-  await Promise.race([proc.exited, sleep(10_000)]);
+  await within(proc.exited, 10_000);
   await reapGroup(proc.name, proc.child.pid);
   return proc.stdout.trim().split('\n').pop();
 }

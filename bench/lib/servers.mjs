@@ -3,10 +3,9 @@
 // peers (bench/oidc-provider-peer.mjs, bench/bare-http-peer.mjs).
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { connectEmbedded, fillBenchTicket } from '../fill-database.mjs';
 import { CLIENT_ID, DISCOVERY_PATH, REQUEST_BODY, RESOURCE_SCOPE, RESULTS_DIR } from './settings.mjs';
-import { failStart, freePort, logPath, makeDataDir, notes, reapGroup, removeDataDir, startChild, stopChild, waitReady } from './processes.mjs';
+import { failStart, freePort, logPath, makeDataDir, notes, reapGroup, removeDataDir, startChild, stopChild, waitReady, within } from './processes.mjs';
 import { basicAuth, benchServer, verifyToken } from './load.mjs';
 
 /**
@@ -88,7 +87,7 @@ export async function createFloodInitialAccessToken(alg, env, logName) {
 /** Runs our CLI (`args` after dist/src/cli.js) on the case's database: its process and exit (null: not within 120 s). */
 export async function runCli(what, args, alg, env, logName) {
   const cli = startChild(`our CLI (${what})`, ['dist/src/cli.js', ...args], env, logPath(logName, alg));
-  const exit = await Promise.race([cli.exited, sleep(120_000).then(() => null)]);
+  const exit = await within(cli.exited, 120_000);
   // The CLI may leave its database running; anything left in its group goes.
   await reapGroup(cli.name, cli.child.pid);
   return { cli, exit };
