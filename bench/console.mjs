@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { connectEmbedded, fillDatabase } from './fill-database.mjs';
-import { freePort } from './lib/processes.mjs';
+import { freePort, within } from './lib/processes.mjs';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
@@ -36,7 +36,7 @@ async function startServer() {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const stop = async () => {
     child.kill('SIGTERM');
-    if (!(await Promise.race([exited.then(() => true), sleep(20_000).then(() => false)]))) process.kill(-child.pid, 'SIGKILL');
+    if (!(await within(exited.then(() => true), 20_000))) process.kill(-child.pid, 'SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   };
   const adminUrl = `http://127.0.0.1:${adminPort}`;
