@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-argument --
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument --
    JSON answers are read member by member here (supertest types every body as any). */
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compactVerify, decodeProtectedHeader, importX509 } from 'jose';
 import request from 'supertest';
-import { JSON_API } from '../support/admin.js';
 import { freshDatabase, startTestApp, type TestApp } from '../support/test-app.js';
 import { selfSignedCertificate, udapServerCertificate, writeUdapServerFiles, type UdapServerFiles } from '../support/udap-anchors.js';
+import { createTrustCommunity, patchTrustCommunity, postTrustCommunity, type TrustCommunityResource } from '../support/udap-members.js';
 
 // docs/reference/trust-communities.md#discovery: GET /.well-known/udap, and a community's own server certificate.
 const ISSUER = 'https://udap-as.example.org';
@@ -55,22 +55,6 @@ afterAll(async () => {
 let count = 0;
 const fresh = (what: string) => `${what}-${run}-${count++}`;
 
-function postCommunity(attributes: Record<string, unknown>) {
-  return request(server.adminUrl)
-    .post('/admin/trust-community')
-    .set('Authorization', server.adminToken)
-    .set('Content-Type', JSON_API)
-    .send(JSON.stringify({ data: { type: 'trust-community', attributes } }));
-}
-
-function patchCommunity(id: string, attributes: Record<string, unknown>) {
-  return request(server.adminUrl)
-    .patch(`/admin/trust-community/${id}`)
-    .set('Authorization', server.adminToken)
-    .set('Content-Type', JSON_API)
-    .send(JSON.stringify({ data: { type: 'trust-community', id, attributes } }));
-}
-
 function communityAttributes(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     name: 'Discovery community',
@@ -81,10 +65,8 @@ function communityAttributes(overrides: Record<string, unknown> = {}): Record<st
   };
 }
 
-async function community(overrides: Record<string, unknown> = {}): Promise<{ id: string; attributes: Record<string, unknown> }> {
-  const response = await postCommunity(communityAttributes(overrides));
-  expect(response.status).toBe(201);
-  return response.body.data;
+async function community(overrides: Record<string, unknown> = {}): Promise<TrustCommunityResource> {
+  return createTrustCommunity(server, communityAttributes(overrides));
 }
 
 function discovery(app: TestApp, query = '') {
@@ -262,7 +244,7 @@ describe('GET /.well-known/udap?community=', () => {
     const { id, attributes } = await community();
     const query = `?community=${encodeURIComponent(attributes.communityUri as string)}`;
     expect((await discovery(server, query)).status).toBe(200);
-    expect((await patchCommunity(id, { enabled: false })).status).toBe(200);
+    expect((await patchTrustCommunity(server, id, { enabled: false })).status).toBe(200);
     expect((await discovery(server, query)).status).toBe(204);
   });
 
@@ -312,7 +294,7 @@ describe("a trust community's server certificate (admin interface)", () => {
 
   it('removes both with serverCertificate and serverKey null', async () => {
     const { id } = await community({ serverCertificate: communityFiles.chain, serverKey: communityFiles.key });
-    const response = await patchCommunity(id, { serverCertificate: null, serverKey: null });
+    const response = await patchTrustCommunity(server, id, { serverCertificate: null, serverKey: null });
     expect(response.status).toBe(200);
     expect(response.body.data.attributes.serverCertificate).toBeNull();
     const [row] = await server.dataSource.query<{ server_key: string | null }[]>('SELECT server_key FROM trust_community WHERE id = $1', [Number(id)]);
@@ -321,7 +303,7 @@ describe("a trust community's server certificate (admin interface)", () => {
 
   it('removes the key too when serverCertificate alone is set to null', async () => {
     const { id } = await community({ serverCertificate: communityFiles.chain, serverKey: communityFiles.key });
-    expect((await patchCommunity(id, { serverCertificate: null })).status).toBe(200);
+    expect((await patchTrustCommunity(server, id, { serverCertificate: null })).status).toBe(200);
     const [row] = await server.dataSource.query<{ server_certificate: string | null; server_key: string | null }[]>(
       'SELECT server_certificate, server_key FROM trust_community WHERE id = $1',
       [Number(id)],
@@ -331,7 +313,7 @@ describe("a trust community's server certificate (admin interface)", () => {
 
   it('adds a server certificate to a community by a replace naming both', async () => {
     const { id, attributes } = await community();
-    const response = await patchCommunity(id, { serverCertificate: communityFiles.chain, serverKey: communityFiles.key });
+    const response = await patchTrustCommunity(server, id, { serverCertificate: communityFiles.chain, serverKey: communityFiles.key });
     expect(response.status).toBe(200);
     const udap = await discovery(server, `?community=${encodeURIComponent(attributes.communityUri as string)}`);
     expect((await verified(udap.body.signed_metadata as string)).header.x5c).toEqual(chainOf(communityFiles));
@@ -387,7 +369,7 @@ describe("a trust community's server certificate (admin interface)", () => {
       ],
     ])('refuses %s on create', async (_case, given, attribute, detail) => {
       const before = await tableCounts();
-      const response = await postCommunity(communityAttributes(given()));
+      const response = await postTrustCommunity(server, communityAttributes(given()));
       expect(response.status).toBe(422);
       expect(response.body.errors[0]).toMatchObject({ status: '422', source: { pointer: `/data/attributes/${attribute}` } });
       expect(response.body.errors[0].detail).toContain(detail);
@@ -395,14 +377,14 @@ describe("a trust community's server certificate (admin interface)", () => {
     });
 
     it('never echoes the key in a refusal', async () => {
-      const response = await postCommunity(communityAttributes({ serverCertificate: communityFiles.chain, serverKey: otherKey.key }));
+      const response = await postTrustCommunity(server, communityAttributes({ serverCertificate: communityFiles.chain, serverKey: otherKey.key }));
       expect(response.status).toBe(422);
       expect(response.text).not.toContain('PRIVATE KEY');
     });
 
     it('refuses a replace naming serverCertificate alone, and changes nothing', async () => {
       const { id } = await community({ serverCertificate: communityFiles.chain, serverKey: communityFiles.key });
-      const response = await patchCommunity(id, { serverCertificate: otherKey.chain });
+      const response = await patchTrustCommunity(server, id, { serverCertificate: otherKey.chain });
       expect(response.status).toBe(422);
       expect(response.body.errors[0]).toMatchObject({ source: { pointer: '/data/attributes/serverKey' } });
       const read = await request(server.adminUrl).get(`/admin/trust-community/${id}`).set('Authorization', server.adminToken);
@@ -411,7 +393,7 @@ describe("a trust community's server certificate (admin interface)", () => {
 
     it('refuses a replace with a key of another certificate, and changes nothing', async () => {
       const { id } = await community({ serverCertificate: communityFiles.chain, serverKey: communityFiles.key });
-      const response = await patchCommunity(id, { serverCertificate: communityFiles.chain, serverKey: otherKey.key });
+      const response = await patchTrustCommunity(server, id, { serverCertificate: communityFiles.chain, serverKey: otherKey.key });
       expect(response.status).toBe(422);
       expect(response.body.errors[0]).toMatchObject({ source: { pointer: '/data/attributes/serverKey' } });
       const [row] = await server.dataSource.query<{ version: number }[]>('SELECT version FROM trust_community WHERE id = $1', [Number(id)]);
@@ -423,7 +405,7 @@ describe("a trust community's server certificate (admin interface)", () => {
       ['a serverKey that is an array', { serverKey: ['x'] }, 'serverKey'],
     ])('answers 400 for %s', async (_case, given, attribute) => {
       const before = await tableCounts();
-      const response = await postCommunity(communityAttributes(given));
+      const response = await postTrustCommunity(server, communityAttributes(given));
       expect(response.status).toBe(400);
       expect(response.body.errors[0]).toMatchObject({ status: '400', source: { pointer: `/data/attributes/${attribute}` } });
       expect(await tableCounts()).toEqual(before);

@@ -1,20 +1,19 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access --
    OAuth answers are read member by member here (supertest types every body as any). */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import request from 'supertest';
-import { add, JSON_API, patchAdmin, ref } from '../support/admin.js';
+import { add, patchAdmin, ref } from '../support/admin.js';
 import { bodyOf, type CreatedClientResult } from '../support/bodies.js';
 import { finished } from '../support/processes.js';
 import { freePort, freshDatabase, startTestApp, type TestApp } from '../support/test-app.js';
-import { CrlServer, testLeaf, testRoot, udapJwt, type TestIssued } from '../support/udap-anchors.js';
+import { CrlServer, testLeaf, testRoot, type TestIssued } from '../support/udap-anchors.js';
+import { clientRowId, createTrustCommunity, hl7B2b, postToken, registerUdapMember, udapClientAssertion, udapTokenParameters } from '../support/udap-members.js';
 
 // examples/glucose-data-source/server.mjs with PURPOSE_OF_USE (docs/guides/udap.md#what-a-resource-server-checks):
 // GET /b2b/Observation serves a UDAP member's token only for the purpose of use it holds it to.
 
 const EXAMPLES = resolve(import.meta.dirname, '../../examples');
-const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 const TREAT = 'urn:oid:2.16.840.1.113883.5.8#TREAT';
 const HPAYMT = 'urn:oid:2.16.840.1.113883.5.8#HPAYMT';
 const SAN = 'https://clinic.example/udap';
@@ -49,47 +48,24 @@ beforeAll(async () => {
   ]);
   expect(enrolled.status).toBe(200);
   const rs = bodyOf<CreatedClientResult[]>(enrolled)[2];
-  const community = await request(server.adminUrl)
-    .post('/admin/trust-community')
-    .set('Authorization', server.adminToken)
-    .set('Content-Type', JSON_API)
-    .send(
-      JSON.stringify({
-        data: {
-          type: 'trust-community',
-          attributes: {
-            name: 'Example',
-            communityUri: 'urn:example:community',
-            anchors: [root.pem],
-            scopeCeiling: 'blood-glucose-level:read',
-            purposesOfUse: [TREAT, HPAYMT],
-          },
-        },
-      }),
-    );
-  expect(community.status).toBe(201);
+  await createTrustCommunity(server, {
+    name: 'Example',
+    communityUri: 'urn:example:community',
+    anchors: [root.pem],
+    scopeCeiling: 'blood-glucose-level:read',
+    purposesOfUse: [TREAT, HPAYMT],
+  });
 
-  const now = Math.floor(Date.now() / 1000);
-  const statement = await udapJwt(leaf, [], {
-    iss: SAN,
-    sub: SAN,
-    aud: `${server.url}/oauth2/register`,
-    iat: now,
-    exp: now + 60,
-    jti: randomUUID(),
-    client_name: 'Clinic Example',
+  const registered = await registerUdapMember(server, {
+    leaf,
+    san: SAN,
+    clientName: 'Clinic Example',
     contacts: ['mailto:it@clinic.example'],
-    grant_types: ['client_credentials'],
-    token_endpoint_auth_method: 'private_key_jwt',
     scope: 'blood-glucose-level:read',
   });
-  const registered = await request(server.url)
-    .post('/oauth2/register')
-    .set('Content-Type', 'application/json')
-    .send(JSON.stringify({ software_statement: statement, udap: '1' }));
   expect(registered.status).toBe(201);
   memberId = registered.body.client_id as string;
-  const [{ id: row }] = await server.dataSource.query<{ id: number }[]>('SELECT id FROM client WHERE client_id = $1', [memberId]);
+  const row = await clientRowId(server, memberId);
   const [{ id: definition }] = await server.dataSource.query<{ id: number }[]>(`SELECT id FROM resource_definition WHERE name = 'blood-glucose-level'`);
   const [{ id: scope }] = await server.dataSource.query<{ id: number }[]>(`SELECT id FROM scope WHERE resource_definition_id = $1`, [definition]);
   // Two tickets: one whose purpose covers treatment, one whose purpose covers payment.
@@ -146,36 +122,10 @@ afterAll(async () => {
 
 /** The member's token for the data source, asserting `purposeOfUse`. */
 async function tokenFor(purposeOfUse: string): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
-  const assertion = await udapJwt(leaf, [], {
-    iss: memberId,
-    sub: memberId,
-    aud: `${server.url}/oauth2/token`,
-    iat: now,
-    exp: now + 60,
-    jti: randomUUID(),
-    extensions: {
-      'hl7-b2b': {
-        version: '1',
-        organization_id: 'https://clinic.example/Organization/1',
-        organization_name: 'Clinic Example',
-        purpose_of_use: [purposeOfUse],
-      },
-    },
+  const assertion = await udapClientAssertion(server, { leaf, chain: [] }, memberId, {
+    extensions: { 'hl7-b2b': hl7B2b({ id: 'https://clinic.example/Organization/1', name: 'Clinic Example' }, [purposeOfUse]) },
   });
-  const response = await request(server.url)
-    .post('/oauth2/token')
-    .type('form')
-    .send(
-      new URLSearchParams({
-        grant_type: 'client_credentials',
-        scope: 'blood-glucose-level:read',
-        resource: dataSourceUrl,
-        udap: '1',
-        client_assertion_type: ASSERTION_TYPE,
-        client_assertion: assertion,
-      }).toString(),
-    );
+  const response = await postToken(server, udapTokenParameters(assertion, { scope: 'blood-glucose-level:read', resource: dataSourceUrl }));
   expect(response.status).toBe(200);
   return response.body.access_token as string;
 }

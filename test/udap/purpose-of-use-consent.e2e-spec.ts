@@ -1,17 +1,24 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access --
    OAuth and JSON:API answers are read member by member here (supertest types every body as any). */
-import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
-import request from 'supertest';
-import { add, freshIds, getAdmin, JSON_API, patchAdmin, ref } from '../support/admin.js';
+import { add, freshIds, getAdmin, patchAdmin, ref } from '../support/admin.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { CrlServer, testLeaf, testRoot, udapJwt, type TestIssued } from '../support/udap-anchors.js';
+import { CrlServer, testLeaf, testRoot, type TestIssued } from '../support/udap-anchors.js';
+import {
+  clientRowId,
+  consentTicketOperations,
+  createTrustCommunity,
+  hl7B2b,
+  postToken,
+  registerUdapMember,
+  udapClientAssertion,
+  udapTokenParameters,
+} from '../support/udap-members.js';
 
 // docs/concepts/consent-tickets.md#purpose-of-use and docs/reference/trust-communities.md#token-request:
 // a UDAP member's resource scope is covered only by a ticket whose purpose lists a purpose of use
 // the request asserts, end to end: registration, token request, token, disclosure.
 
-const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 const TREAT = 'urn:oid:2.16.840.1.113883.5.8#TREAT';
 const ETREAT = 'urn:oid:2.16.840.1.113883.5.8#ETREAT';
 
@@ -46,101 +53,33 @@ async function memberWithTicket(purposesOfUse: string[]): Promise<Member> {
     add('scope', { id: read, attributes: { name: 'read' }, relationships: { resourceDefinition: ref('resource-definition', definition) } }),
   ]);
   expect(made.status).toBe(200);
-  const community = await request(server.adminUrl)
-    .post('/admin/trust-community')
-    .set('Authorization', server.adminToken)
-    .set('Content-Type', JSON_API)
-    .send(
-      JSON.stringify({
-        data: {
-          type: 'trust-community',
-          attributes: {
-            name: 'Purposes',
-            communityUri: `https://community.example/${randomUUID()}`,
-            anchors: [root.pem],
-            scopeCeiling: scope,
-            purposesOfUse: [TREAT, ETREAT],
-          },
-        },
-      }),
-    );
-  expect(community.status).toBe(201);
+  await createTrustCommunity(server, { name: 'Purposes', anchors: [root.pem], scopeCeiling: scope, purposesOfUse: [TREAT, ETREAT] });
 
   const san = `https://lab.example/udap/${Date.now()}-${sanCount++}`;
   const leaf = await testLeaf('CN=Lab Example', san, root);
-  const now = Math.floor(Date.now() / 1000);
-  const statement = await udapJwt(leaf, [], {
-    iss: san,
-    sub: san,
-    aud: `${server.url}/oauth2/register`,
-    iat: now,
-    exp: now + 60,
-    jti: randomUUID(),
-    client_name: 'Lab Example',
-    contacts: ['mailto:it@lab.example'],
-    grant_types: ['client_credentials'],
-    token_endpoint_auth_method: 'private_key_jwt',
-    scope,
-  });
-  const registered = await request(server.url)
-    .post('/oauth2/register')
-    .set('Content-Type', 'application/json')
-    .send(JSON.stringify({ software_statement: statement, udap: '1' }));
+  const registered = await registerUdapMember(server, { leaf, san, clientName: 'Lab Example', contacts: ['mailto:it@lab.example'], scope });
   expect(registered.body).toHaveProperty('client_id');
   expect(registered.status).toBe(201);
   const clientId = registered.body.client_id as string;
-  const [{ id: row }] = await server.dataSource.query<{ id: number }[]>('SELECT id FROM client WHERE client_id = $1', [clientId]);
+  const row = await clientRowId(server, clientId);
 
-  const consent = await patchAdmin(server, [
-    add('purpose', { id: purpose, attributes: { name: 'Lab results for treatment', purposesOfUse } }),
-    add('capability-ticket', {
-      id: ticket,
-      attributes: { ticketId: `ticket-${ticket}`, ticketName: 'Lab results' },
-      relationships: { purpose: ref('purpose', purpose), umaClient: ref('uma-client', row) },
-    }),
-    add('requested-resource', {
-      id: resource,
-      attributes: { maxPermissionDuration: 7200, requestedResourceId: `lab-results-of-patient-${resource}` },
-      relationships: { resourceDefinition: ref('resource-definition', definition), umaClient: ref('uma-client', row) },
-    }),
-    add('requested-resource-scopes', {
-      id: binding,
-      relationships: { scope: ref('scope', read), purpose: ref('purpose', purpose), requestedResource: ref('requested-resource', resource) },
-    }),
-    add('requested-resources-capability-tickets', {
-      id: combination,
-      relationships: { capabilityTicket: ref('capability-ticket', ticket), requestedResource: ref('requested-resource', resource) },
-    }),
-  ]);
+  const consent = await patchAdmin(
+    server,
+    consentTicketOperations(
+      { client: row, definition, read, purpose, ticket, resource, binding, combination },
+      { purpose: 'Lab results for treatment', ticket: 'Lab results', requestedResourceId: `lab-results-of-patient-${resource}` },
+      purposesOfUse,
+    ),
+  );
   expect(consent.status).toBe(200);
   return { clientId, row, leaf, scope };
 }
 
 async function udapTokenRequest(member: Member, purposeOfUse: string[]) {
-  const now = Math.floor(Date.now() / 1000);
-  const assertion = await udapJwt(member.leaf, [], {
-    iss: member.clientId,
-    sub: member.clientId,
-    aud: `${server.url}/oauth2/token`,
-    iat: now,
-    exp: now + 60,
-    jti: randomUUID(),
-    extensions: {
-      'hl7-b2b': { version: '1', organization_id: 'https://lab.example/organization', organization_name: 'Lab Example', purpose_of_use: purposeOfUse },
-    },
+  const assertion = await udapClientAssertion(server, { leaf: member.leaf, chain: [] }, member.clientId, {
+    extensions: { 'hl7-b2b': hl7B2b({ id: 'https://lab.example/organization', name: 'Lab Example' }, purposeOfUse) },
   });
-  return request(server.url)
-    .post('/oauth2/token')
-    .type('form')
-    .send(
-      new URLSearchParams({
-        grant_type: 'client_credentials',
-        scope: member.scope,
-        udap: '1',
-        client_assertion_type: ASSERTION_TYPE,
-        client_assertion: assertion,
-      }).toString(),
-    );
+  return postToken(server, udapTokenParameters(assertion, { scope: member.scope }));
 }
 
 async function disclosuresOf(member: Member): Promise<Record<string, unknown>[]> {

@@ -2,9 +2,17 @@
    RFC 7591 answers are read member by member here (supertest types every body as any). */
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { JSON_API } from '../support/admin.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { CrlServer, testIntermediate, testLeaf, testRoot, udapJwt, type TestIssued } from '../support/udap-anchors.js';
+import {
+  clientRowId,
+  createTrustCommunity,
+  patchTrustCommunity,
+  patchUmaClient,
+  postRegistration,
+  softwareStatementClaims,
+  udapRegistrationBody as statementBody,
+} from '../support/udap-members.js';
 
 // docs/reference/trust-communities.md#registration: UDAP registration at POST /oauth2/register,
 // against a test PKI (two communities' roots, an intermediate, leaves with SAN URIs, expired,
@@ -43,50 +51,20 @@ afterAll(async () => {
 });
 
 async function community(attributes: Record<string, unknown>): Promise<string> {
-  const response = await request(server.adminUrl)
-    .post('/admin/trust-community')
-    .set('Authorization', server.adminToken)
-    .set('Content-Type', JSON_API)
-    .send(JSON.stringify({ data: { type: 'trust-community', attributes: { communityUri: `https://community.example/${randomUUID()}`, ...attributes } } }));
-  expect(response.status).toBe(201);
-  return response.body.data.id as string;
+  return (await createTrustCommunity(server, attributes)).id;
 }
 
 async function setEnabled(id: string, enabled: boolean): Promise<void> {
-  const response = await request(server.adminUrl)
-    .patch(`/admin/trust-community/${id}`)
-    .set('Authorization', server.adminToken)
-    .set('Content-Type', JSON_API)
-    .send(JSON.stringify({ data: { type: 'trust-community', id, attributes: { enabled } } }));
-  expect(response.status).toBe(200);
+  expect((await patchTrustCommunity(server, id, { enabled })).status).toBe(200);
 }
 
 function claimsFor(san: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  const now = Math.floor(Date.now() / 1000);
-  return {
-    iss: san,
-    sub: san,
-    aud: `${server.url}/oauth2/register`,
-    iat: now,
-    exp: now + 120,
-    jti: randomUUID(),
-    client_name: 'Lab Example B2B client',
-    contacts: ['mailto:ops@lab.example'],
-    grant_types: ['client_credentials'],
-    token_endpoint_auth_method: 'private_key_jwt',
-    scope: 'system/Patient.rs',
-    ...overrides,
-  };
+  const member = { clientName: 'Lab Example B2B client', contacts: ['mailto:ops@lab.example'], scope: 'system/Patient.rs' };
+  return { ...softwareStatementClaims(server, san, member, 120), ...overrides };
 }
 
 function register(body: Record<string, unknown>, authorization?: string) {
-  const call = request(server.url).post('/oauth2/register').set('Content-Type', 'application/json');
-  if (authorization !== undefined) call.set('Authorization', authorization);
-  return call.send(JSON.stringify(body));
-}
-
-async function statementBody(leaf: TestIssued, chain: TestIssued[], claims: Record<string, unknown>, header: Record<string, unknown> = {}) {
-  return { software_statement: await udapJwt(leaf, chain, claims, header), udap: '1' };
+  return postRegistration(server, body, authorization);
 }
 
 /** A member of community A under the intermediate, with its own SAN URI. */
@@ -275,12 +253,8 @@ describe('an administrator', () => {
   it("may narrow a member's allowedScopes, though it registered no keys", async () => {
     const { leaf, san } = await memberA();
     const response = await register(await statementBody(leaf, [intermediateA], claimsFor(san, { scope: 'system/Patient.rs system/Observation.rs' })));
-    const [{ id }] = await server.dataSource.query<{ id: number }[]>('SELECT id FROM client WHERE client_id = $1', [response.body.client_id]);
-    const patched = await request(server.adminUrl)
-      .patch(`/admin/uma-client/${id}`)
-      .set('Authorization', server.adminToken)
-      .set('Content-Type', JSON_API)
-      .send(JSON.stringify({ data: { type: 'uma-client', id: String(id), attributes: { allowedScopes: 'system/Patient.rs' } } }));
+    const id = await clientRowId(server, response.body.client_id as string);
+    const patched = await patchUmaClient(server, id, { allowedScopes: 'system/Patient.rs' });
     expect(patched.status).toBe(200);
     expect((await stored(response.body.client_id as string))?.allowed_scopes).toBe('system/Patient.rs');
   });
@@ -288,12 +262,8 @@ describe('an administrator', () => {
   it("keeps a member's narrowed scopes narrowed: registering again with the old scope is refused, with nothing stored", async () => {
     const { leaf, san } = await memberA();
     const response = await register(await statementBody(leaf, [intermediateA], claimsFor(san, { scope: 'system/Patient.rs system/Observation.rs' })));
-    const [{ id }] = await server.dataSource.query<{ id: number }[]>('SELECT id FROM client WHERE client_id = $1', [response.body.client_id]);
-    const patched = await request(server.adminUrl)
-      .patch(`/admin/uma-client/${id}`)
-      .set('Authorization', server.adminToken)
-      .set('Content-Type', JSON_API)
-      .send(JSON.stringify({ data: { type: 'uma-client', id: String(id), attributes: { allowedScopes: 'system/Patient.rs' } } }));
+    const id = await clientRowId(server, response.body.client_id as string);
+    const patched = await patchUmaClient(server, id, { allowedScopes: 'system/Patient.rs' });
     expect(patched.status).toBe(200);
     await expectRefused(
       await statementBody(leaf, [intermediateA], claimsFor(san, { scope: 'system/Patient.rs system/Observation.rs' })),

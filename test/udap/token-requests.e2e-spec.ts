@@ -1,21 +1,29 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access --
    OAuth answers are read member by member here (supertest types every body as any). */
-import { randomUUID } from 'node:crypto';
 import { jest } from '@jest/globals';
 import { decodeJwt } from 'jose';
 import request from 'supertest';
 import { AuthThrottle } from '../../src/auth/auth-throttle.js';
-import { add, freshIds, JSON_API, patchAdmin, ref } from '../support/admin.js';
+import { add, freshIds, patchAdmin, ref } from '../support/admin.js';
 import { basic, createClient } from '../support/factories.js';
 import { LogLines } from '../support/log-lines.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { CrlServer, testIntermediate, testLeaf, testRoot, udapJwt, type TestIssued } from '../support/udap-anchors.js';
+import { CrlServer, testIntermediate, testLeaf, testRoot, type TestIssued } from '../support/udap-anchors.js';
+import {
+  clientRowId,
+  createTrustCommunity,
+  hl7B2b,
+  patchTrustCommunity,
+  postToken,
+  registerUdapMember,
+  udapClientAssertion,
+  udapTokenParameters,
+} from '../support/udap-members.js';
 
 // docs/reference/trust-communities.md#token-request: a UDAP client's token request
 // (grant_type=client_credentials, udap=1, a client assertion with x5c and the hl7-b2b extension).
 
 const DAY = 86_400_000;
-const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 const TREAT = 'urn:oid:2.16.840.1.113883.5.8#TREAT';
 const ETREAT = 'urn:oid:2.16.840.1.113883.5.8#ETREAT';
 const HPAYMT = 'urn:oid:2.16.840.1.113883.5.8#HPAYMT';
@@ -55,22 +63,11 @@ afterAll(async () => {
 });
 
 async function community(attributes: Record<string, unknown>): Promise<string> {
-  const response = await request(server.adminUrl)
-    .post('/admin/trust-community')
-    .set('Authorization', server.adminToken)
-    .set('Content-Type', JSON_API)
-    .send(JSON.stringify({ data: { type: 'trust-community', attributes: { communityUri: `https://community.example/${randomUUID()}`, ...attributes } } }));
-  expect(response.status).toBe(201);
-  return response.body.data.id as string;
+  return (await createTrustCommunity(server, attributes)).id;
 }
 
 async function patchCommunity(id: string, attributes: Record<string, unknown>): Promise<void> {
-  const response = await request(server.adminUrl)
-    .patch(`/admin/trust-community/${id}`)
-    .set('Authorization', server.adminToken)
-    .set('Content-Type', JSON_API)
-    .send(JSON.stringify({ data: { type: 'trust-community', id, attributes } }));
-  expect(response.status).toBe(200);
+  expect((await patchTrustCommunity(server, id, attributes)).status).toBe(200);
 }
 
 type Member = { clientId: string; san: string; leaf: TestIssued; chain: TestIssued[] };
@@ -79,65 +76,31 @@ type Member = { clientId: string; san: string; leaf: TestIssued; chain: TestIssu
 async function member(grantTypes: string[] = ['client_credentials'], existing?: Member): Promise<Member> {
   const san = existing?.san ?? freshSan();
   const leaf = existing?.leaf ?? (await testLeaf('CN=Clinic Example', san, intermediateA));
-  const now = Math.floor(Date.now() / 1000);
-  const statement = await udapJwt(leaf, [intermediateA], {
-    iss: san,
-    sub: san,
-    aud: `${server.url}/oauth2/register`,
-    iat: now,
-    exp: now + 60,
-    jti: randomUUID(),
-    client_name: 'Clinic Example',
+  const response = await registerUdapMember(server, {
+    leaf,
+    chain: [intermediateA],
+    san,
+    clientName: 'Clinic Example',
     contacts: ['mailto:it@clinic.example'],
-    grant_types: grantTypes,
-    token_endpoint_auth_method: 'private_key_jwt',
+    grantTypes,
     scope: 'lookup status',
   });
-  const response = await request(server.url)
-    .post('/oauth2/register')
-    .set('Content-Type', 'application/json')
-    .send(JSON.stringify({ software_statement: statement, udap: '1' }));
   expect([200, 201]).toContain(response.status);
   return { clientId: response.body.client_id as string, san, leaf, chain: [intermediateA] };
 }
 
-const hl7b2b = (overrides: Record<string, unknown> = {}) => ({
-  version: '1',
-  organization_id: 'https://clinic.example/organization',
-  organization_name: 'Clinic Example',
-  purpose_of_use: [TREAT],
-  ...overrides,
-});
+const hl7b2b = (overrides: Record<string, unknown> = {}) => hl7B2b({ id: 'https://clinic.example/organization', name: 'Clinic Example' }, [TREAT], overrides);
 
 async function assertion(who: Member, overrides: Record<string, unknown> = {}, signer: { leaf: TestIssued; chain: TestIssued[] } = who): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
-  return udapJwt(signer.leaf, signer.chain, {
-    iss: who.clientId,
-    sub: who.clientId,
-    aud: `${server.url}/oauth2/token`,
-    iat: now,
-    exp: now + 60,
-    jti: randomUUID(),
-    extensions: { 'hl7-b2b': hl7b2b() },
-    ...overrides,
-  });
+  return udapClientAssertion(server, signer, who.clientId, { extensions: { 'hl7-b2b': hl7b2b() }, ...overrides });
 }
 
 function tokenRequest(parameters: Record<string, string>, authorization?: string) {
-  const call = request(server.url).post('/oauth2/token').type('form');
-  if (authorization !== undefined) call.set('Authorization', authorization);
-  return call.send(new URLSearchParams(parameters).toString());
+  return postToken(server, parameters, authorization);
 }
 
 function udapParameters(clientAssertion: string, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    grant_type: 'client_credentials',
-    scope: 'lookup',
-    udap: '1',
-    client_assertion_type: ASSERTION_TYPE,
-    client_assertion: clientAssertion,
-    ...extra,
-  };
+  return udapTokenParameters(clientAssertion, { scope: 'lookup' }, extra);
 }
 
 async function introspect(token: string) {
@@ -413,7 +376,7 @@ describe('a cancelled registration', () => {
 
   it('is kept with no grant type while a consent record names it, and a later registration revives it', async () => {
     const client = await member();
-    const [{ id }] = await server.dataSource.query<{ id: number }[]>('SELECT id FROM client WHERE client_id = $1', [client.clientId]);
+    const id = await clientRowId(server, client.clientId);
     const [purpose, ticket] = freshIds(2);
     const made = await patchAdmin(server, [
       add('purpose', { id: purpose, attributes: { name: 'Treatment of the patient' } }),

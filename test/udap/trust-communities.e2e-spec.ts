@@ -1,10 +1,11 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-call --
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call --
    JSON:API answers are read member by member here (supertest types every body as any). */
 import request from 'supertest';
 import { getAdmin, JSON_API, JSON_PATCH, patchAdmin } from '../support/admin.js';
 import { createClient } from '../support/factories.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { selfSignedCertificate as certificate } from '../support/udap-anchors.js';
+import { createTrustCommunity, patchTrustCommunity, patchUmaClient, postTrustCommunity, type TrustCommunityResource } from '../support/udap-members.js';
 
 // docs/reference/trust-communities.md: UDAP trust communities through the admin interface.
 const DAY = 86_400_000;
@@ -37,22 +38,6 @@ function attributesOf(overrides: Record<string, unknown> = {}): Record<string, u
   return { name: 'Community A', communityUri: freshUri(), anchors: [caPem], scopeCeiling: 'system/Patient.rs system/Observation.rs', ...overrides };
 }
 
-function post(attributes: Record<string, unknown>) {
-  return request(server.adminUrl)
-    .post('/admin/trust-community')
-    .set('Authorization', server.adminToken)
-    .set('Content-Type', JSON_API)
-    .send(JSON.stringify({ data: { type: 'trust-community', attributes } }));
-}
-
-function patchOne(id: string, attributes: Record<string, unknown>) {
-  return request(server.adminUrl)
-    .patch(`/admin/trust-community/${id}`)
-    .set('Authorization', server.adminToken)
-    .set('Content-Type', JSON_API)
-    .send(JSON.stringify({ data: { type: 'trust-community', id, attributes } }));
-}
-
 /** A client of the community, as UDAP registration stores one (docs/reference/trust-communities.md); answers its row id. */
 async function member(communityId: string, allowedScopes = 'system/Patient.rs'): Promise<number> {
   const client = await createClient(server.app, { allowedScopes });
@@ -65,10 +50,8 @@ async function member(communityId: string, allowedScopes = 'system/Patient.rs'):
   return rows[0].id;
 }
 
-async function created(overrides: Record<string, unknown> = {}): Promise<{ id: string; attributes: Record<string, unknown> }> {
-  const response = await post(attributesOf(overrides));
-  expect(response.status).toBe(201);
-  return response.body.data;
+async function created(overrides: Record<string, unknown> = {}): Promise<TrustCommunityResource> {
+  return createTrustCommunity(server, attributesOf(overrides));
 }
 
 async function tableCounts(): Promise<{ communities: number; events: number }> {
@@ -88,7 +71,7 @@ async function auditEvents(id: string): Promise<{ actor: string; operation: stri
 describe('creating a trust community', () => {
   it('stores a community with a CA anchor, answers its defaults and clientCount 0, and audits it', async () => {
     const communityUri = freshUri();
-    const response = await post(attributesOf({ communityUri, purposesOfUse: [TREAT] }));
+    const response = await postTrustCommunity(server, attributesOf({ communityUri, purposesOfUse: [TREAT] }));
     expect(response.status).toBe(201);
     expect(response.body.data).toMatchObject({
       type: 'trust-community',
@@ -175,14 +158,14 @@ describe('refused communities (422 naming the attribute, nothing stored)', () =>
     const given = Object.fromEntries(
       Object.entries(overrides).map(([name, value]) => [name, typeof value === 'function' ? (value as () => unknown)() : value]),
     );
-    const response = await post(attributesOf(given));
+    const response = await postTrustCommunity(server, attributesOf(given));
     expect(response.status).toBe(422);
     expect(response.body.errors[0]).toMatchObject({ status: '422', source: { pointer: `/data/attributes/${attribute}` } });
     expect(await tableCounts()).toEqual(before);
   });
 
   it('names the anchor and its problem', async () => {
-    const response = await post(attributesOf({ anchors: [caPem, expiredCaPem] }));
+    const response = await postTrustCommunity(server, attributesOf({ anchors: [caPem, expiredCaPem] }));
     expect(response.status).toBe(422);
     expect(response.body.errors[0].detail).toBe('anchors[1]: the anchor has expired');
   });
@@ -197,7 +180,7 @@ describe('refused communities (422 naming the attribute, nothing stored)', () =>
     ['an unknown attribute', { colour: 'red' }, 'colour'],
   ])('answers 400 for %s', async (_case, overrides, attribute) => {
     const before = await tableCounts();
-    const response = await post(attributesOf(overrides));
+    const response = await postTrustCommunity(server, attributesOf(overrides));
     expect(response.status).toBe(400);
     expect(response.body.errors[0]).toMatchObject({ status: '400', source: { pointer: `/data/attributes/${attribute}` } });
     expect(await tableCounts()).toEqual(before);
@@ -206,7 +189,7 @@ describe('refused communities (422 naming the attribute, nothing stored)', () =>
   it('answers 409 naming communityUri for a community URI another community has, and stores nothing', async () => {
     const first = await created();
     const before = await tableCounts();
-    const response = await post(attributesOf({ communityUri: first.attributes.communityUri }));
+    const response = await postTrustCommunity(server, attributesOf({ communityUri: first.attributes.communityUri }));
     expect(response.status).toBe(409);
     expect(response.body.errors[0]).toMatchObject({ status: '409', source: { pointer: '/data/attributes/communityUri' } });
     expect(await tableCounts()).toEqual(before);
@@ -227,7 +210,7 @@ describe('refused communities (422 naming the attribute, nothing stored)', () =>
 describe('replacing and removing', () => {
   it('replaces only the attributes named, audits before and after, and counts the version', async () => {
     const community = await created();
-    const response = await patchOne(community.id, { anchors: [secondCaPem], enabled: false, purposesOfUse: [TREAT] });
+    const response = await patchTrustCommunity(server, community.id, { anchors: [secondCaPem], enabled: false, purposesOfUse: [TREAT] });
     expect(response.status).toBe(200);
     expect(response.body.data.attributes).toMatchObject({
       name: 'Community A',
@@ -250,7 +233,7 @@ describe('replacing and removing', () => {
       [{ name: null }, 400, 'name'],
       [{ communityUri: other.attributes.communityUri }, 409, 'communityUri'],
     ] as const) {
-      const response = await patchOne(community.id, attributes);
+      const response = await patchTrustCommunity(server, community.id, attributes);
       expect([attribute, response.status]).toEqual([attribute, status]);
       expect(response.body.errors[0].source.pointer).toBe(`/data/attributes/${attribute}`);
     }
@@ -334,7 +317,7 @@ describe("a community's clients in the admin interface", () => {
   it("lets an administrator narrow a client's allowedScopes within the ceiling", async () => {
     const community = await created();
     const id = await member(community.id, 'system/Patient.rs system/Observation.rs');
-    const response = await patchClient(id, { allowedScopes: 'system/Observation.rs' });
+    const response = await patchUmaClient(server, id, { allowedScopes: 'system/Observation.rs' });
     expect(response.status).toBe(200);
     expect(response.body.data.attributes.allowedScopes).toBe('system/Observation.rs');
   });
@@ -342,7 +325,7 @@ describe("a community's clients in the admin interface", () => {
   it("refuses to widen a client's allowedScopes past its community's ceiling (422 naming the scope), and changes nothing", async () => {
     const community = await created();
     const id = await member(community.id);
-    const response = await patchClient(id, { allowedScopes: 'system/Patient.rs system/Encounter.rs' });
+    const response = await patchUmaClient(server, id, { allowedScopes: 'system/Patient.rs system/Encounter.rs' });
     expect(response.status).toBe(422);
     expect(response.body.errors[0]).toMatchObject({ source: { pointer: '/data/attributes/allowedScopes' } });
     expect(response.body.errors[0].detail).toContain('system/Encounter.rs is outside the scopeCeiling');
@@ -356,8 +339,8 @@ describe("a community's clients in the admin interface", () => {
   it('refuses a write of udapIssuer, organization or the trustCommunity relationship (400)', async () => {
     const community = await created();
     const id = await member(community.id);
-    expect((await patchClient(id, { udapIssuer: 'https://other.example/' })).status).toBe(400);
-    expect((await patchClient(id, { organization: 'CN=Other' })).status).toBe(400);
+    expect((await patchUmaClient(server, id, { udapIssuer: 'https://other.example/' })).status).toBe(400);
+    expect((await patchUmaClient(server, id, { organization: 'CN=Other' })).status).toBe(400);
     const relationship = await request(server.adminUrl)
       .patch(`/admin/uma-client/${id}`)
       .set('Authorization', server.adminToken)
@@ -366,11 +349,3 @@ describe("a community's clients in the admin interface", () => {
     expect(relationship.status).toBe(400);
   });
 });
-
-function patchClient(id: number, attributes: Record<string, unknown>) {
-  return request(server.adminUrl)
-    .patch(`/admin/uma-client/${id}`)
-    .set('Authorization', server.adminToken)
-    .set('Content-Type', JSON_API)
-    .send(JSON.stringify({ data: { type: 'uma-client', id: String(id), attributes } }));
-}

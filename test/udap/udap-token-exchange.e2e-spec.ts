@@ -1,19 +1,27 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access --
    OAuth and JSON:API answers are read member by member here (supertest types every body as any). */
-import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import request from 'supertest';
-import { add, freshIds, getAdmin, JSON_API, patchAdmin, ref } from '../support/admin.js';
+import { add, freshIds, getAdmin, patchAdmin, ref } from '../support/admin.js';
 import { basic } from '../support/factories.js';
 import { clientSecretOf } from '../support/bodies.js';
 import { enrolDataSource } from '../support/consent.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { CrlServer, testLeaf, testRoot, udapJwt, type TestIssued } from '../support/udap-anchors.js';
+import { CrlServer, testLeaf, testRoot, type TestIssued } from '../support/udap-anchors.js';
+import {
+  clientRowId,
+  consentTicketOperations,
+  createTrustCommunity,
+  hl7B2b,
+  postToken,
+  registerUdapMember,
+  udapClientAssertion,
+  udapTokenParameters,
+} from '../support/udap-members.js';
 
 // docs/guides/token-exchange.md#consent-decided-again: a UDAP member's token, exchanged by the data
 // source it was meant for, keeps its purpose of use: the next hop is decided and accounted for it.
 
-const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const TREAT = 'urn:oid:2.16.840.1.113883.5.8#TREAT';
 const ORGANIZATION = 'https://clinic.example/Organization/7';
@@ -45,48 +53,13 @@ async function world(purposesOfUse: string[]) {
     ).status,
   ).toBe(200);
   const root = await testRoot(`CN=Exchange Community Root ${definition}`, crls);
-  const community = await request(server.adminUrl)
-    .post('/admin/trust-community')
-    .set('Authorization', server.adminToken)
-    .set('Content-Type', JSON_API)
-    .send(
-      JSON.stringify({
-        data: {
-          type: 'trust-community',
-          attributes: {
-            name: 'Exchange',
-            communityUri: `https://community.example/${randomUUID()}`,
-            anchors: [root.pem],
-            scopeCeiling: scope,
-            purposesOfUse: [TREAT],
-          },
-        },
-      }),
-    );
-  expect(community.status).toBe(201);
+  await createTrustCommunity(server, { name: 'Exchange', anchors: [root.pem], scopeCeiling: scope, purposesOfUse: [TREAT] });
   const san = `https://clinic.example/udap/${definition}`;
   const leaf = await testLeaf('CN=Clinic Example', san, root);
-  const now = Math.floor(Date.now() / 1000);
-  const statement = await udapJwt(leaf, [], {
-    iss: san,
-    sub: san,
-    aud: `${server.url}/oauth2/register`,
-    iat: now,
-    exp: now + 60,
-    jti: randomUUID(),
-    client_name: 'Clinic Example',
-    contacts: ['mailto:it@clinic.example'],
-    grant_types: ['client_credentials'],
-    token_endpoint_auth_method: 'private_key_jwt',
-    scope,
-  });
-  const registered = await request(server.url)
-    .post('/oauth2/register')
-    .set('Content-Type', 'application/json')
-    .send(JSON.stringify({ software_statement: statement, udap: '1' }));
+  const registered = await registerUdapMember(server, { leaf, san, clientName: 'Clinic Example', contacts: ['mailto:it@clinic.example'], scope });
   expect(registered.status).toBe(201);
   const clientId = registered.body.client_id as string;
-  const [{ id: row }] = await server.dataSource.query<{ id: number }[]>('SELECT id FROM client WHERE client_id = $1', [clientId]);
+  const row = await clientRowId(server, clientId);
 
   const actorMade = await patchAdmin(server, [
     add('uma-client', {
@@ -104,25 +77,11 @@ async function world(purposesOfUse: string[]) {
   const a = await enrolDataSource(server, [definition], { umaClient: actor });
   const b = await enrolDataSource(server, [definition]);
   const consent = await patchAdmin(server, [
-    add('purpose', { id: purpose, attributes: { name: 'Referrals for treatment', purposesOfUse } }),
-    add('capability-ticket', {
-      id: ticket,
-      attributes: { ticketId: `ticket-${ticket}`, ticketName: 'Referrals' },
-      relationships: { purpose: ref('purpose', purpose), umaClient: ref('uma-client', row) },
-    }),
-    add('requested-resource', {
-      id: resource,
-      attributes: { maxPermissionDuration: 7200, requestedResourceId: `referrals-${resource}` },
-      relationships: { resourceDefinition: ref('resource-definition', definition), umaClient: ref('uma-client', row) },
-    }),
-    add('requested-resource-scopes', {
-      id: binding,
-      relationships: { scope: ref('scope', read), purpose: ref('purpose', purpose), requestedResource: ref('requested-resource', resource) },
-    }),
-    add('requested-resources-capability-tickets', {
-      id: combination,
-      relationships: { capabilityTicket: ref('capability-ticket', ticket), requestedResource: ref('requested-resource', resource) },
-    }),
+    ...consentTicketOperations(
+      { client: row, definition, read, purpose, ticket, resource, binding, combination },
+      { purpose: 'Referrals for treatment', ticket: 'Referrals', requestedResourceId: `referrals-${resource}` },
+      purposesOfUse,
+    ),
     add('data-source-delegation', { id: delegation, relationships: { from: ref('data-source', a.id), to: ref('data-source', b.id) } }),
   ]);
   expect(consent.status).toBe(200);
@@ -130,29 +89,10 @@ async function world(purposesOfUse: string[]) {
 }
 
 async function memberToken(member: { clientId: string; leaf: TestIssued; scope: string }, resource: string): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
-  const assertion = await udapJwt(member.leaf, [], {
-    iss: member.clientId,
-    sub: member.clientId,
-    aud: `${server.url}/oauth2/token`,
-    iat: now,
-    exp: now + 60,
-    jti: randomUUID(),
-    extensions: { 'hl7-b2b': { version: '1', organization_id: ORGANIZATION, organization_name: 'Clinic Example', purpose_of_use: [TREAT] } },
+  const assertion = await udapClientAssertion(server, { leaf: member.leaf, chain: [] }, member.clientId, {
+    extensions: { 'hl7-b2b': hl7B2b({ id: ORGANIZATION, name: 'Clinic Example' }, [TREAT]) },
   });
-  const response = await request(server.url)
-    .post('/oauth2/token')
-    .type('form')
-    .send(
-      new URLSearchParams({
-        grant_type: 'client_credentials',
-        scope: member.scope,
-        resource,
-        udap: '1',
-        client_assertion_type: ASSERTION_TYPE,
-        client_assertion: assertion,
-      }).toString(),
-    );
+  const response = await postToken(server, udapTokenParameters(assertion, { scope: member.scope, resource }));
   expect(response.status).toBe(200);
   return response.body.access_token as string;
 }
