@@ -1,28 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
-import { npmChromium } from './chromium-binary.js';
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
+import { launchChromium } from './chromium-binary.mjs';
 import { startTestApp, type TestApp } from './test-app.js';
-
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
-/**
- * Headless Chromium driven by playwright-core (which never downloads a browser): the one npm
- * delivers in `@sparticuz/chromium`, with the shared libraries it carries, so that `npm test`
- * needs nothing but Node.js; CHROMIUM_PATH names another build instead (e.g. /usr/bin/chromium).
- */
-export async function launchChromium(): Promise<Browser> {
-  const chosen = process.env.CHROMIUM_PATH;
-  if (chosen) return chromium.launch({ executablePath: chosen, headless: true, args: ARGS });
-  const { executablePath, libraryPath } = await npmChromium();
-  const inherited = process.env.LD_LIBRARY_PATH;
-  const env = { ...process.env, LD_LIBRARY_PATH: inherited ? `${libraryPath}:${inherited}` : libraryPath };
-  return chromium.launch({ executablePath, headless: true, args: ARGS, env });
-}
+// Headless Chromium: the one npm delivers, or CHROMIUM_PATH's (test/support/chromium-binary.mjs).
+export { launchChromium };
 
 const seen: string[] = [];
 

@@ -4,6 +4,7 @@ import { chmod, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createBrotliDecompress } from 'node:zlib';
+import { chromium } from 'playwright-core';
 
 /**
  * The Chromium that npm delivers: `@sparticuz/chromium` carries a brotli-compressed Chromium
@@ -15,25 +16,28 @@ import { createBrotliDecompress } from 'node:zlib';
  * once per package version under `node_modules/.cache/`, into a private folder renamed into place
  * when complete, so that runs in parallel never see a partial browser.
  */
-export type ChromiumBinary = { executablePath: string; libraryPath: string };
+// Its types are declared in chromium-binary.d.mts. A JavaScript module, so that
+// bench/console.mjs launches the same browser as the browser tests.
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-function packageBin(): { bin: string; version: string } {
+/** @returns {{ bin: string, version: string }} */
+function packageBin() {
   // The package exports only its code, not its package.json: npm installs it at the top level.
   const folder = join(ROOT, 'node_modules', '@sparticuz', 'chromium');
-  const version = (JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { version: string }).version;
+  const version = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')).version;
   return { bin: join(folder, 'bin'), version };
 }
 
-async function untar(archive: string, into: string): Promise<void> {
+/** @param {string} archive @param {string} into */
+async function untar(archive, into) {
   await mkdir(into, { recursive: true });
   // Decompressed to a file first: tar stops reading at the archive's end marker, and a pipe into it
   // then closes before brotli has written the padding behind it ("Premature close").
   const plain = join(into, '.archive.tar');
   await pipeline(createReadStream(archive), createBrotliDecompress(), createWriteStream(plain));
   const tar = spawn('tar', ['-x', '-f', plain, '-C', into], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const code = await new Promise<number | null>((done, fail) => {
+  const code = await new Promise((done, fail) => {
     tar.once('error', fail);
     tar.once('close', done);
   });
@@ -41,19 +45,20 @@ async function untar(archive: string, into: string): Promise<void> {
   if (code !== 0) throw new Error(`tar could not unpack ${archive} (exit ${code})`);
 }
 
-let unpacked: Promise<ChromiumBinary> | undefined;
+/** @type {Promise<import('./chromium-binary.d.mts').ChromiumBinary> | undefined} */
+let unpacked;
 
 /** Unpacks the browser on first use (about 10 s), then answers at once. */
-export function npmChromium(): Promise<ChromiumBinary> {
+export function npmChromium() {
   unpacked ??= unpack();
   return unpacked;
 }
 
-async function unpack(): Promise<ChromiumBinary> {
+async function unpack() {
   const { bin, version } = packageBin();
   const cache = join(ROOT, 'node_modules', '.cache');
   const target = join(cache, `sparticuz-chromium-${version}`);
-  const binary = (folder: string): ChromiumBinary => ({ executablePath: join(folder, 'chromium'), libraryPath: join(folder, 'lib') });
+  const binary = (/** @type {string} */ folder) => ({ executablePath: join(folder, 'chromium'), libraryPath: join(folder, 'lib') });
   if (existsSync(join(target, 'complete'))) return binary(target);
   await mkdir(cache, { recursive: true });
   const staging = await mkdtemp(join(cache, `sparticuz-chromium-${version}.partial-`));
@@ -65,7 +70,7 @@ async function unpack(): Promise<ChromiumBinary> {
     // SwiftShader, the software renderer Chromium loads from beside its binary.
     await untar(join(bin, 'swiftshader.tar.br'), staging);
     await writeFile(join(staging, 'complete'), version);
-    await rename(staging, target).catch(async (error: NodeJS.ErrnoException) => {
+    await rename(staging, target).catch(async (error) => {
       // Another run finished first: use its copy.
       if (!existsSync(join(target, 'complete'))) throw error;
       await rm(staging, { recursive: true, force: true });
@@ -75,4 +80,20 @@ async function unpack(): Promise<ChromiumBinary> {
     await rm(staging, { recursive: true, force: true });
     throw error;
   }
+}
+
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+/**
+ * Headless Chromium driven by playwright-core (which never downloads a browser): the one npm
+ * delivers in `@sparticuz/chromium`, with the shared libraries it carries, so that `npm test`
+ * needs nothing but Node.js; CHROMIUM_PATH names another build instead (e.g. /usr/bin/chromium).
+ */
+export async function launchChromium() {
+  const chosen = process.env.CHROMIUM_PATH;
+  if (chosen) return chromium.launch({ executablePath: chosen, headless: true, args: ARGS });
+  const { executablePath, libraryPath } = await npmChromium();
+  const inherited = process.env.LD_LIBRARY_PATH;
+  const env = { ...process.env, LD_LIBRARY_PATH: inherited ? `${libraryPath}:${inherited}` : libraryPath };
+  return chromium.launch({ executablePath, headless: true, args: ARGS, env });
 }
