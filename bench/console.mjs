@@ -30,16 +30,11 @@ async function startServer() {
   const log = createWriteStream(path.join(RESULTS_DIR, 'console-server.log'));
   child.stdout.pipe(log);
   child.stderr.pipe(log);
-  const exited = new Promise((resolve) => child.once('exit', resolve));
+  // True once the server has exited (its exit code may be null: a signal).
+  const exited = new Promise((resolve) => child.once('exit', () => resolve(true)));
   const stop = async () => {
     child.kill('SIGTERM');
-    if (
-      !(await within(
-        exited.then(() => true),
-        20_000,
-      ))
-    )
-      process.kill(-child.pid, 'SIGKILL');
+    if (!(await within(exited, 20_000))) process.kill(-child.pid, 'SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   };
   const adminUrl = `http://127.0.0.1:${adminPort}`;

@@ -49,7 +49,7 @@ async function untar(archive, into) {
 let unpacked;
 
 /** Unpacks the browser on first use (about 10 s), then answers at once. */
-export function npmChromium() {
+function npmChromium() {
   unpacked ??= unpack();
   return unpacked;
 }

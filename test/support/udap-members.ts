@@ -149,7 +149,7 @@ export function udapTokenParameters(
 }
 
 /** `POST /oauth2/token` with these form parameters (and an Authorization header when given). */
-export function postToken(server: TestApp, parameters: Record<string, string>, authorization?: string) {
+export function postTokenForm(server: TestApp, parameters: Record<string, string>, authorization?: string) {
   const call = request(server.url).post('/oauth2/token').type('form');
   if (authorization !== undefined) call.set('Authorization', authorization);
   return call.send(new URLSearchParams(parameters).toString());

@@ -8,7 +8,15 @@ import { bodyOf, type CreatedClientResult } from '../support/bodies.js';
 import { finished } from '../support/processes.js';
 import { freePort, freshDatabase, startTestApp, type TestApp } from '../support/test-app.js';
 import { CrlServer, testLeaf, testRoot, type TestIssued } from '../support/udap-anchors.js';
-import { clientRowId, createTrustCommunity, hl7B2b, postToken, registerUdapMember, udapClientAssertion, udapTokenParameters } from '../support/udap-members.js';
+import {
+  clientRowId,
+  createTrustCommunity,
+  hl7B2b,
+  postTokenForm,
+  registerUdapMember,
+  udapClientAssertion,
+  udapTokenParameters,
+} from '../support/udap-members.js';
 
 // examples/glucose-data-source/server.mjs with PURPOSE_OF_USE (docs/guides/udap.md#what-a-resource-server-checks):
 // GET /b2b/Observation serves a UDAP member's token only for the purpose of use it holds it to.
@@ -125,7 +133,7 @@ async function tokenFor(purposeOfUse: string): Promise<string> {
   const assertion = await udapClientAssertion(server, { leaf, chain: [] }, memberId, {
     extensions: { 'hl7-b2b': hl7B2b({ id: 'https://clinic.example/Organization/1', name: 'Clinic Example' }, [purposeOfUse]) },
   });
-  const response = await postToken(server, udapTokenParameters(assertion, { scope: 'blood-glucose-level:read', resource: dataSourceUrl }));
+  const response = await postTokenForm(server, udapTokenParameters(assertion, { scope: 'blood-glucose-level:read', resource: dataSourceUrl }));
   expect(response.status).toBe(200);
   return response.body.access_token as string;
 }

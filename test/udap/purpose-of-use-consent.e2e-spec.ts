@@ -9,7 +9,7 @@ import {
   consentTicketOperations,
   createTrustCommunity,
   hl7B2b,
-  postToken,
+  postTokenForm,
   registerUdapMember,
   udapClientAssertion,
   udapTokenParameters,
@@ -79,7 +79,7 @@ async function udapTokenRequest(member: Member, purposeOfUse: string[]) {
   const assertion = await udapClientAssertion(server, { leaf: member.leaf, chain: [] }, member.clientId, {
     extensions: { 'hl7-b2b': hl7B2b({ id: 'https://lab.example/organization', name: 'Lab Example' }, purposeOfUse) },
   });
-  return postToken(server, udapTokenParameters(assertion, { scope: member.scope }));
+  return postTokenForm(server, udapTokenParameters(assertion, { scope: member.scope }));
 }
 
 async function disclosuresOf(member: Member): Promise<Record<string, unknown>[]> {

@@ -14,7 +14,7 @@ import {
   createTrustCommunity,
   hl7B2b,
   patchTrustCommunity,
-  postToken,
+  postTokenForm,
   registerUdapMember,
   udapClientAssertion,
   udapTokenParameters,
@@ -96,7 +96,7 @@ async function assertion(who: Member, overrides: Record<string, unknown> = {}, s
 }
 
 function tokenRequest(parameters: Record<string, string>, authorization?: string) {
-  return postToken(server, parameters, authorization);
+  return postTokenForm(server, parameters, authorization);
 }
 
 function udapParameters(clientAssertion: string, extra: Record<string, string> = {}): Record<string, string> {

@@ -13,7 +13,7 @@ import {
   consentTicketOperations,
   createTrustCommunity,
   hl7B2b,
-  postToken,
+  postTokenForm,
   registerUdapMember,
   udapClientAssertion,
   udapTokenParameters,
@@ -92,7 +92,7 @@ async function memberToken(member: { clientId: string; leaf: TestIssued; scope: 
   const assertion = await udapClientAssertion(server, { leaf: member.leaf, chain: [] }, member.clientId, {
     extensions: { 'hl7-b2b': hl7B2b({ id: ORGANIZATION, name: 'Clinic Example' }, [TREAT]) },
   });
-  const response = await postToken(server, udapTokenParameters(assertion, { scope: member.scope, resource }));
+  const response = await postTokenForm(server, udapTokenParameters(assertion, { scope: member.scope, resource }));
   expect(response.status).toBe(200);
   return response.body.access_token as string;
 }
